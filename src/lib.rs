@@ -1,0 +1,1 @@
+//! Examples and end-to-end tests of the workspace; nothing to import.
