@@ -1,15 +1,50 @@
 //! Procedural macros of `mcp-runtime`. Use them through `mcp_runtime`, which re-exports them.
+//!
+//! Each macro is a fixed pipeline: attribute and item -> [`model`] (with [`attr`] and [`docs`])
+//! -> [`check`] -> [`expand`], or [`fallback`] when `check` reports problems. Errors are
+//! gathered in a [`ctxt::Ctxt`] so every problem is reported at once, each at its tokens.
+
+mod attr;
+mod check;
+mod ctxt;
+mod docs;
+mod expand;
+mod fallback;
+mod model;
 
 use proc_macro::TokenStream;
 
-/// Turn an `async fn` into an MCP tool. See `mcp_runtime` for the options.
+#[doc = include_str!("../docs/mcp_tool.md")]
 #[proc_macro_attribute]
-pub fn mcp_tool(_args: TokenStream, item: TokenStream) -> TokenStream {
-    item
+pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    tool_attribute(args.into(), item.into()).into()
 }
 
-/// Build a `Tools` set from `#[mcp_tool]` functions: `tools![add, echo]`.
+#[doc = include_str!("../docs/tools.md")]
 #[proc_macro]
-pub fn tools(_input: TokenStream) -> TokenStream {
-    "::mcp_runtime::Tools::new()".parse().unwrap()
+pub fn tools(input: TokenStream) -> TokenStream {
+    tool_list(input.into()).into()
+}
+
+fn tool_attribute(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    let mut cx = ctxt::Ctxt::new();
+    let tool = match model::ToolFn::from_syn(args, item.clone(), &mut cx) {
+        Ok(tool) => tool,
+        Err(error) => return fallback::unparsed(item, &error),
+    };
+    let label = tool.item.sig.ident.to_string();
+    let tokens = match check::tool(&tool, cx) {
+        Ok(valid) => expand::tool(&valid),
+        Err(errors) => fallback::tool(&tool, &errors),
+    };
+    expand::debug_print(&label, &tokens);
+    tokens
+}
+
+fn tool_list(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    let tokens = model::ToolList::from_syn(input)
+        .and_then(check::tool_list)
+        .map_or_else(|error| error.to_compile_error(), |list| expand::tool_list(&list));
+    expand::debug_print("tools", &tokens);
+    tokens
 }

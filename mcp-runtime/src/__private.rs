@@ -1,12 +1,281 @@
 //! Everything generated code names, and nothing else. Not a public API: it may change in any
 //! release. Generated code reaches it only as `::mcp_runtime::__private::...`.
+//!
+//! Besides re-exports, this holds the glue `#[mcp_tool]` and `tools![...]` expand to: the
+//! per-tool trait [`StaticTool`], the checks `tools![...]` runs at compile time (duplicate
+//! names) and when it is evaluated (schemas), and small spanned helpers whose trait bounds
+//! report errors at the user's tokens.
+
+use std::borrow::Cow;
 
 pub use schemars;
 pub use serde;
 pub use serde_json;
+pub use std::sync::OnceLock;
 
 pub use crate::handler::{
-    BoxFuture, IntoToolResult, JsonObject, ToolAnnotations, ToolCall, ToolDefinition, ToolHandler,
+    ArgumentDefault, ArgumentReader, BoxFuture, IntoToolResult, JsonObject, ParamFns,
+    ToolAnnotations, ToolCall, ToolDefinition, ToolHandler, param,
 };
 pub use crate::protocol::CallToolResult;
 pub use crate::registry::Tools;
+pub use crate::schema::{ArgumentSpec, InputSchema, Requirement, SchemaError};
+
+/// What `#[mcp_tool]` adds to a function's companion struct besides [`ToolHandler`]: what
+/// `tools![...]` needs to know at compile time.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an `#[mcp_tool]` function",
+    label = "`tools![...]` lists functions marked `#[mcp_tool]`",
+    note = "add `#[mcp_tool]` to the function, or add a hand-written `ToolHandler` with `Tools::with`"
+)]
+pub trait StaticTool: ToolHandler + Sized {
+    /// The tool's name, as checked by the macro.
+    const NAME: &'static str;
+    /// The companion struct's only value.
+    const INSTANCE: Self;
+
+    /// The tool's definition, built once; an error when its schema cannot be sent.
+    fn checked_definition() -> &'static Result<ToolDefinition, SchemaError>;
+}
+
+/// No hint set: the rest of a `ToolAnnotations` literal in generated code.
+pub const NO_ANNOTATIONS: ToolAnnotations = ToolAnnotations {
+    read_only: None,
+    destructive: None,
+    idempotent: None,
+    open_world: None,
+};
+
+/// Everything about a tool that the macro knows as literals.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolSpec {
+    /// The tool's name.
+    pub name: &'static str,
+    /// `#[mcp_tool(title = "...")]`.
+    pub title: Option<&'static str>,
+    /// `#[mcp_tool(description = "...")]`, or the doc comment without its `# Arguments`.
+    pub description: Option<&'static str>,
+    /// `#[mcp_tool(annotations(...))]`.
+    pub annotations: ToolAnnotations,
+    /// `#[mcp_tool(recursive)]`: keep `$defs` rather than fail on a recursive argument type.
+    pub recursive: bool,
+}
+
+/// The definition of the tool `spec` describes, with the parameters `schema` has gathered.
+pub fn definition(spec: ToolSpec, schema: InputSchema) -> Result<ToolDefinition, SchemaError> {
+    Ok(ToolDefinition {
+        name: Cow::Borrowed(spec.name),
+        title: spec.title.map(Cow::Borrowed),
+        description: spec.description.map(Cow::Borrowed),
+        input_schema: schema.finish(spec.name, spec.recursive)?,
+        output_schema: None,
+        annotations: spec.annotations,
+    })
+}
+
+/// `T`'s definition, for [`ToolHandler::definition`].
+///
+/// # Panics
+///
+/// When the definition has an error: [`tools_from`] reports those first, as the tool list is
+/// built, so this is reached only by tools registered another way.
+pub fn definition_or_panic<T: StaticTool>() -> ToolDefinition {
+    match T::checked_definition() {
+        Ok(definition) => definition.clone(),
+        Err(error) => panic!("{error}"),
+    }
+}
+
+/// One entry of `tools![...]`, taken where the compiler checks that it is an `#[mcp_tool]`.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolEntry {
+    /// [`StaticTool::NAME`].
+    pub name: &'static str,
+    check: fn() -> Result<(), &'static SchemaError>,
+    add: fn(Tools) -> Tools,
+}
+
+/// The [`ToolEntry`] of `T`.
+pub const fn tool_entry<T: StaticTool>() -> ToolEntry {
+    ToolEntry {
+        name: T::NAME,
+        check: check_definition::<T>,
+        add: add_tool::<T>,
+    }
+}
+
+fn check_definition<T: StaticTool>() -> Result<(), &'static SchemaError> {
+    T::checked_definition().as_ref().map(drop)
+}
+
+fn add_tool<T: StaticTool>(tools: Tools) -> Tools {
+    tools.with(T::INSTANCE)
+}
+
+/// The [`Tools`] of `tools![...]`, in order.
+///
+/// # Panics
+///
+/// When a tool's schema cannot be sent (a recursive argument type without
+/// `#[mcp_tool(recursive)]`): a proc macro cannot see that, so it fails here, as the server is
+/// built, naming every such tool, rather than when a client first lists the tools.
+#[track_caller]
+pub fn tools_from(entries: &[ToolEntry]) -> Tools {
+    let problems: Vec<String> = entries
+        .iter()
+        .filter_map(|entry| (entry.check)().err())
+        .map(ToString::to_string)
+        .collect();
+    if !problems.is_empty() {
+        panic!("invalid MCP tools:\n{}", problems.join("\n"));
+    }
+    entries
+        .iter()
+        .fold(Tools::new(), |tools, entry| (entry.add)(tools))
+}
+
+/// Whether two tool names are equal, at compile time.
+pub const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// When the tool at `index` of a `tools![...]` has the name of one listed before it, the compile
+/// error naming both; `listed` holds the paths as written.
+pub const fn duplicate_name_message(
+    entries: &[ToolEntry],
+    listed: &[&str],
+    index: usize,
+) -> Option<ConstMessage> {
+    let mut earlier = 0;
+    while earlier < index {
+        if same_name(entries[earlier].name, entries[index].name) {
+            let message = ConstMessage::new()
+                .push("tools `")
+                .push(listed[earlier])
+                .push("` and `")
+                .push(listed[index])
+                .push("` are both named `")
+                .push(entries[index].name)
+                .push("`; every tool needs its own name: set one with `#[mcp_tool(name = \"...\")]`");
+            return Some(message);
+        }
+        earlier += 1;
+    }
+    None
+}
+
+/// A message assembled at compile time, for a `panic!` in a constant: `tools![...]` names the
+/// duplicate tool name, which only the compiler knows.
+#[derive(Debug, Clone, Copy)]
+pub struct ConstMessage {
+    bytes: [u8; ConstMessage::CAPACITY],
+    len: usize,
+}
+
+impl ConstMessage {
+    const CAPACITY: usize = 512;
+
+    /// An empty message.
+    pub const fn new() -> Self {
+        ConstMessage {
+            bytes: [0; Self::CAPACITY],
+            len: 0,
+        }
+    }
+
+    /// This message followed by `text`; whole characters only, up to the capacity.
+    pub const fn push(mut self, text: &str) -> Self {
+        let bytes = text.as_bytes();
+        if self.len + bytes.len() > Self::CAPACITY {
+            return self;
+        }
+        let mut i = 0;
+        while i < bytes.len() {
+            self.bytes[self.len] = bytes[i];
+            self.len += 1;
+            i += 1;
+        }
+        self
+    }
+
+    /// The message so far.
+    pub const fn as_str(&self) -> &str {
+        let (text, _) = self.bytes.split_at(self.len);
+        match std::str::from_utf8(text) {
+            Ok(text) => text,
+            // Unreachable: only whole `&str`s are pushed.
+            Err(_) => "",
+        }
+    }
+}
+
+impl Default for ConstMessage {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// How an argument with `#[arg(default = ...)]` shows in the schema; generated with the default
+/// expression's span, so a type that is not `Serialize` is reported there.
+pub fn default_requirement<T: ArgumentDefault>(value: &T) -> Requirement {
+    match value.default_json() {
+        Some(json) => Requirement::Default(json),
+        None => Requirement::Optional,
+    }
+}
+
+/// `value` as the tool's result; generated with the return type's span, so a type that is not
+/// [`IntoToolResult`] is reported there.
+pub fn into_tool_result<R: IntoToolResult>(value: R) -> CallToolResult {
+    value.into_tool_result()
+}
+
+/// Run a plain (not `async`) tool function on tokio's blocking pool, so it cannot stall the
+/// server; a panic in it is resumed here, where the dispatcher catches panics.
+pub async fn run_blocking<F>(function: F) -> CallToolResult
+where
+    F: FnOnce() -> CallToolResult + Send + 'static,
+{
+    match tokio::task::spawn_blocking(function).await {
+        Ok(result) => result,
+        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        Err(_) => CallToolResult::error("the tool was cancelled: the server is shutting down"),
+    }
+}
+
+/// A future that is ready with `result`.
+pub fn ready(result: CallToolResult) -> BoxFuture<'static, CallToolResult> {
+    Box::pin(std::future::ready(result))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn const_messages_concatenate() {
+        const MESSAGE: ConstMessage = ConstMessage::new().push("tool `").push("añadir").push("`");
+        assert_eq!(MESSAGE.as_str(), "tool `añadir`");
+        assert!(same_name("add", "add"));
+        assert!(!same_name("add", "adds"));
+        assert!(!same_name("add", "sub"));
+    }
+
+    #[test]
+    fn over_long_messages_keep_what_fits() {
+        let long = "x".repeat(ConstMessage::CAPACITY);
+        let message = ConstMessage::new().push("ab").push(&long);
+        assert_eq!(message.as_str(), "ab");
+    }
+}

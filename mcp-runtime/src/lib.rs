@@ -4,17 +4,22 @@
 pub use mcp_macros::{mcp_tool, tools};
 
 mod context;
+mod dispatch;
 mod handler;
 pub mod protocol;
 mod registry;
+mod schema;
 mod server;
+mod session;
+mod transport;
 
 #[doc(hidden)]
 pub mod __private;
 
 pub use context::{CancellationToken, RequestContext};
 pub use handler::{
-    BoxFuture, IntoToolResult, JsonObject, ToolAnnotations, ToolCall, ToolDefinition, ToolHandler,
+    ArgumentDefault, ArgumentError, BoxFuture, IntoToolResult, JsonObject, ToolAnnotations,
+    ToolCall, ToolDefinition, ToolHandler, ToolParam,
 };
 pub use protocol::{CallToolResult, Content};
 pub use registry::Tools;

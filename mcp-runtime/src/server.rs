@@ -1,8 +1,12 @@
 //! The `Server` value users build; every transport serves it.
 
 use std::borrow::Cow;
+use std::time::Duration;
 
+use crate::dispatch::Dispatcher;
 use crate::registry::Tools;
+use crate::transport::stderr_log;
+use crate::transport::stdio::{self, StdioOptions};
 
 /// The server's identity, sent to clients as `serverInfo`. `server_info!()` fills it from the
 /// calling crate's `Cargo.toml`.
@@ -34,20 +38,48 @@ impl ServerInfo {
 }
 
 /// An MCP server: its identity and what it offers. Build it, then serve it on a transport.
+///
+/// ```no_run
+/// use mcp_runtime::{Server, Tools, server_info};
+///
+/// #[tokio::main]
+/// async fn main() -> std::io::Result<()> {
+///     Server::new(server_info!())
+///         .instructions("Arithmetic tools.")
+///         .tools(Tools::new()) // usually `tools![add, divide]`
+///         .serve_stdio()
+///         .await
+/// }
+/// ```
 #[derive(Debug, Clone)]
 pub struct Server {
     pub(crate) info: ServerInfo,
     pub(crate) tools: Tools,
     pub(crate) instructions: Option<String>,
+    pub(crate) page_size: usize,
+    pub(crate) max_message_size: usize,
+    pub(crate) shutdown_timeout: Duration,
 }
 
 impl Server {
+    /// Tools per `tools/list` page unless [`Server::page_size`] says otherwise.
+    pub const DEFAULT_PAGE_SIZE: usize = 100;
+    /// The largest incoming message, in bytes, unless [`Server::max_message_size`] says
+    /// otherwise: 16 MiB.
+    pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
+    /// How long calls still running at shutdown may take to finish, unless
+    /// [`Server::shutdown_timeout`] says otherwise.
+    pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
+
     /// A server with this identity and nothing to offer yet.
     pub fn new(info: ServerInfo) -> Self {
         Server {
             info,
             tools: Tools::new(),
             instructions: None,
+            page_size: Self::DEFAULT_PAGE_SIZE,
+            max_message_size: Self::DEFAULT_MAX_MESSAGE_SIZE,
+            shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
         }
     }
 
@@ -61,5 +93,58 @@ impl Server {
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
         self
+    }
+
+    /// How many tools one `tools/list` page holds (at least one; default
+    /// [`DEFAULT_PAGE_SIZE`](Self::DEFAULT_PAGE_SIZE)). Clients follow `nextCursor` for the rest.
+    pub fn page_size(mut self, tools_per_page: usize) -> Self {
+        self.page_size = tools_per_page.max(1);
+        self
+    }
+
+    /// The largest message accepted, in bytes (default
+    /// [`DEFAULT_MAX_MESSAGE_SIZE`](Self::DEFAULT_MAX_MESSAGE_SIZE)). A longer one is
+    /// discarded unread and answered with an error; the server keeps serving.
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+
+    /// How long calls still running at shutdown may take before they are abandoned (default
+    /// [`DEFAULT_SHUTDOWN_TIMEOUT`](Self::DEFAULT_SHUTDOWN_TIMEOUT)).
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// Serve MCP over stdin and stdout, the way MCP clients launch local servers, until stdin
+    /// closes or the process gets SIGTERM or SIGINT. Calls still running then get
+    /// [`shutdown_timeout`](Self::shutdown_timeout) to finish, their answers are flushed, and
+    /// this returns `Ok(())`.
+    ///
+    /// One JSON-RPC message per line each way. Clients of every revision are served from one
+    /// binary: a client that opens with `initialize` gets a legacy session (2024-11-05 to
+    /// 2025-11-25), requests carrying `_meta["io.modelcontextprotocol/protocolVersion"]` are
+    /// served statelessly in 2026-07-28. Tool calls run concurrently.
+    ///
+    /// Stdout belongs to the protocol: on Unix, anything else the process writes to it (a
+    /// stray `println!`, a child process) is sent to stderr instead. Logs go to stderr through
+    /// `tracing`; when no subscriber is installed, a minimal one is, at the level named by
+    /// `MCP_LOG` (or a bare level in `RUST_LOG`; default `info`). Started from a terminal,
+    /// the server says on stderr what it is and how to connect a client.
+    ///
+    /// # Errors
+    ///
+    /// Fails before serving when two tools share a name or a tool's input schema is not an
+    /// object schema, and when stdout cannot be set up.
+    pub async fn serve_stdio(self) -> std::io::Result<()> {
+        stderr_log::install_if_absent();
+        let dispatcher = Dispatcher::new(&self)
+            .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidInput, error))?;
+        let options = StdioOptions {
+            max_message_size: self.max_message_size,
+            shutdown_timeout: self.shutdown_timeout,
+        };
+        stdio::serve(dispatcher, options).await
     }
 }

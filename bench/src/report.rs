@@ -1,0 +1,120 @@
+//! The Markdown report: preamble, the table of figures, how to read it.
+
+use std::fmt::Write as _;
+
+use crate::facts::Machine;
+use crate::figures::{Figure, Figures, Unit};
+
+/// Everything the report says besides the figures themselves.
+pub struct Context {
+    pub machine: Machine,
+    pub command_line: String,
+    pub rounds: usize,
+    pub quick: bool,
+    pub pinned_cpu: Option<usize>,
+    /// What stands in each column, e.g. the binary paths.
+    pub raw_servers: String,
+    pub framework_servers: String,
+    pub framework_column: &'static str,
+    /// Markdown from `bench/build-time.sh`, when it was run.
+    pub build_times: Option<String>,
+}
+
+pub fn render(context: &Context, raw: &Figures, framework: &Figures) -> String {
+    let mut out = String::new();
+    let machine = &context.machine;
+    let pinning = match context.pinned_cpu {
+        Some(cpu) => format!("driver and server pinned to CPU {cpu}"),
+        None => "not pinned (pass `--pin` to share one CPU)".to_owned(),
+    };
+    let mode = if context.quick { "quick" } else { "full" };
+    let rounds = match context.rounds {
+        1 => "one round".to_owned(),
+        rounds => format!("best of {rounds} rounds alternating the servers"),
+    };
+    // `writeln!` into a String cannot fail.
+    let _ = writeln!(out, "# Benchmarks\n");
+    let _ = writeln!(
+        out,
+        "Measured with `{}` on {}.\n",
+        context.command_line, machine.date
+    );
+    let _ = writeln!(
+        out,
+        "- Machine: {}, {} CPUs online, Linux {}",
+        machine.cpu_model, machine.online_cpus, machine.kernel
+    );
+    let _ = writeln!(out, "- Toolchain: {}", machine.rustc);
+    let _ = writeln!(out, "- Run: {mode}, {rounds}, {pinning}");
+    let _ = writeln!(out, "- raw: {}", context.raw_servers);
+    let _ = writeln!(
+        out,
+        "- {}: {}\n",
+        context.framework_column, context.framework_servers
+    );
+    let _ = writeln!(
+        out,
+        "| figure | raw | {} | ratio | target |",
+        context.framework_column
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---|");
+    for (figure, raw_value) in &raw.0 {
+        let Some(framework_value) = framework.get(*figure) else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {:.2}x | {} |",
+            figure.label(),
+            format_value(figure.unit(), *raw_value),
+            format_value(figure.unit(), framework_value),
+            framework_value / raw_value,
+            figure.target(),
+        );
+    }
+    let _ = writeln!(out, "\n{}", legend(context.framework_column));
+    if let Some(build_times) = &context.build_times {
+        let _ = writeln!(out, "\n{build_times}");
+    }
+    out
+}
+
+fn legend(framework_column: &str) -> String {
+    format!(
+        "The ratio is {framework_column} / raw: above 1 is better for calls/s, worse for \
+         everything else. Each figure is the best of the rounds, since other work on the machine \
+         only ever makes a figure worse; pipelined calls/s is that of the fastest tenth of the \
+         stream, for the same reason. The `tools/list` rows compare `raw-baseline --tools 50` \
+         with `bench-fifty-tools`, whose tools have the same shape. Server CPU is the time every \
+         server thread spent on a CPU (/proc/<pid>/task/*/schedstat, in ns; the same as utime + \
+         stime, unrounded) divided by the calls: the least noisy figure. Peak RSS is VmHWM, read just before the server exits. The {} row counts \
+         `cargo tree -e normal` of `mcp-bench` (serde_json alone) and of `mcp-workspace` (the \
+         calculator's package).",
+        Figure::DependencyCrates.label()
+    )
+}
+
+fn format_value(unit: Unit, value: f64) -> String {
+    match unit {
+        Unit::CallsPerSecond => format!("{} calls/s", group_thousands(value.round() as u64)),
+        Unit::Microseconds => format!("{value:.1} µs"),
+        Unit::Milliseconds => format!("{value:.2} ms"),
+        Unit::Bytes if value >= (1 << 20) as f64 => format!("{:.2} MiB", value / (1 << 20) as f64),
+        Unit::Bytes if value >= 1024.0 => format!("{:.1} KiB", value / 1024.0),
+        Unit::Bytes => format!("{value} B"),
+        Unit::Count => format!("{value}"),
+    }
+}
+
+/// `1234567` as `1 234 567`.
+fn group_thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut grouped = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            grouped.push(' ');
+        }
+        grouped.push(digit);
+    }
+    grouped
+}

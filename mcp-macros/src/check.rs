@@ -1,0 +1,447 @@
+//! Parsed model -> validated model. One function per rule, each saying why the rule exists.
+//! Code generation accepts only a [`ValidTool`] / [`ValidToolList`], which only this module can
+//! make, so nothing reaches it unchecked.
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use syn::{Expr, GenericArgument, Ident, ItemFn, Pat, PathArguments, Type};
+
+use crate::attr::{AnnotationsAttr, DefaultAttr, Spanned};
+use crate::ctxt::Ctxt;
+use crate::model::{Param, ToolFn, ToolList};
+
+/// A tool function every rule accepted.
+pub struct ValidTool {
+    /// The function to emit, as written (minus `#[arg]`).
+    pub item: ItemFn,
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub annotations: AnnotationsAttr,
+    pub recursive: bool,
+    pub params: Vec<ValidParam>,
+    _checked: Checked,
+}
+
+/// A parameter every rule accepted.
+pub struct ValidParam {
+    /// The argument's name on the wire: the parameter's name, or its `#[arg(rename)]`.
+    pub wire_name: String,
+    /// The type of the value read from the call: `T` for a parameter written `Option<T>`.
+    pub value_ty: Type,
+    pub presence: Presence,
+    pub description: Option<String>,
+}
+
+/// Whether the client must send a parameter.
+pub enum Presence {
+    Required,
+    /// Written `Option<T>`: absent means `None`.
+    Optional,
+    /// `#[arg(default ...)]`: absent means this value.
+    Default(DefaultAttr),
+}
+
+/// The tools of a `tools![...]` every rule accepted.
+pub struct ValidToolList {
+    pub paths: Vec<syn::Path>,
+    _checked: Checked,
+}
+
+/// Only this module can make one, so only it can make the validated models.
+struct Checked;
+
+impl ValidTool {
+    pub fn fn_ident(&self) -> &Ident {
+        &self.item.sig.ident
+    }
+
+    pub fn is_async(&self) -> bool {
+        self.item.sig.asyncness.is_some()
+    }
+}
+
+/// Check every rule on `tool`; `Err` with all the problems (and those `cx` already holds).
+pub fn tool(tool: &ToolFn, mut cx: Ctxt) -> syn::Result<ValidTool> {
+    let cx = &mut cx;
+    check_free_function(tool, cx);
+    check_no_generics(tool, cx);
+    check_safe_and_not_variadic(tool, cx);
+    let name = check_tool_name(tool, cx);
+    check_documented_arguments_exist(tool, cx);
+    let params: Vec<ValidParam> = tool
+        .params
+        .iter()
+        .filter_map(|param| check_param(tool, param, cx))
+        .collect();
+    check_wire_names_unique(&params, tool, cx);
+    let valid = ValidTool {
+        item: tool.item.clone(),
+        name,
+        title: tool.attr.title.as_ref().map(|title| title.value.clone()),
+        description: tool
+            .attr
+            .description
+            .as_ref()
+            .map(|description| description.value.clone())
+            .or_else(|| tool.docs.description.clone()),
+        annotations: tool.attr.annotations,
+        recursive: tool.attr.recursive,
+        params,
+        _checked: Checked,
+    };
+    std::mem::take(cx).check().map(|()| valid)
+}
+
+/// A tool is called with nothing but its arguments: the companion struct holds no state, so
+/// there is no `self` to call a method on.
+fn check_free_function(tool: &ToolFn, cx: &mut Ctxt) {
+    if let Some(span) = tool.receiver {
+        cx.error_at(
+            span,
+            "an `#[mcp_tool]` function cannot take `self`: it is a free function, called with \
+             its arguments only; move it out of the `impl` block",
+        );
+    }
+}
+
+/// Each parameter needs one concrete type: its schema is generated once and its value
+/// deserialized as that type, so there is nothing to pick a generic parameter with.
+fn check_no_generics(tool: &ToolFn, cx: &mut Ctxt) {
+    let generics = &tool.item.sig.generics;
+    if !generics.params.is_empty() || generics.where_clause.is_some() {
+        cx.error_spanned(
+            generics,
+            "an `#[mcp_tool]` function cannot be generic: each parameter needs one concrete type \
+             for its schema",
+        );
+    }
+    for param in &tool.params {
+        if matches!(param.ty, Type::ImplTrait(_)) {
+            cx.error_spanned(
+                &param.ty,
+                "a tool parameter cannot be `impl Trait`: its schema needs one concrete type",
+            );
+        }
+    }
+}
+
+/// Clients call a tool with whatever arguments they like, so it cannot have preconditions the
+/// caller must uphold (`unsafe`), nor take a C variadic list.
+fn check_safe_and_not_variadic(tool: &ToolFn, cx: &mut Ctxt) {
+    let sig = &tool.item.sig;
+    if let Some(unsafety) = &sig.unsafety {
+        cx.error_spanned(
+            unsafety,
+            "an `#[mcp_tool]` function cannot be `unsafe`: clients call it with any arguments, \
+             so it cannot have safety preconditions",
+        );
+    }
+    if let Some(variadic) = &sig.variadic {
+        cx.error_spanned(
+            variadic,
+            "an `#[mcp_tool]` function cannot be variadic",
+        );
+    }
+}
+
+/// Clients reject a whole tool list when one name has characters outside `[A-Za-z0-9_-]` or is
+/// longer than 64 (stricter than the spec's 128 and `.`, but what real clients enforce).
+fn check_tool_name(tool: &ToolFn, cx: &mut Ctxt) -> String {
+    let (name, span, from_fn) = match &tool.attr.name {
+        Some(Spanned { value, span }) => (value.clone(), *span, false),
+        None => {
+            let ident = &tool.item.sig.ident;
+            (unraw(ident), ident.span(), true)
+        }
+    };
+    let problem = if name.is_empty() {
+        Some("is empty".to_owned())
+    } else if name.len() > 64 {
+        Some(format!("is {} bytes long; the limit is 64", name.len()))
+    } else {
+        name.chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+            .map(|c| format!("contains {c:?}; only ASCII letters, digits, `_` and `-` are allowed"))
+    };
+    if let Some(problem) = problem {
+        let fix = if from_fn {
+            "; set a valid one with `#[mcp_tool(name = \"...\")]`"
+        } else {
+            ""
+        };
+        cx.error_at(
+            span,
+            format!("the tool name `{name}` {problem} (clients reject other names){fix}"),
+        );
+    }
+    name
+}
+
+/// A bullet naming no parameter is a description the model never sees, usually left behind by
+/// a rename: say so rather than drop it.
+fn check_documented_arguments_exist(tool: &ToolFn, cx: &mut Ctxt) {
+    let names: Vec<String> = tool.params.iter().filter_map(param_name).collect();
+    for (index, documented) in tool.docs.arguments.iter().enumerate() {
+        if !names.contains(&documented.name) {
+            cx.error_at(
+                documented.span,
+                format!(
+                    "`# Arguments` documents `{}`, which is not a parameter of `{}`",
+                    documented.name, tool.item.sig.ident
+                ),
+            );
+        } else if tool.docs.arguments[..index]
+            .iter()
+            .any(|earlier| earlier.name == documented.name)
+        {
+            cx.error_at(
+                documented.span,
+                format!("`# Arguments` documents `{}` twice", documented.name),
+            );
+        }
+    }
+}
+
+/// Every rule about one parameter; `None` when it cannot be turned into an argument.
+fn check_param(tool: &ToolFn, param: &Param, cx: &mut Ctxt) -> Option<ValidParam> {
+    let name = check_param_pattern(param, cx)?;
+    let option_inner = option_inner(&param.ty);
+    let presence = match (&param.attr.default, option_inner) {
+        (Some(_), Some(_)) => {
+            check_default_with_option(param, cx);
+            Presence::Optional
+        }
+        (Some(DefaultAttr::Value(expr)), None) => Presence::Default(DefaultAttr::Value(expr.clone())),
+        (Some(DefaultAttr::TypeDefault(span)), None) => {
+            Presence::Default(DefaultAttr::TypeDefault(*span))
+        }
+        (None, Some(_)) => Presence::Optional,
+        (None, None) => Presence::Required,
+    };
+    let wire_name = match &param.attr.rename {
+        Some(rename) => {
+            check_rename_not_empty(rename, cx);
+            rename.value.clone()
+        }
+        None => name.clone(),
+    };
+    Some(ValidParam {
+        wire_name,
+        value_ty: option_inner.unwrap_or(&param.ty).clone(),
+        presence,
+        description: check_described_once(tool, param, &name, cx),
+    })
+}
+
+/// The parameter's name is the argument's name on the wire, so it must be a plain identifier;
+/// destructure inside the body instead.
+fn check_param_pattern(param: &Param, cx: &mut Ctxt) -> Option<String> {
+    match &param.pat {
+        Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+            Some(unraw(&ident.ident))
+        }
+        Pat::Wild(_) => {
+            cx.error_spanned(
+                &param.pat,
+                "a tool parameter needs a name: clients send each argument by its name",
+            );
+            None
+        }
+        other => {
+            cx.error_spanned(
+                other,
+                "a tool parameter must be a plain name, like `point: Point`: clients send each \
+                 argument by its name; destructure it in the body",
+            );
+            None
+        }
+    }
+}
+
+/// An `Option` parameter is already `None` when absent; a default on it would say two things.
+fn check_default_with_option(param: &Param, cx: &mut Ctxt) {
+    let span = match &param.attr.default {
+        Some(DefaultAttr::Value(expr)) => expr.to_token_stream(),
+        Some(DefaultAttr::TypeDefault(span)) => Ident::new("default", *span).to_token_stream(),
+        None => return,
+    };
+    cx.error_spanned(
+        span,
+        "an `Option` parameter cannot have a default: an absent argument is already `None`; \
+         drop the `Option` to take the default instead",
+    );
+}
+
+/// An empty property name is one no model can be asked to send.
+fn check_rename_not_empty(rename: &Spanned<String>, cx: &mut Ctxt) {
+    if rename.value.is_empty() {
+        cx.error_at(rename.span, "`rename` cannot be empty");
+    }
+}
+
+/// One description per parameter: when both `#[arg(description)]` and `# Arguments` give one,
+/// whichever won, the other would be silently lost.
+fn check_described_once(
+    tool: &ToolFn,
+    param: &Param,
+    name: &str,
+    cx: &mut Ctxt,
+) -> Option<String> {
+    let documented = tool.docs.arguments.iter().find(|doc| doc.name == name);
+    match (&param.attr.description, documented) {
+        (Some(attr), Some(_)) => {
+            cx.error_at(
+                attr.span,
+                format!(
+                    "`{name}` is described twice, here and in `# Arguments`; keep one"
+                ),
+            );
+            Some(attr.value.clone())
+        }
+        (Some(attr), None) => Some(attr.value.clone()),
+        (None, Some(doc)) => (!doc.text.is_empty()).then(|| doc.text.clone()),
+        (None, None) => None,
+    }
+}
+
+/// Two parameters with the same wire name would read the same argument.
+fn check_wire_names_unique(params: &[ValidParam], tool: &ToolFn, cx: &mut Ctxt) {
+    for (index, param) in params.iter().enumerate() {
+        if params[..index]
+            .iter()
+            .any(|earlier| earlier.wire_name == param.wire_name)
+        {
+            let span = tool
+                .params
+                .iter()
+                .filter(|p| {
+                    p.attr
+                        .rename
+                        .as_ref()
+                        .map(|r| r.value.clone())
+                        .or_else(|| param_name(p))
+                        .as_deref()
+                        == Some(param.wire_name.as_str())
+                })
+                .nth(1)
+                .map_or_else(Span::call_site, |p| match &p.attr.rename {
+                    Some(rename) => rename.span,
+                    None => syn::spanned::Spanned::span(&p.pat),
+                });
+            cx.error_at(
+                span,
+                format!(
+                    "two parameters are both sent as `{}`; rename one with `#[arg(rename = \"...\")]`",
+                    param.wire_name
+                ),
+            );
+        }
+    }
+}
+
+/// Every rule on a `tools![...]` list.
+pub fn tool_list(list: ToolList) -> syn::Result<ValidToolList> {
+    let mut cx = Ctxt::new();
+    check_listed_once(&list, &mut cx);
+    cx.check().map(|()| ValidToolList {
+        paths: list.paths,
+        _checked: Checked,
+    })
+}
+
+/// A tool listed twice would be offered twice under one name, which clients reject.
+fn check_listed_once(list: &ToolList, cx: &mut Ctxt) {
+    let written: Vec<String> = list
+        .paths
+        .iter()
+        .map(|path| path.to_token_stream().to_string())
+        .collect();
+    for (index, path) in list.paths.iter().enumerate() {
+        if written[..index].contains(&written[index]) {
+            cx.error_spanned(path, format!("`{}` is listed twice", written[index]));
+        }
+    }
+}
+
+fn param_name(param: &Param) -> Option<String> {
+    match &param.pat {
+        Pat::Ident(ident) => Some(unraw(&ident.ident)),
+        _ => None,
+    }
+}
+
+/// `r#type` is the name `type`.
+fn unraw(ident: &Ident) -> String {
+    let name = ident.to_string();
+    name.strip_prefix("r#").map(str::to_owned).unwrap_or(name)
+}
+
+/// `T` when `ty` is written `Option<T>` (or `std::option::Option<T>`, `core::...`).
+fn option_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = peel(ty) else {
+        return None;
+    };
+    if path.qself.is_some() {
+        return None;
+    }
+    let segments: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect();
+    let is_option = matches!(
+        segments
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .as_slice(),
+        ["Option"] | ["std" | "core", "option", "Option"]
+    );
+    let PathArguments::AngleBracketed(args) = &path.path.segments.last()?.arguments else {
+        return None;
+    };
+    match (is_option, args.args.len(), args.args.first()) {
+        (true, 1, Some(GenericArgument::Type(inner))) => Some(inner),
+        _ => None,
+    }
+}
+
+/// A type as written, without the invisible groups and parentheses macros may wrap it in.
+fn peel(ty: &Type) -> &Type {
+    match ty {
+        Type::Group(group) => peel(&group.elem),
+        Type::Paren(paren) => peel(&paren.elem),
+        other => other,
+    }
+}
+
+/// The expression an `#[arg(default ...)]` stands for, for code generation.
+pub fn default_expr(default: &DefaultAttr) -> Expr {
+    match default {
+        DefaultAttr::Value(expr) => expr.clone(),
+        DefaultAttr::TypeDefault(span) => {
+            syn::parse_quote_spanned!(*span=> ::core::default::Default::default())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use super::*;
+
+    #[test]
+    fn option_is_recognized_by_path() {
+        let ty: Type = parse_quote!(Option<u8>);
+        assert!(option_inner(&ty).is_some());
+        let ty: Type = parse_quote!(::std::option::Option<String>);
+        assert!(option_inner(&ty).is_some());
+        let ty: Type = parse_quote!(Vec<Option<u8>>);
+        assert!(option_inner(&ty).is_none());
+        let ty: Type = parse_quote!(my::Option<u8>);
+        assert!(option_inner(&ty).is_none());
+    }
+}

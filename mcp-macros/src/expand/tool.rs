@@ -1,0 +1,259 @@
+//! A validated tool function -> the function as written, its companion struct, and the
+//! runtime traits implemented for that struct.
+//!
+//! The generated code only lists facts (names, descriptions, which parameter is optional) and
+//! calls the runtime: reading arguments, building schemas and converting results are runtime
+//! functions. Each use of a parameter's or the return type's trait is spanned at that type, so a
+//! type error is reported on the user's tokens.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, ReturnType, Visibility};
+
+use super::paths;
+use crate::attr::{AnnotationsAttr, DefaultAttr};
+use crate::check::{self, Presence, ValidParam, ValidTool};
+
+/// Everything `#[mcp_tool]` expands to for `tool`.
+pub fn tool(tool: &ValidTool) -> TokenStream {
+    let p = paths::private();
+    let item = &tool.item;
+    let ident = tool.fn_ident();
+    let name = &tool.name;
+    let companion = companion_struct(&item.vis, ident);
+    let default_fns = tool.params.iter().enumerate().filter_map(default_fn);
+    let definition = definition(tool);
+    let call = call(tool);
+    quote! {
+        #item
+
+        #companion
+
+        const _: () = {
+            #(#default_fns)*
+
+            impl #p::StaticTool for #ident {
+                const NAME: &'static str = #name;
+                const INSTANCE: Self = #ident {};
+
+                fn checked_definition(
+                ) -> &'static ::core::result::Result<#p::ToolDefinition, #p::SchemaError> {
+                    #definition
+                }
+            }
+
+            impl #p::ToolHandler for #ident {
+                fn definition(&self) -> #p::ToolDefinition {
+                    #p::definition_or_panic::<Self>()
+                }
+
+                fn call(
+                    &self,
+                    __mcp_call: #p::ToolCall,
+                ) -> #p::BoxFuture<'static, #p::CallToolResult> {
+                    #call
+                }
+            }
+        };
+    }
+}
+
+/// The braced struct named like the function: it lives in the type namespace, so it coexists
+/// with the function, and `tools![name]` finds it by the function's name.
+pub fn companion_struct(vis: &Visibility, ident: &Ident) -> TokenStream {
+    quote! {
+        #[allow(non_camel_case_types)]
+        #[doc(hidden)]
+        #vis struct #ident {}
+    }
+}
+
+/// `fn __mcp_default_N() -> T { expr }`: one place where the default expression is type-checked
+/// against the parameter, used by both the schema and the call.
+fn default_fn((index, param): (usize, &ValidParam)) -> Option<TokenStream> {
+    let Presence::Default(default) = &param.presence else {
+        return None;
+    };
+    let ident = default_fn_ident(index);
+    let ty = &param.value_ty;
+    let expr = check::default_expr(default);
+    Some(quote! {
+        fn #ident() -> #ty {
+            #expr
+        }
+    })
+}
+
+fn default_fn_ident(index: usize) -> Ident {
+    format_ident!("__mcp_default_{}", index, span = Span::mixed_site())
+}
+
+/// `::mcp_runtime::__private::param::<T>()`, spanned at `T`: the one place the parameter's type
+/// meets `ToolParam` (rustc reports the identical uses in `definition` and `call` once).
+fn param_fns(param: &ValidParam) -> TokenStream {
+    let p = paths::private();
+    let ty = &param.value_ty;
+    quote_spanned!(ty.span()=> #p::param::<#ty>())
+}
+
+/// The body of `StaticTool::checked_definition`: build once, keep forever.
+fn definition(tool: &ValidTool) -> TokenStream {
+    let p = paths::private();
+    let name = &tool.name;
+    let title = optional_str(tool.title.as_deref());
+    let description = optional_str(tool.description.as_deref());
+    let annotations = annotations(&tool.annotations);
+    let recursive = tool.recursive;
+    let schema = Ident::new("__mcp_schema", Span::mixed_site());
+    let params = tool.params.iter().enumerate().map(|(index, param)| {
+        let fns = param_fns(param);
+        let wire_name = &param.wire_name;
+        let description = optional_str(param.description.as_deref());
+        let requirement = match &param.presence {
+            Presence::Required => quote!(#p::Requirement::Required),
+            Presence::Optional => quote!(#p::Requirement::Optional),
+            Presence::Default(default) => {
+                let default_fn = default_fn_ident(index);
+                let span = match default {
+                    DefaultAttr::Value(expr) => expr.span(),
+                    DefaultAttr::TypeDefault(span) => *span,
+                };
+                quote_spanned!(span=> #p::default_requirement(&#default_fn()))
+            }
+        };
+        quote! {
+            #schema.param(#fns, #p::ArgumentSpec {
+                name: #wire_name,
+                description: #description,
+                requirement: #requirement,
+            });
+        }
+    });
+    quote! {
+        static __MCP_DEFINITION: #p::OnceLock<
+            ::core::result::Result<#p::ToolDefinition, #p::SchemaError>,
+        > = #p::OnceLock::new();
+        __MCP_DEFINITION.get_or_init(|| {
+            let mut #schema = #p::InputSchema::new();
+            #(#params)*
+            #p::definition(
+                #p::ToolSpec {
+                    name: #name,
+                    title: #title,
+                    description: #description,
+                    annotations: #annotations,
+                    recursive: #recursive,
+                },
+                #schema,
+            )
+        })
+    }
+}
+
+/// The body of `ToolHandler::call`: read every argument (gathering every problem), then run the
+/// function and convert what it returns.
+fn call(tool: &ValidTool) -> TokenStream {
+    let p = paths::private();
+    let call = Ident::new("__mcp_call", Span::call_site());
+    let reader = Ident::new("__mcp_reader", Span::mixed_site());
+    let values: Vec<Ident> = tool
+        .params
+        .iter()
+        .enumerate()
+        .map(|(index, _)| format_ident!("__mcp_arg_{}", index, span = Span::mixed_site()))
+        .collect();
+    let run = run(tool, &values);
+    if tool.params.is_empty() {
+        return quote! {
+            let _ = #call;
+            #run
+        };
+    }
+    let reads = tool
+        .params
+        .iter()
+        .zip(&values)
+        .enumerate()
+        .map(|(index, (param, value))| {
+            let fns = param_fns(param);
+            let wire_name = &param.wire_name;
+            let read = match &param.presence {
+                Presence::Required => quote!(#reader.required(#fns, #wire_name)),
+                Presence::Optional => quote!(#reader.optional(#fns, #wire_name)),
+                Presence::Default(_) => {
+                    let default_fn = default_fn_ident(index);
+                    quote!(#reader.or_default(#fns, #wire_name, #default_fn))
+                }
+            };
+            quote!(let #value = #read;)
+        });
+    quote! {
+        let mut #reader = #p::ArgumentReader::new(#call);
+        #(#reads)*
+        let (#(::core::option::Option::Some(#values),)*) = (#(#values,)*) else {
+            return #p::ready(#reader.into_error_result());
+        };
+        #run
+    }
+}
+
+/// Call the function with the values read, on the blocking pool when it is not `async`.
+fn run(tool: &ValidTool, values: &[Ident]) -> TokenStream {
+    let p = paths::private();
+    let ident = tool.fn_ident();
+    let output_span = match &tool.item.sig.output {
+        ReturnType::Type(_, ty) => ty.span(),
+        ReturnType::Default => ident.span(),
+    };
+    let output = Ident::new("__mcp_output", Span::mixed_site().located_at(output_span));
+    let into_result = quote_spanned!(output_span=> #p::into_tool_result(#output));
+    if tool.is_async() {
+        // Spanned at the function's name: a future that is not `Send` is reported there.
+        quote_spanned! {ident.span()=>
+            ::std::boxed::Box::pin(async move {
+                let #output = #ident(#(#values),*).await;
+                #into_result
+            })
+        }
+    } else {
+        quote_spanned! {ident.span()=>
+            ::std::boxed::Box::pin(#p::run_blocking(move || {
+                let #output = #ident(#(#values),*);
+                #into_result
+            }))
+        }
+    }
+}
+
+fn annotations(hints: &AnnotationsAttr) -> TokenStream {
+    let p = paths::private();
+    let fields = [
+        ("read_only", hints.read_only),
+        ("destructive", hints.destructive),
+        ("idempotent", hints.idempotent),
+        ("open_world", hints.open_world),
+    ];
+    let set = fields.iter().filter_map(|(field, value)| {
+        let field = Ident::new(field, Span::call_site());
+        value.map(|value| quote!(#field: ::core::option::Option::Some(#value),))
+    });
+    // The rest from a constant, so a hint the runtime adds later needs no change here.
+    let rest = fields
+        .iter()
+        .any(|(_, value)| value.is_none())
+        .then(|| quote!(..#p::NO_ANNOTATIONS));
+    quote! {
+        #p::ToolAnnotations {
+            #(#set)*
+            #rest
+        }
+    }
+}
+
+fn optional_str(text: Option<&str>) -> TokenStream {
+    match text {
+        Some(text) => quote!(::core::option::Option::Some(#text)),
+        None => quote!(::core::option::Option::None),
+    }
+}

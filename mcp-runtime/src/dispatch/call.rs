@@ -1,0 +1,108 @@
+//! `tools/call`: find the tool, start it, and answer when it finishes (unless cancelled).
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::catch_unwind::{CatchUnwind, PanicPayload, panic_message};
+use super::classify::RequestScope;
+use super::{Dispatcher, InFlight, Reply};
+use crate::context::{CancellationToken, RequestContext};
+use crate::handler::{JsonObject, ToolCall};
+use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
+use crate::protocol::wire::{CallToolResultWire, ModernResult};
+use crate::protocol::{CallToolResult, ProtocolVersion};
+
+impl Dispatcher {
+    /// Start the tool `params.name` names. The reply is pending until the tool finishes; it
+    /// resolves to nothing when the client cancelled the call meanwhile.
+    ///
+    /// `arguments` may be absent or `null` (no arguments). Anything but an object is invalid
+    /// params (`-32602`): the request itself is malformed, whereas arguments that do not fit
+    /// the tool's schema come back as an `isError` result from the tool, which the model can
+    /// act on.
+    pub(super) fn call_tool(
+        &self,
+        id: &RequestId,
+        params: Option<JsonObject>,
+        scope: RequestScope,
+        in_flight: &InFlight,
+    ) -> Result<Reply, ErrorObject> {
+        let mut params = params.ok_or_else(|| {
+            ErrorObject::invalid_params("`tools/call` needs params naming the tool")
+        })?;
+        let tool = match params.get("name") {
+            Some(Value::String(name)) => self
+                .catalog
+                .find(name)
+                .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool `{name}`")))?,
+            _ => return Err(ErrorObject::invalid_params("`name` must be a tool's name")),
+        };
+        let arguments = match params.remove("arguments") {
+            None | Some(Value::Null) => JsonObject::new(),
+            Some(Value::Object(arguments)) => arguments,
+            Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
+        };
+
+        let cancellation = CancellationToken::new();
+        let registration = in_flight
+            .register(id.clone(), cancellation.clone())
+            .map_err(|_| {
+                ErrorObject::invalid_request(format!(
+                    "request id {id} is already used by a call still running"
+                ))
+            })?;
+        let mut context = RequestContext::new(scope.revision);
+        context.client_capabilities = scope.client_capabilities;
+        context.progress_token = scope.progress_token;
+        context.cancellation = cancellation.clone();
+        let call = ToolCall { arguments, context };
+        tracing::debug!(%id, tool = &*tool.name, "tools/call");
+
+        // A hand-written handler may panic before it even returns its future.
+        let started = catch_unwind(AssertUnwindSafe(|| tool.handler.call(call)));
+        let name = tool.name.clone();
+        let modern_meta = self.modern_meta.clone();
+        let id = id.clone();
+        let revision = scope.revision;
+        Ok(Reply::Pending(Box::pin(async move {
+            let outcome = match started {
+                Ok(running) => CatchUnwind::new(running).await,
+                Err(payload) => Err(payload),
+            };
+            drop(registration);
+            let result = outcome.unwrap_or_else(|payload| panicked(&name, &payload));
+            if cancellation.is_cancelled() {
+                tracing::debug!(%id, tool = &*name, "call cancelled; its response is dropped");
+                return None;
+            }
+            Some(encode_result(&id, &result, revision, &modern_meta))
+        })))
+    }
+}
+
+/// The model learns only that the tool failed; the details go to the server's log.
+fn panicked(tool: &str, payload: &PanicPayload) -> CallToolResult {
+    tracing::error!(
+        tool,
+        panic = panic_message(payload),
+        "tool panicked; answering with an error result"
+    );
+    CallToolResult::error(format!(
+        "internal error: the tool `{tool}` failed unexpectedly (details are in the server's log)"
+    ))
+}
+
+fn encode_result(
+    id: &RequestId,
+    result: &CallToolResult,
+    revision: ProtocolVersion,
+    modern_meta: &Arc<RawValue>,
+) -> Outgoing {
+    let modern = revision
+        .is_modern()
+        .then(|| ModernResult::complete(modern_meta));
+    Outgoing::result(id, &CallToolResultWire::new(result, revision, modern))
+}

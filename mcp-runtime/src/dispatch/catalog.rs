@@ -1,0 +1,297 @@
+//! The tools a server offers, fixed at serve start: definitions computed once, each page of
+//! `tools/list` encoded at most once per revision, lookup by name.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use serde_json::value::RawValue;
+
+use crate::handler::{ToolDefinition, ToolHandler};
+use crate::protocol::ProtocolVersion;
+use crate::protocol::jsonrpc::ErrorObject;
+use crate::protocol::wire::{ListToolsResult, ModernResult};
+use crate::registry::Tools;
+
+/// A tool ready to be called.
+pub(crate) struct CatalogTool {
+    /// Its name, shared with the calls that log it.
+    pub(crate) name: Arc<str>,
+    pub(crate) handler: Arc<dyn ToolHandler>,
+}
+
+/// The server's tools, fixed when serving starts.
+pub(crate) struct ToolCatalog {
+    definitions: Vec<ToolDefinition>,
+    tools: Vec<CatalogTool>,
+    by_name: HashMap<Arc<str>, usize>,
+    page_size: usize,
+    /// Per revision (by its position in `ProtocolVersion::ALL`), every page's encoded result.
+    pages: [OnceLock<Vec<Box<RawValue>>>; ProtocolVersion::ALL.len()],
+    modern_meta: Arc<RawValue>,
+    ttl: Duration,
+}
+
+/// Why a set of tools cannot be served.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CatalogError {
+    /// Two tools share a name, so calls to it would be ambiguous.
+    DuplicateName(String),
+    /// A tool's `inputSchema` lacks `"type": "object"` at its root, which every revision
+    /// requires (clients reject the whole list over one such tool).
+    InputSchemaNotObject(String),
+}
+
+impl fmt::Display for CatalogError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CatalogError::DuplicateName(name) => write!(
+                f,
+                "two tools are named `{name}`: tool names must be unique (rename one with \
+                 `#[mcp_tool(name = \"...\")]`)"
+            ),
+            CatalogError::InputSchemaNotObject(name) => write!(
+                f,
+                "tool `{name}` has an input schema without `\"type\": \"object\"` at its root; \
+                 MCP requires tool arguments to be an object"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CatalogError {}
+
+impl ToolCatalog {
+    /// Take the definitions of `tools` and check them; `page_size` tools per `tools/list`
+    /// page (at least one); modern pages carry `modern_meta` and may be cached for `ttl`.
+    pub(crate) fn build(
+        tools: &Tools,
+        page_size: usize,
+        modern_meta: Arc<RawValue>,
+        ttl: Duration,
+    ) -> Result<Self, CatalogError> {
+        let mut definitions = Vec::with_capacity(tools.handlers().len());
+        let mut catalog_tools = Vec::with_capacity(tools.handlers().len());
+        let mut by_name = HashMap::with_capacity(tools.handlers().len());
+        for handler in tools.handlers() {
+            let definition = handler.definition();
+            let name: Arc<str> = Arc::from(&*definition.name);
+            if by_name.insert(name.clone(), catalog_tools.len()).is_some() {
+                return Err(CatalogError::DuplicateName(name.to_string()));
+            }
+            if definition.input_schema.get("type").and_then(|t| t.as_str()) != Some("object") {
+                return Err(CatalogError::InputSchemaNotObject(name.to_string()));
+            }
+            catalog_tools.push(CatalogTool {
+                name,
+                handler: handler.clone(),
+            });
+            definitions.push(definition);
+        }
+        Ok(ToolCatalog {
+            definitions,
+            tools: catalog_tools,
+            by_name,
+            page_size: page_size.max(1),
+            pages: Default::default(),
+            modern_meta,
+            ttl,
+        })
+    }
+
+    /// The tool called `name`.
+    pub(crate) fn find(&self, name: &str) -> Option<&CatalogTool> {
+        self.by_name.get(name).map(|&index| &self.tools[index])
+    }
+
+    /// Whether there are no tools.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The tools' names, in order.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.iter().map(|tool| &*tool.name)
+    }
+
+    /// The encoded `tools/list` result for `cursor` (`None`: the first page) in `revision`.
+    /// An unknown cursor is invalid params.
+    pub(crate) fn page(
+        &self,
+        revision: ProtocolVersion,
+        cursor: Option<&str>,
+    ) -> Result<&RawValue, ErrorObject> {
+        let pages = self.pages[revision as usize].get_or_init(|| self.encode_pages(revision));
+        let index = match cursor {
+            None => 0,
+            Some(cursor) => decode_cursor(cursor)
+                .filter(|&index| index < pages.len())
+                .ok_or_else(|| {
+                    ErrorObject::invalid_params(format!(
+                        "invalid cursor {cursor:?}: pass back a `nextCursor` from `tools/list`"
+                    ))
+                })?,
+        };
+        Ok(&pages[index])
+    }
+
+    fn encode_pages(&self, revision: ProtocolVersion) -> Vec<Box<RawValue>> {
+        let modern = revision
+            .is_modern()
+            .then(|| ModernResult::cacheable(&self.modern_meta, self.ttl));
+        let chunks: Vec<&[ToolDefinition]> = if self.definitions.is_empty() {
+            vec![&[]]
+        } else {
+            self.definitions.chunks(self.page_size).collect()
+        };
+        (0..chunks.len())
+            .map(|index| {
+                let next_cursor = (index + 1 < chunks.len()).then(|| encode_cursor(index + 1));
+                ListToolsResult::new(chunks[index], revision, next_cursor.as_deref(), modern)
+                    .encode()
+            })
+            .collect()
+    }
+}
+
+/// Cursors name the page they lead to; the first page has none. Clients treat them as opaque.
+fn encode_cursor(page: usize) -> String {
+    format!("page-{page}")
+}
+
+fn decode_cursor(cursor: &str) -> Option<usize> {
+    cursor
+        .strip_prefix("page-")?
+        .parse()
+        .ok()
+        .filter(|&page| page > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::dispatch::test_tools::named;
+    use crate::protocol::wire::result_meta;
+    use crate::server::ServerInfo;
+
+    fn catalog(tools: Tools, page_size: usize) -> Result<ToolCatalog, CatalogError> {
+        let meta = result_meta(&ServerInfo::new("s", "1")).into();
+        ToolCatalog::build(&tools, page_size, meta, Duration::from_secs(1))
+    }
+
+    fn five() -> Tools {
+        (1..=5).fold(Tools::new(), |tools, i| tools.with(named(&format!("t{i}"))))
+    }
+
+    fn page(catalog: &ToolCatalog, cursor: Option<&str>) -> Value {
+        let raw = catalog.page(ProtocolVersion::V2025_06_18, cursor).unwrap();
+        serde_json::from_str(raw.get()).unwrap()
+    }
+
+    fn names(page: &Value) -> Vec<&str> {
+        page["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn pages_follow_each_other_through_cursors() {
+        let catalog = catalog(five(), 2).unwrap();
+        let mut seen = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = page(&catalog, cursor.as_deref());
+            seen.extend(names(&page).into_iter().map(str::to_owned));
+            match page.get("nextCursor") {
+                Some(next) => cursor = Some(next.as_str().unwrap().to_owned()),
+                None => break,
+            }
+        }
+        assert_eq!(seen, ["t1", "t2", "t3", "t4", "t5"]);
+    }
+
+    #[test]
+    fn a_single_page_has_no_cursor() {
+        let catalog = catalog(five(), 100).unwrap();
+        let page = page(&catalog, None);
+        assert_eq!(names(&page).len(), 5);
+        assert!(page.get("nextCursor").is_none());
+    }
+
+    #[test]
+    fn no_tools_is_one_empty_page() {
+        let catalog = catalog(Tools::new(), 10).unwrap();
+        assert_eq!(page(&catalog, None), json!({"tools": []}));
+        assert!(catalog.is_empty());
+    }
+
+    #[test]
+    fn bad_cursors_are_invalid_params() {
+        let catalog = catalog(five(), 2).unwrap();
+        for cursor in [
+            "",
+            "page-0",
+            "page-3",
+            "page-x",
+            "1",
+            "page-99999999999999999999",
+        ] {
+            let error = catalog
+                .page(ProtocolVersion::V2025_06_18, Some(cursor))
+                .unwrap_err();
+            assert_eq!(error.code, ErrorObject::INVALID_PARAMS, "{cursor:?}");
+        }
+    }
+
+    #[test]
+    fn modern_pages_carry_cache_hints() {
+        let catalog = catalog(five(), 2).unwrap();
+        let raw = catalog.page(ProtocolVersion::V2026_07_28, None).unwrap();
+        let page: Value = serde_json::from_str(raw.get()).unwrap();
+        assert_eq!(page["resultType"], json!("complete"));
+        assert_eq!(page["ttlMs"], json!(1000));
+        assert_eq!(page["cacheScope"], json!("public"));
+        assert!(page["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
+    }
+
+    #[test]
+    fn a_page_is_encoded_once_per_revision() {
+        let catalog = catalog(five(), 2).unwrap();
+        let first = catalog.page(ProtocolVersion::V2025_03_26, None).unwrap() as *const RawValue;
+        let again = catalog.page(ProtocolVersion::V2025_03_26, None).unwrap() as *const RawValue;
+        assert_eq!(first, again);
+    }
+
+    #[test]
+    fn duplicate_names_are_refused() {
+        let tools = Tools::new()
+            .with(named("a"))
+            .with(named("b"))
+            .with(named("a"));
+        let error = catalog(tools, 10).err().unwrap();
+        assert_eq!(error, CatalogError::DuplicateName("a".into()));
+        assert!(error.to_string().contains("`a`"));
+    }
+
+    #[test]
+    fn a_non_object_input_schema_is_refused() {
+        let mut tool = named("loose");
+        tool.input_schema = serde_json::Map::new();
+        let error = catalog(Tools::new().with(tool), 10).err().unwrap();
+        assert_eq!(error, CatalogError::InputSchemaNotObject("loose".into()));
+    }
+
+    #[test]
+    fn tools_are_found_by_name() {
+        let catalog = catalog(five(), 2).unwrap();
+        assert_eq!(&*catalog.find("t4").unwrap().name, "t4");
+        assert!(catalog.find("t6").is_none());
+        assert_eq!(catalog.names().count(), 5);
+    }
+}

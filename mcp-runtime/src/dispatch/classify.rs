@@ -1,0 +1,188 @@
+//! Which era a request belongs to, and what a 2026-07-28 request's `_meta` declares.
+//!
+//! A request is modern exactly when `params._meta` names a protocol version; this is decided
+//! before the method is looked at, so even a request named `initialize` is modern when it
+//! carries one.
+
+use serde_json::{Value, json};
+
+use super::negotiate;
+use crate::handler::JsonObject;
+use crate::protocol::ProtocolVersion;
+use crate::protocol::jsonrpc::ErrorObject;
+
+const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const PROGRESS_TOKEN: &str = "progressToken";
+
+fn meta(params: Option<&JsonObject>) -> Option<&JsonObject> {
+    params?.get("_meta")?.as_object()
+}
+
+/// Whether the request is in the 2026-07-28 era.
+pub(crate) fn is_modern(params: Option<&JsonObject>) -> bool {
+    meta(params).is_some_and(|meta| meta.contains_key(PROTOCOL_VERSION))
+}
+
+/// The request's `_meta.progressToken`, when it is a valid token (a string or an integer).
+pub(crate) fn progress_token(params: Option<&JsonObject>) -> Option<Value> {
+    meta(params)?
+        .get(PROGRESS_TOKEN)
+        .filter(|token| token.is_string() || token.is_i64() || token.is_u64())
+        .cloned()
+}
+
+/// What a request brings to its handler beyond its own params, in either era.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RequestScope {
+    /// The revision to answer in.
+    pub(crate) revision: ProtocolVersion,
+    /// The client's capabilities: from `initialize` (legacy) or from this request (modern).
+    pub(crate) client_capabilities: Value,
+    /// The request's progress token.
+    pub(crate) progress_token: Option<Value>,
+}
+
+impl RequestScope {
+    /// Check a 2026-07-28 request's `_meta`, taking its capabilities out of `params`.
+    ///
+    /// The version is checked first, so a client speaking a revision we lack learns the ones
+    /// we have (`-32022`) before anything else; then the required capabilities (`-32602`).
+    pub(crate) fn take(
+        params: &mut JsonObject,
+        supported_versions: &[&'static str],
+    ) -> Result<Self, ErrorObject> {
+        let progress_token = progress_token(Some(params));
+        let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) else {
+            return Err(ErrorObject::invalid_params("missing `_meta`"));
+        };
+        let requested = match meta.get(PROTOCOL_VERSION) {
+            Some(Value::String(requested)) => requested,
+            _ => {
+                return Err(ErrorObject::invalid_params(format!(
+                    "`_meta[\"{PROTOCOL_VERSION}\"]` must be a string"
+                )));
+            }
+        };
+        let Some(revision) = negotiate::modern_version(requested) else {
+            return Err(ErrorObject::new(
+                ErrorObject::UNSUPPORTED_PROTOCOL_VERSION,
+                format!("unsupported protocol version {requested:?}"),
+            )
+            .with_data(json!({
+                "supported": supported_versions,
+                "requested": requested,
+            })));
+        };
+        let client_capabilities = match meta.remove(CLIENT_CAPABILITIES) {
+            Some(capabilities @ Value::Object(_)) => capabilities,
+            Some(_) => {
+                return Err(ErrorObject::invalid_params(format!(
+                    "`_meta[\"{CLIENT_CAPABILITIES}\"]` must be an object"
+                )));
+            }
+            None => {
+                return Err(ErrorObject::invalid_params(format!(
+                    "missing `_meta[\"{CLIENT_CAPABILITIES}\"]`: 2026-07-28 requests declare \
+                     the client's capabilities on every request"
+                )));
+            }
+        };
+        Ok(RequestScope {
+            revision,
+            client_capabilities,
+            progress_token,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(value: Value) -> JsonObject {
+        match value {
+            Value::Object(map) => map,
+            _ => unreachable!(),
+        }
+    }
+
+    const SUPPORTED: [&str; 2] = ["2026-07-28", "2025-11-25"];
+
+    #[test]
+    fn the_protocol_version_in_meta_makes_a_request_modern() {
+        let modern = params(json!({"_meta": {PROTOCOL_VERSION: "2026-07-28"}}));
+        assert!(is_modern(Some(&modern)));
+        // Even one the server does not know: the error must then be the modern one.
+        let unknown = params(json!({"_meta": {PROTOCOL_VERSION: "2030-01-01"}}));
+        assert!(is_modern(Some(&unknown)));
+    }
+
+    #[test]
+    fn anything_else_is_legacy() {
+        assert!(!is_modern(None));
+        assert!(!is_modern(Some(&params(
+            json!({"protocolVersion": "2026-07-28"})
+        ))));
+        assert!(!is_modern(Some(&params(
+            json!({"_meta": {"progressToken": 1}})
+        ))));
+        assert!(!is_modern(Some(&params(json!({"_meta": "2026-07-28"})))));
+    }
+
+    #[test]
+    fn progress_tokens_are_strings_or_integers() {
+        let with = |token: Value| params(json!({"_meta": {"progressToken": token}}));
+        assert_eq!(progress_token(Some(&with(json!("t")))), Some(json!("t")));
+        assert_eq!(progress_token(Some(&with(json!(3)))), Some(json!(3)));
+        assert_eq!(progress_token(Some(&with(json!(1.5)))), None);
+        assert_eq!(progress_token(None), None);
+    }
+
+    #[test]
+    fn a_complete_modern_meta_is_accepted() {
+        let mut p = params(json!({"_meta": {
+            PROTOCOL_VERSION: "2026-07-28",
+            CLIENT_CAPABILITIES: {"elicitation": {}},
+            "progressToken": "p1"
+        }, "name": "add"}));
+        let scope = RequestScope::take(&mut p, &SUPPORTED).unwrap();
+        assert_eq!(scope.revision, ProtocolVersion::V2026_07_28);
+        assert_eq!(scope.client_capabilities, json!({"elicitation": {}}));
+        assert_eq!(scope.progress_token, Some(json!("p1")));
+        assert_eq!(p["name"], json!("add"));
+    }
+
+    #[test]
+    fn an_unsupported_version_lists_the_supported_ones() {
+        for requested in ["2030-01-01", "2025-06-18"] {
+            let mut p = params(json!({"_meta": {PROTOCOL_VERSION: requested}}));
+            let error = RequestScope::take(&mut p, &SUPPORTED).unwrap_err();
+            assert_eq!(error.code, -32022);
+            assert_eq!(
+                error.data,
+                Some(json!({"supported": SUPPORTED, "requested": requested}))
+            );
+        }
+    }
+
+    #[test]
+    fn missing_capabilities_are_invalid_params() {
+        let mut p = params(json!({"_meta": {PROTOCOL_VERSION: "2026-07-28"}}));
+        let error = RequestScope::take(&mut p, &SUPPORTED).unwrap_err();
+        assert_eq!(error.code, ErrorObject::INVALID_PARAMS);
+        assert!(error.message.contains(CLIENT_CAPABILITIES));
+
+        let mut p =
+            params(json!({"_meta": {PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: 1}}));
+        let error = RequestScope::take(&mut p, &SUPPORTED).unwrap_err();
+        assert_eq!(error.code, ErrorObject::INVALID_PARAMS);
+    }
+
+    #[test]
+    fn a_non_string_version_is_invalid_params() {
+        let mut p = params(json!({"_meta": {PROTOCOL_VERSION: 2026, CLIENT_CAPABILITIES: {}}}));
+        let error = RequestScope::take(&mut p, &SUPPORTED).unwrap_err();
+        assert_eq!(error.code, ErrorObject::INVALID_PARAMS);
+    }
+}

@@ -1,0 +1,103 @@
+//! Requests without a modern `_meta`: the handshake-based revisions 2024-11-05 to 2025-11-25.
+
+use serde_json::Value;
+
+use super::classify::RequestScope;
+use super::{Dispatcher, Reply, classify, negotiate};
+use crate::handler::JsonObject;
+use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
+use crate::protocol::wire::{EmptyObject, InitializeResult};
+use crate::session::{AlreadyInitialized, Session};
+
+impl Dispatcher {
+    pub(super) fn legacy_request(
+        &self,
+        id: &RequestId,
+        method: &str,
+        params: Option<JsonObject>,
+        session: &mut Session,
+        in_batch: bool,
+    ) -> Result<Reply, ErrorObject> {
+        match method {
+            "initialize" => self.initialize(id, params, session, in_batch),
+            // Legacy clients may ping before `initialize` completes.
+            "ping" => Ok(Reply::Ready(Outgoing::result(id, &EmptyObject {}))),
+            _ => {
+                let Some(legacy) = session.legacy() else {
+                    return Err(not_initialized(method));
+                };
+                let revision = legacy.version;
+                match method {
+                    "tools/list" => self.list_tools(id, revision, params.as_ref()),
+                    "tools/call" => {
+                        let scope = RequestScope {
+                            revision,
+                            client_capabilities: legacy.client_capabilities.clone(),
+                            progress_token: classify::progress_token(params.as_ref()),
+                        };
+                        self.call_tool(id, params, scope, session.in_flight())
+                    }
+                    _ => Err(ErrorObject::method_not_found(method)),
+                }
+            }
+        }
+    }
+
+    /// Negotiate a legacy revision and open the session on it.
+    fn initialize(
+        &self,
+        id: &RequestId,
+        params: Option<JsonObject>,
+        session: &mut Session,
+        in_batch: bool,
+    ) -> Result<Reply, ErrorObject> {
+        if in_batch {
+            return Err(ErrorObject::invalid_request(
+                "`initialize` must not be part of a JSON-RPC batch",
+            ));
+        }
+        let mut params = params.ok_or_else(|| {
+            ErrorObject::invalid_params("`initialize` needs params with a `protocolVersion`")
+        })?;
+        let Some(Value::String(requested)) = params.get("protocolVersion") else {
+            return Err(ErrorObject::invalid_params(
+                "`protocolVersion` must be a string",
+            ));
+        };
+        let version = negotiate::legacy_version(requested);
+        tracing::info!(
+            requested = requested.as_str(),
+            negotiated = version.as_str(),
+            client = %params.get("clientInfo").unwrap_or(&serde_json::Value::Null),
+            "initialize"
+        );
+        let client_capabilities = match params.remove("capabilities") {
+            Some(capabilities @ Value::Object(_)) => capabilities,
+            _ => Value::Object(JsonObject::new()),
+        };
+        session.begin_legacy(version, client_capabilities).map_err(
+            |AlreadyInitialized(current)| {
+                ErrorObject::invalid_request(format!(
+                    "already initialized (at {current}): `initialize` may be sent only once per \
+                     connection"
+                ))
+            },
+        )?;
+        let result = InitializeResult::new(
+            version,
+            &self.info,
+            &self.capabilities,
+            self.instructions.as_deref(),
+        );
+        Ok(Reply::Ready(Outgoing::result(id, &result)))
+    }
+}
+
+/// A legacy request before `initialize`. Invalid params rather than a reason to exit: the
+/// client may be probing, and the message says how to proceed in either era.
+fn not_initialized(method: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!(
+        "`{method}` before `initialize`: send `initialize` first, or put \
+         `io.modelcontextprotocol/protocolVersion` in `_meta` to speak 2026-07-28"
+    ))
+}

@@ -1,0 +1,52 @@
+//! Requests with `_meta["io.modelcontextprotocol/protocolVersion"]`: the stateless 2026-07-28
+//! era. Nothing here reads or changes the session's era.
+
+use super::classify::RequestScope;
+use super::{Dispatcher, LIST_TTL, Reply};
+use crate::handler::JsonObject;
+use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
+use crate::protocol::wire::{DiscoverResult, ModernResult};
+use crate::session::Session;
+
+/// Methods 2026-07-28 removed; named in the error so a confused client's log says why.
+const REMOVED: [&str; 5] = [
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+impl Dispatcher {
+    pub(super) fn modern_request(
+        &self,
+        id: &RequestId,
+        method: &str,
+        mut params: JsonObject,
+        session: &Session,
+    ) -> Result<Reply, ErrorObject> {
+        let scope = RequestScope::take(&mut params, &self.supported_versions)?;
+        let revision = scope.revision;
+        match method {
+            "server/discover" => {
+                let result = DiscoverResult::new(
+                    &self.supported_versions,
+                    &self.capabilities,
+                    self.instructions.as_deref(),
+                    ModernResult::cacheable(&self.modern_meta, LIST_TTL),
+                );
+                Ok(Reply::Ready(Outgoing::result(id, &result)))
+            }
+            "tools/list" => self.list_tools(id, revision, Some(&params)),
+            "tools/call" => self.call_tool(id, Some(params), scope, session.in_flight()),
+            removed if REMOVED.contains(&removed) => Err(ErrorObject::new(
+                ErrorObject::METHOD_NOT_FOUND,
+                format!(
+                    "method not found: `{removed}` does not exist in {revision} (send it without \
+                     `_meta[\"io.modelcontextprotocol/protocolVersion\"]` to use a legacy session)"
+                ),
+            )),
+            _ => Err(ErrorObject::method_not_found(method)),
+        }
+    }
+}

@@ -1,0 +1,429 @@
+//! The parameters of a tool function: which are arguments the client sends and which are injected
+//! from the request, and how each is read from a call.
+//!
+//! `#[mcp_tool]` makes no decision about a parameter's role: it asks [`ToolParam`], so the role of
+//! a type is a fact of the runtime, readable and testable here. The one syntactic decision the
+//! macro makes is optionality (a parameter written `Option<T>`, or one with `#[arg(default)]`, may
+//! be left out by the client).
+
+use std::fmt;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::context::{CancellationToken, RequestContext};
+use crate::handler::ToolCall;
+use crate::protocol::CallToolResult;
+
+/// A type an `#[mcp_tool]` function can take as a parameter.
+///
+/// Two kinds of types are parameters:
+///
+/// * **arguments**: any `T: serde::de::DeserializeOwned + schemars::JsonSchema + Send`. Each one
+///   is a property of the tool's `inputSchema` and is read from the call's `arguments` under the
+///   parameter's name (or its `#[arg(rename = "...")]`).
+/// * **injected values**: [`RequestContext`] and [`CancellationToken`]. They are not in the
+///   schema; each call hands the function the request's own.
+///
+/// ```
+/// use mcp_runtime::{CancellationToken, mcp_tool};
+///
+/// /// Count down from `from`, stopping early if the client cancels.
+/// #[mcp_tool]
+/// async fn countdown(from: u32, cancel: CancellationToken) -> String {
+///     let mut left = from;
+///     while left > 0 && !cancel.is_cancelled() {
+///         left -= 1;
+///     }
+///     format!("stopped at {left}")
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a parameter of an MCP tool",
+    label = "not an argument type, nor a value the request can inject",
+    note = "an argument's type must implement `serde::Deserialize` and `schemars::JsonSchema`: \
+            add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to it",
+    note = "a borrowed type such as `&str` cannot be an argument: take the owned type (`String`)",
+    note = "the values a request can inject are `RequestContext` and `CancellationToken`"
+)]
+pub trait ToolParam: Sized + Send + 'static {
+    /// The JSON Schema of this parameter as an argument, or `None` when it is injected (and so is
+    /// not part of the tool's `inputSchema`).
+    fn argument_schema(generator: &mut SchemaGenerator) -> Option<Schema>;
+
+    /// Take this parameter's value from `call`. `name` is the argument's name on the wire; an
+    /// argument is removed from `call.arguments` when taken.
+    fn extract(call: &mut ToolCall, name: &str) -> Result<Self, ArgumentError>;
+
+    /// Like [`extract`](Self::extract), for a parameter the client may leave out: an absent (or
+    /// `null`) argument gives `None` instead of an error.
+    fn extract_optional(call: &mut ToolCall, name: &str) -> Result<Option<Self>, ArgumentError>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T> ToolParam for T
+where
+    T: DeserializeOwned + JsonSchema + Send + 'static,
+{
+    fn argument_schema(generator: &mut SchemaGenerator) -> Option<Schema> {
+        Some(generator.subschema_for::<T>())
+    }
+
+    fn extract(call: &mut ToolCall, name: &str) -> Result<Self, ArgumentError> {
+        match call.arguments.remove(name) {
+            Some(value) => deserialize_argument(value),
+            None => Err(ArgumentError::Missing),
+        }
+    }
+
+    fn extract_optional(call: &mut ToolCall, name: &str) -> Result<Option<Self>, ArgumentError> {
+        match call.arguments.remove(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => deserialize_argument(value).map(Some),
+        }
+    }
+}
+
+impl ToolParam for RequestContext {
+    fn argument_schema(_: &mut SchemaGenerator) -> Option<Schema> {
+        None
+    }
+
+    fn extract(call: &mut ToolCall, _: &str) -> Result<Self, ArgumentError> {
+        Ok(call.context.clone())
+    }
+
+    fn extract_optional(call: &mut ToolCall, name: &str) -> Result<Option<Self>, ArgumentError> {
+        Self::extract(call, name).map(Some)
+    }
+}
+
+impl ToolParam for CancellationToken {
+    fn argument_schema(_: &mut SchemaGenerator) -> Option<Schema> {
+        None
+    }
+
+    fn extract(call: &mut ToolCall, _: &str) -> Result<Self, ArgumentError> {
+        Ok(call.context.cancellation.clone())
+    }
+
+    fn extract_optional(call: &mut ToolCall, name: &str) -> Result<Option<Self>, ArgumentError> {
+        Self::extract(call, name).map(Some)
+    }
+}
+
+fn deserialize_argument<T: DeserializeOwned>(value: Value) -> Result<T, ArgumentError> {
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        let path = error.path().to_string();
+        ArgumentError::Invalid {
+            // `.` is how the crate spells the empty path: the argument itself is wrong.
+            path: (path != ".").then_some(path),
+            message: readable_serde_message(&error.into_inner().to_string()),
+        }
+    })
+}
+
+/// The type of a parameter with `#[arg(default = ...)]`: its default is shown in the schema
+/// (`"default": ...`), so it must serialize to JSON.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot have an `#[arg(default)]`: it does not implement `serde::Serialize`",
+    label = "the default is shown in the tool's schema, which needs `serde::Serialize`",
+    note = "add `#[derive(serde::Serialize)]` to the type, or take an `Option<_>` and fill in \
+            the default in the function"
+)]
+pub trait ArgumentDefault {
+    /// The JSON shown as the property's `default`; `None` when the value does not serialize.
+    fn default_json(&self) -> Option<Value>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize> ArgumentDefault for T {
+    fn default_json(&self) -> Option<Value> {
+        serde_json::to_value(self).ok()
+    }
+}
+
+/// Why one argument could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ArgumentError {
+    /// The client did not send a required argument.
+    Missing,
+    /// The client sent a value of the wrong shape.
+    Invalid {
+        /// Where inside the argument the problem is, like `point.x` or `[2]`; `None` when it is
+        /// the argument itself.
+        path: Option<String>,
+        /// What was expected and what came, like ``expected a number (f64), got string "x"``.
+        message: String,
+    },
+}
+
+impl ArgumentError {
+    /// An invalid argument, with `message` saying what was expected.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        ArgumentError::Invalid {
+            path: None,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ArgumentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArgumentError::Missing => f.write_str("missing required argument"),
+            ArgumentError::Invalid { message, .. } => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for ArgumentError {}
+
+/// serde says `invalid type: string "x", expected f64`; a model corrects itself faster from
+/// `expected a number (f64), got string "x"`, which leads with what to send.
+fn readable_serde_message(message: &str) -> String {
+    let rest = message
+        .strip_prefix("invalid type: ")
+        .or_else(|| message.strip_prefix("invalid value: "));
+    let Some((got, expected)) = rest.and_then(|rest| rest.rsplit_once(", expected ")) else {
+        return message.to_owned();
+    };
+    format!("expected {}, got {got}", describe_expected(expected))
+}
+
+/// Primitive types' names become what a JSON value of them looks like.
+fn describe_expected(expected: &str) -> String {
+    match expected {
+        "f32" | "f64" => format!("a number ({expected})"),
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64"
+        | "u128" | "usize" => format!("an integer ({expected})"),
+        other => other.to_owned(),
+    }
+}
+
+/// The arguments of one call being read parameter by parameter, gathering every problem so the
+/// error result names all of them at once.
+#[derive(Debug)]
+pub struct ArgumentReader {
+    call: ToolCall,
+    problems: Vec<(&'static str, ArgumentError)>,
+}
+
+impl ArgumentReader {
+    /// Start reading `call`.
+    pub fn new(call: ToolCall) -> Self {
+        ArgumentReader {
+            call,
+            problems: Vec::new(),
+        }
+    }
+
+    /// Read a parameter the client must send; `None` when it is missing or invalid (recorded).
+    pub fn required<T: ToolParam>(&mut self, param: ParamFns<T>, name: &'static str) -> Option<T> {
+        let value = (param.extract)(&mut self.call, name);
+        self.record(name, value)
+    }
+
+    /// Read a parameter the client may leave out: `Some(None)` when absent, `None` when invalid.
+    pub fn optional<T: ToolParam>(
+        &mut self,
+        param: ParamFns<T>,
+        name: &'static str,
+    ) -> Option<Option<T>> {
+        let value = (param.extract_optional)(&mut self.call, name);
+        self.record(name, value)
+    }
+
+    /// Read a parameter that takes `default()` when the client leaves it out.
+    pub fn or_default<T: ToolParam>(
+        &mut self,
+        param: ParamFns<T>,
+        name: &'static str,
+        default: fn() -> T,
+    ) -> Option<T> {
+        self.optional(param, name)
+            .map(|value| value.unwrap_or_else(default))
+    }
+
+    fn record<T>(&mut self, name: &'static str, value: Result<T, ArgumentError>) -> Option<T> {
+        value
+            .map_err(|problem| self.problems.push((name, problem)))
+            .ok()
+    }
+
+    /// The error result for the problems recorded so far (see
+    /// [`problems_message`](Self::problems_message)).
+    pub fn into_error_result(self) -> CallToolResult {
+        CallToolResult::error(self.problems_message())
+    }
+
+    /// The message of the error result for the problems recorded so far, one clause a parameter:
+    /// ``invalid arguments: `a`: expected a number (f64), got string "x"; `b`: missing required
+    /// argument``.
+    pub fn problems_message(&self) -> String {
+        let clauses: Vec<String> = self
+            .problems
+            .iter()
+            .map(|(name, problem)| match problem {
+                ArgumentError::Invalid {
+                    path: Some(path), ..
+                } => {
+                    let separator = if path.starts_with('[') { "" } else { "." };
+                    format!("`{name}{separator}{path}`: {problem}")
+                }
+                _ => format!("`{name}`: {problem}"),
+            })
+            .collect();
+        format!("invalid arguments: {}", clauses.join("; "))
+    }
+}
+
+/// A parameter type's [`ToolParam`] functions, taken once at a place where the compiler checks
+/// the bound, then called through plain function pointers.
+///
+/// Generated code names `ToolParam` for a parameter's type exactly once (spanned at the type), so
+/// a type that is not a parameter is one error at the user's type, not one per use.
+pub struct ParamFns<T> {
+    /// [`ToolParam::argument_schema`].
+    pub argument_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
+    /// [`ToolParam::extract`].
+    pub extract: fn(&mut ToolCall, &str) -> Result<T, ArgumentError>,
+    /// [`ToolParam::extract_optional`].
+    pub extract_optional: fn(&mut ToolCall, &str) -> Result<Option<T>, ArgumentError>,
+}
+
+impl<T> Clone for ParamFns<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for ParamFns<T> {}
+
+impl<T> fmt::Debug for ParamFns<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ParamFns")
+    }
+}
+
+/// The [`ParamFns`] of `T`.
+pub const fn param<T: ToolParam>() -> ParamFns<T> {
+    ParamFns {
+        argument_schema: T::argument_schema,
+        extract: T::extract,
+        extract_optional: T::extract_optional,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+    use crate::protocol::ProtocolVersion;
+
+    fn call(arguments: Value) -> ToolCall {
+        let Value::Object(arguments) = arguments else {
+            panic!("arguments must be an object");
+        };
+        ToolCall {
+            arguments,
+            context: RequestContext::new(ProtocolVersion::V2025_06_18),
+        }
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema, PartialEq)]
+    struct Point {
+        x: f64,
+        y: f64,
+    }
+
+    #[test]
+    fn reads_present_arguments_and_removes_them() {
+        let mut reader = ArgumentReader::new(call(json!({"a": 1.5, "p": {"x": 1, "y": 2}})));
+        assert_eq!(reader.required(param::<f64>(), "a"), Some(1.5));
+        assert_eq!(
+            reader.required(param::<Point>(), "p"),
+            Some(Point { x: 1.0, y: 2.0 })
+        );
+        assert!(reader.call.arguments.is_empty());
+        assert!(reader.problems.is_empty());
+    }
+
+    #[test]
+    fn names_every_bad_parameter_with_what_was_expected() {
+        let mut reader = ArgumentReader::new(call(json!({"a": "x", "p": {"x": 1, "y": "up"}})));
+        assert_eq!(reader.required(param::<f64>(), "a"), None);
+        assert_eq!(reader.required(param::<f64>(), "b"), None);
+        assert_eq!(reader.required(param::<Point>(), "p"), None);
+        assert_eq!(reader.required(param::<Vec<u8>>(), "v"), None);
+        assert_eq!(
+            reader.problems_message(),
+            "invalid arguments: `a`: expected a number (f64), got string \"x\"; \
+             `b`: missing required argument; \
+             `p.y`: expected a number (f64), got string \"up\"; \
+             `v`: missing required argument"
+        );
+    }
+
+    #[test]
+    fn points_into_sequences_and_out_of_range_integers() {
+        let mut reader = ArgumentReader::new(call(json!({"v": [1, 2, 300]})));
+        assert_eq!(reader.required(param::<Vec<u8>>(), "v"), None);
+        assert_eq!(
+            reader.problems_message(),
+            "invalid arguments: `v[2]`: expected an integer (u8), got integer `300`"
+        );
+    }
+
+    #[test]
+    fn optional_arguments_accept_absence_and_null() {
+        let mut reader = ArgumentReader::new(call(json!({"n": null, "m": 3})));
+        assert_eq!(reader.optional(param::<u8>(), "n"), Some(None));
+        assert_eq!(reader.optional(param::<u8>(), "m"), Some(Some(3)));
+        assert_eq!(reader.optional(param::<u8>(), "absent"), Some(None));
+        assert_eq!(reader.or_default(param::<u8>(), "d", || 7), Some(7));
+        assert!(reader.problems.is_empty());
+    }
+
+    #[test]
+    fn an_optional_argument_of_the_wrong_type_is_still_an_error() {
+        let mut reader = ArgumentReader::new(call(json!({"m": "three"})));
+        assert_eq!(reader.optional(param::<u8>(), "m"), None);
+        assert_eq!(
+            reader.problems_message(),
+            "invalid arguments: `m`: expected an integer (u8), got string \"three\""
+        );
+    }
+
+    #[test]
+    fn injected_values_come_from_the_request_not_the_arguments() {
+        let mut tool_call = call(json!({"ctx": "ignored"}));
+        tool_call.context.cancellation.cancel();
+        let mut reader = ArgumentReader::new(tool_call);
+        let context = reader.required(param::<RequestContext>(), "ctx");
+        let token = reader.required(param::<CancellationToken>(), "cancel");
+        assert_eq!(
+            context.map(|c| c.revision),
+            Some(ProtocolVersion::V2025_06_18)
+        );
+        assert!(token.is_some_and(|t| t.is_cancelled()));
+        assert!((param::<RequestContext>().argument_schema)(&mut SchemaGenerator::default()).is_none());
+    }
+
+    #[test]
+    fn serde_messages_lead_with_what_to_send() {
+        assert_eq!(
+            readable_serde_message("invalid type: map, expected a string"),
+            "expected a string, got map"
+        );
+        assert_eq!(
+            readable_serde_message("unknown variant `avg`, expected `mean` or `max`"),
+            "unknown variant `avg`, expected `mean` or `max`"
+        );
+    }
+}

@@ -1,0 +1,98 @@
+//! The `error` member of a JSON-RPC error response, and the codes MCP uses.
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// A JSON-RPC error: a code, a one-sentence message and optional structured data.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct ErrorObject {
+    pub(crate) code: i32,
+    pub(crate) message: Cow<'static, str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) data: Option<Value>,
+}
+
+impl ErrorObject {
+    /// The line was not valid JSON.
+    pub(crate) const PARSE_ERROR: i32 = -32700;
+    /// The JSON was not a valid request object (or not acceptable in this state).
+    pub(crate) const INVALID_REQUEST: i32 = -32600;
+    /// No such method (or not in this revision).
+    pub(crate) const METHOD_NOT_FOUND: i32 = -32601;
+    /// The method exists but its params are wrong.
+    pub(crate) const INVALID_PARAMS: i32 = -32602;
+    /// The server failed on its side.
+    pub(crate) const INTERNAL_ERROR: i32 = -32603;
+    /// 2026-07-28: the request's `_meta` protocol version is not one this server serves.
+    pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+
+    /// An error with `code` and `message` and no data.
+    pub(crate) fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// The same error carrying `data`.
+    pub(crate) fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// `-32700`, saying what the JSON parser objected to.
+    pub(crate) fn parse_error(detail: impl std::fmt::Display) -> Self {
+        Self::new(Self::PARSE_ERROR, format!("parse error: {detail}"))
+    }
+
+    /// `-32600` with `message`.
+    pub(crate) fn invalid_request(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(Self::INVALID_REQUEST, message)
+    }
+
+    /// `-32601` naming the method.
+    pub(crate) fn method_not_found(method: &str) -> Self {
+        Self::new(
+            Self::METHOD_NOT_FOUND,
+            format!("method not found: `{method}`"),
+        )
+    }
+
+    /// `-32602` with `message`.
+    pub(crate) fn invalid_params(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(Self::INVALID_PARAMS, message)
+    }
+
+    /// `-32603` with `message`.
+    pub(crate) fn internal_error(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(Self::INTERNAL_ERROR, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn data_is_omitted_when_absent() {
+        let error = ErrorObject::method_not_found("ping");
+        assert_eq!(
+            serde_json::to_value(&error).unwrap(),
+            json!({"code": -32601, "message": "method not found: `ping`"})
+        );
+    }
+
+    #[test]
+    fn data_is_sent_when_present() {
+        let error = ErrorObject::invalid_params("bad").with_data(json!({"x": 1}));
+        assert_eq!(
+            serde_json::to_value(&error).unwrap(),
+            json!({"code": -32602, "message": "bad", "data": {"x": 1}})
+        );
+    }
+}

@@ -1,0 +1,16 @@
+//! JSON-RPC 2.0 framing: one line in becomes a typed message or a typed error; one message out
+//! becomes compact JSON with no embedded newline.
+//!
+//! Nothing here knows MCP methods or revisions: that is the dispatcher's business. The codec
+//! only enforces what JSON-RPC (as MCP restricts it) says about envelopes: `"jsonrpc": "2.0"`,
+//! ids that are strings or integers, `params` that are objects.
+
+mod decode;
+mod encode;
+mod error;
+mod id;
+
+pub(crate) use decode::{Incoming, InvalidMessage, Message, Notification, Request, decode};
+pub(crate) use encode::Outgoing;
+pub(crate) use error::ErrorObject;
+pub(crate) use id::RequestId;

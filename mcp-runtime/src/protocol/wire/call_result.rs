@@ -1,0 +1,129 @@
+//! `CallToolResult` per revision.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::ModernResult;
+use super::content::ContentList;
+use crate::protocol::{CallToolResult, ProtocolVersion};
+
+/// A tool's result as the revision of its request reads it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CallToolResultWire<'a> {
+    content: ContentList<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structured_content: Option<&'a Value>,
+    /// Sent only when set: absent means success in every revision.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    is_error: bool,
+    #[serde(flatten)]
+    modern: Option<ModernResult<'a>>,
+}
+
+impl<'a> CallToolResultWire<'a> {
+    /// Render `result` for `revision`; `modern` must be given exactly for 2026-07-28 requests.
+    pub(crate) fn new(
+        result: &'a CallToolResult,
+        revision: ProtocolVersion,
+        modern: Option<ModernResult<'a>>,
+    ) -> Self {
+        debug_assert_eq!(modern.is_some(), revision.is_modern());
+        CallToolResultWire {
+            content: ContentList::new(&result.content, revision),
+            structured_content: result
+                .structured_content
+                .as_ref()
+                .filter(|value| structured_content_allowed(value, revision)),
+            is_error: result.is_error,
+            modern,
+        }
+    }
+}
+
+/// `structuredContent` arrived in 2025-06-18 as a JSON object; 2026-07-28 allows any value.
+fn structured_content_allowed(value: &Value, revision: ProtocolVersion) -> bool {
+    match revision {
+        ProtocolVersion::V2024_11_05 | ProtocolVersion::V2025_03_26 => false,
+        ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 => value.is_object(),
+        ProtocolVersion::V2026_07_28 => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::protocol::Content;
+    use crate::protocol::wire::result_meta;
+    use crate::server::ServerInfo;
+
+    fn structured(value: Value) -> CallToolResult {
+        CallToolResult {
+            content: vec![Content::text("3")],
+            structured_content: Some(value),
+            is_error: false,
+        }
+    }
+
+    fn render(result: &CallToolResult, revision: ProtocolVersion) -> Value {
+        serde_json::to_value(CallToolResultWire::new(result, revision, None)).unwrap()
+    }
+
+    #[test]
+    fn no_structured_content_before_2025_06_18() {
+        let result = structured(json!({"sum": 3}));
+        for revision in [ProtocolVersion::V2024_11_05, ProtocolVersion::V2025_03_26] {
+            assert_eq!(
+                render(&result, revision),
+                json!({"content": [{"type": "text", "text": "3"}]}),
+                "{revision}"
+            );
+        }
+    }
+
+    #[test]
+    fn object_structured_content_from_2025_06_18() {
+        let result = structured(json!({"sum": 3}));
+        for revision in [ProtocolVersion::V2025_06_18, ProtocolVersion::V2025_11_25] {
+            assert_eq!(
+                render(&result, revision)["structuredContent"],
+                json!({"sum": 3})
+            );
+        }
+    }
+
+    #[test]
+    fn non_object_structured_content_only_in_2026_07_28() {
+        let result = structured(json!([1, 2]));
+        assert!(
+            render(&result, ProtocolVersion::V2025_11_25)
+                .get("structuredContent")
+                .is_none()
+        );
+        let meta = result_meta(&ServerInfo::new("s", "1"));
+        let modern = CallToolResultWire::new(
+            &result,
+            ProtocolVersion::V2026_07_28,
+            Some(ModernResult::complete(&meta)),
+        );
+        let value = serde_json::to_value(modern).unwrap();
+        assert_eq!(value["structuredContent"], json!([1, 2]));
+        assert_eq!(value["resultType"], json!("complete"));
+        assert_eq!(
+            value["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            json!("s")
+        );
+        assert!(value.get("ttlMs").is_none());
+    }
+
+    #[test]
+    fn is_error_is_sent_only_when_true() {
+        let failed = CallToolResult::error("no");
+        assert_eq!(
+            render(&failed, ProtocolVersion::V2024_11_05),
+            json!({"content": [{"type": "text", "text": "no"}], "isError": true})
+        );
+    }
+}

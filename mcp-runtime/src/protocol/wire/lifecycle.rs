@@ -1,0 +1,174 @@
+//! The server's identity and capabilities: `initialize` (legacy) and `server/discover` (modern).
+
+use serde::Serialize;
+
+use super::{EmptyObject, ModernResult};
+use crate::protocol::ProtocolVersion;
+use crate::server::ServerInfo;
+
+/// `Implementation`: who the server is. `title` exists from 2025-06-18 on.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct Implementation<'a> {
+    name: &'a str,
+    version: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+}
+
+impl<'a> Implementation<'a> {
+    pub(crate) fn new(info: &'a ServerInfo, revision: ProtocolVersion) -> Self {
+        Implementation {
+            name: &info.name,
+            version: &info.version,
+            title: info
+                .title
+                .as_deref()
+                .filter(|_| revision >= ProtocolVersion::V2025_06_18),
+        }
+    }
+}
+
+/// `ServerCapabilities`: what this server offers. The same in every revision for what the
+/// runtime implements so far.
+#[derive(Debug, Clone, Default, Serialize)]
+pub(crate) struct ServerCapabilities {
+    /// Present when the server has tools. The list never changes, so no `listChanged`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) tools: Option<EmptyObject>,
+}
+
+/// The result of a legacy `initialize`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct InitializeResult<'a> {
+    protocol_version: &'static str,
+    capabilities: &'a ServerCapabilities,
+    server_info: Implementation<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+}
+
+impl<'a> InitializeResult<'a> {
+    /// The answer that settles a legacy session on `revision`.
+    pub(crate) fn new(
+        revision: ProtocolVersion,
+        info: &'a ServerInfo,
+        capabilities: &'a ServerCapabilities,
+        instructions: Option<&'a str>,
+    ) -> Self {
+        debug_assert!(
+            !revision.is_modern(),
+            "initialize only negotiates legacy revisions"
+        );
+        InitializeResult {
+            protocol_version: revision.as_str(),
+            capabilities,
+            server_info: Implementation::new(info, revision),
+            instructions,
+        }
+    }
+}
+
+/// The result of `server/discover` (2026-07-28).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DiscoverResult<'a> {
+    supported_versions: &'a [&'static str],
+    capabilities: &'a ServerCapabilities,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+    #[serde(flatten)]
+    modern: ModernResult<'a>,
+}
+
+impl<'a> DiscoverResult<'a> {
+    pub(crate) fn new(
+        supported_versions: &'a [&'static str],
+        capabilities: &'a ServerCapabilities,
+        instructions: Option<&'a str>,
+        modern: ModernResult<'a>,
+    ) -> Self {
+        DiscoverResult {
+            supported_versions,
+            capabilities,
+            instructions,
+            modern,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::protocol::wire::result_meta;
+
+    fn info() -> ServerInfo {
+        ServerInfo::new("calc", "0.1.0").with_title("Calculator")
+    }
+
+    #[test]
+    fn initialize_result_before_2025_06_18_has_no_title() {
+        let info = info();
+        let caps = ServerCapabilities {
+            tools: Some(EmptyObject {}),
+        };
+        let result = InitializeResult::new(ProtocolVersion::V2025_03_26, &info, &caps, None);
+        assert_eq!(
+            serde_json::to_value(&result).unwrap(),
+            json!({
+                "protocolVersion": "2025-03-26",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "calc", "version": "0.1.0"}
+            })
+        );
+    }
+
+    #[test]
+    fn initialize_result_from_2025_06_18_has_title_and_instructions() {
+        let info = info();
+        let caps = ServerCapabilities::default();
+        let result =
+            InitializeResult::new(ProtocolVersion::V2025_11_25, &info, &caps, Some("Be nice."));
+        assert_eq!(
+            serde_json::to_value(&result).unwrap(),
+            json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "serverInfo": {"name": "calc", "version": "0.1.0", "title": "Calculator"},
+                "instructions": "Be nice."
+            })
+        );
+    }
+
+    #[test]
+    fn discover_result_has_every_required_member() {
+        let info = info();
+        let meta = result_meta(&info);
+        let caps = ServerCapabilities {
+            tools: Some(EmptyObject {}),
+        };
+        let versions = ["2026-07-28", "2025-11-25"];
+        let result = DiscoverResult::new(
+            &versions,
+            &caps,
+            None,
+            ModernResult::cacheable(&meta, Duration::from_secs(60)),
+        );
+        assert_eq!(
+            serde_json::to_value(&result).unwrap(),
+            json!({
+                "supportedVersions": ["2026-07-28", "2025-11-25"],
+                "capabilities": {"tools": {}},
+                "resultType": "complete",
+                "ttlMs": 60000,
+                "cacheScope": "public",
+                "_meta": {"io.modelcontextprotocol/serverInfo":
+                    {"name": "calc", "version": "0.1.0", "title": "Calculator"}}
+            })
+        );
+    }
+}

@@ -1,0 +1,21 @@
+//! What MCP results look like on the wire in each revision.
+//!
+//! Handlers produce revision-independent values (`ToolDefinition`, `CallToolResult`); the types
+//! here borrow them and serialize exactly the members the negotiated revision defines, so an
+//! older client never meets a member its schema lacks and a 2026-07-28 client always gets the
+//! members its schema requires.
+
+mod call_result;
+mod content;
+mod lifecycle;
+mod modern;
+mod tool;
+
+pub(crate) use call_result::CallToolResultWire;
+pub(crate) use lifecycle::{DiscoverResult, InitializeResult, ServerCapabilities};
+pub(crate) use modern::{ModernResult, result_meta};
+pub(crate) use tool::ListToolsResult;
+
+/// Serialize-only helper: `{}`.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub(crate) struct EmptyObject {}

@@ -1,0 +1,91 @@
+//! The members every 2026-07-28 result adds to its legacy shape.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use super::lifecycle::Implementation;
+use crate::protocol::ProtocolVersion;
+use crate::server::ServerInfo;
+
+/// `resultType`, the cache hints of cacheable results, and `_meta` with the server's identity.
+///
+/// Flattened into a result only when the request was made in 2026-07-28.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct ModernResult<'a> {
+    #[serde(rename = "resultType")]
+    result_type: &'static str,
+    #[serde(rename = "ttlMs", skip_serializing_if = "Option::is_none")]
+    ttl_ms: Option<u64>,
+    #[serde(rename = "cacheScope", skip_serializing_if = "Option::is_none")]
+    cache_scope: Option<&'static str>,
+    #[serde(rename = "_meta")]
+    meta: &'a RawValue,
+}
+
+impl<'a> ModernResult<'a> {
+    /// A final result (`resultType: "complete"`) that is not cacheable.
+    pub(crate) fn complete(meta: &'a RawValue) -> Self {
+        ModernResult {
+            result_type: "complete",
+            ttl_ms: None,
+            cache_scope: None,
+            meta,
+        }
+    }
+
+    /// A final result clients may cache for `ttl`, across authorization contexts: what this
+    /// runtime lists depends on nothing but the binary.
+    pub(crate) fn cacheable(meta: &'a RawValue, ttl: Duration) -> Self {
+        ModernResult {
+            ttl_ms: Some(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)),
+            cache_scope: Some("public"),
+            ..Self::complete(meta)
+        }
+    }
+}
+
+/// The `_meta` object of every 2026-07-28 result, encoded once per server:
+/// `{"io.modelcontextprotocol/serverInfo": {name, version, title?}}`.
+pub(crate) fn result_meta(info: &ServerInfo) -> Box<RawValue> {
+    #[derive(Serialize)]
+    struct Meta<'a> {
+        #[serde(rename = "io.modelcontextprotocol/serverInfo")]
+        server_info: Implementation<'a>,
+    }
+    let meta = Meta {
+        server_info: Implementation::new(info, ProtocolVersion::V2026_07_28),
+    };
+    serde_json::value::to_raw_value(&meta).expect("server identity always serializes")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn meta_names_the_server() {
+        let meta = result_meta(&ServerInfo::new("calc", "1.2.0").with_title("Calculator"));
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(meta.get()).unwrap(),
+            json!({"io.modelcontextprotocol/serverInfo":
+                {"name": "calc", "version": "1.2.0", "title": "Calculator"}})
+        );
+    }
+
+    #[test]
+    fn cacheable_results_carry_ttl_and_scope() {
+        let meta = result_meta(&ServerInfo::new("calc", "1"));
+        let fields = ModernResult::cacheable(&meta, Duration::from_secs(2));
+        let value = serde_json::to_value(fields).unwrap();
+        assert_eq!(value["resultType"], json!("complete"));
+        assert_eq!(value["ttlMs"], json!(2000));
+        assert_eq!(value["cacheScope"], json!("public"));
+
+        let value = serde_json::to_value(ModernResult::complete(&meta)).unwrap();
+        assert!(value.get("ttlMs").is_none() && value.get("cacheScope").is_none());
+    }
+}

@@ -1,0 +1,165 @@
+//! One connection's protocol state: which era it is in, and the calls it has running.
+//!
+//! Over stdio one process serves one client, so a session lives as long as the process:
+//!
+//! ```text
+//! Fresh --initialize--> Legacy { version, capabilities, initialized: false }
+//!                         --notifications/initialized--> Legacy { .., initialized: true }
+//! ```
+//!
+//! Requests in the 2026-07-28 (modern) era carry their own `_meta` and never move the state:
+//! a fresh process may answer `server/discover` and still accept `initialize` afterwards.
+
+use serde_json::Value;
+
+use crate::dispatch::InFlight;
+use crate::protocol::ProtocolVersion;
+
+/// The state of one client connection.
+#[derive(Debug, Default)]
+pub(crate) struct Session {
+    era: Era,
+    in_flight: InFlight,
+}
+
+#[derive(Debug, Default)]
+enum Era {
+    /// No `initialize` yet: only modern requests and `ping` are served.
+    #[default]
+    Fresh,
+    /// A legacy handshake settled the revision.
+    Legacy(LegacySession),
+}
+
+/// What a legacy `initialize` settled.
+#[derive(Debug, Clone)]
+pub(crate) struct LegacySession {
+    /// The negotiated revision.
+    pub(crate) version: ProtocolVersion,
+    /// The client's `capabilities` from `initialize` (`{}` when it sent none).
+    pub(crate) client_capabilities: Value,
+    /// Whether `notifications/initialized` arrived.
+    pub(crate) initialized: bool,
+}
+
+/// A second `initialize` on a connection that already has a legacy session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AlreadyInitialized(pub(crate) ProtocolVersion);
+
+impl Session {
+    /// A fresh connection.
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// The legacy session, once `initialize` has settled one.
+    pub(crate) fn legacy(&self) -> Option<&LegacySession> {
+        match &self.era {
+            Era::Fresh => None,
+            Era::Legacy(legacy) => Some(legacy),
+        }
+    }
+
+    /// Settle a legacy session at `version` (the answer to `initialize`).
+    pub(crate) fn begin_legacy(
+        &mut self,
+        version: ProtocolVersion,
+        client_capabilities: Value,
+    ) -> Result<(), AlreadyInitialized> {
+        if let Era::Legacy(legacy) = &self.era {
+            return Err(AlreadyInitialized(legacy.version));
+        }
+        self.era = Era::Legacy(LegacySession {
+            version,
+            client_capabilities,
+            initialized: false,
+        });
+        Ok(())
+    }
+
+    /// Record `notifications/initialized`; `false` if there was no `initialize` to complete.
+    pub(crate) fn mark_initialized(&mut self) -> bool {
+        match &mut self.era {
+            Era::Fresh => false,
+            Era::Legacy(legacy) => {
+                legacy.initialized = true;
+                true
+            }
+        }
+    }
+
+    /// JSON-RPC batches exist only in 2025-03-26, so only a session settled there takes them.
+    pub(crate) fn accepts_batches(&self) -> bool {
+        self.legacy()
+            .is_some_and(|legacy| legacy.version == ProtocolVersion::V2025_03_26)
+    }
+
+    /// The calls this connection has running.
+    pub(crate) fn in_flight(&self) -> &InFlight {
+        &self.in_flight
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_fresh_session_has_no_legacy_state() {
+        let session = Session::new();
+        assert!(session.legacy().is_none());
+        assert!(!session.accepts_batches());
+    }
+
+    #[test]
+    fn initialize_then_initialized() {
+        let mut session = Session::new();
+        session
+            .begin_legacy(ProtocolVersion::V2025_06_18, json!({"roots": {}}))
+            .unwrap();
+        let legacy = session.legacy().unwrap();
+        assert_eq!(legacy.version, ProtocolVersion::V2025_06_18);
+        assert_eq!(legacy.client_capabilities, json!({"roots": {}}));
+        assert!(!legacy.initialized);
+        assert!(session.mark_initialized());
+        assert!(session.legacy().unwrap().initialized);
+    }
+
+    #[test]
+    fn a_second_initialize_is_refused_and_changes_nothing() {
+        let mut session = Session::new();
+        session
+            .begin_legacy(ProtocolVersion::V2025_03_26, json!({}))
+            .unwrap();
+        assert_eq!(
+            session.begin_legacy(ProtocolVersion::V2025_11_25, json!({})),
+            Err(AlreadyInitialized(ProtocolVersion::V2025_03_26))
+        );
+        assert_eq!(
+            session.legacy().unwrap().version,
+            ProtocolVersion::V2025_03_26
+        );
+    }
+
+    #[test]
+    fn initialized_without_initialize_is_ignored() {
+        let mut session = Session::new();
+        assert!(!session.mark_initialized());
+        assert!(session.legacy().is_none());
+    }
+
+    #[test]
+    fn only_2025_03_26_sessions_accept_batches() {
+        for version in ProtocolVersion::LEGACY {
+            let mut session = Session::new();
+            session.begin_legacy(version, json!({})).unwrap();
+            assert_eq!(
+                session.accepts_batches(),
+                version == ProtocolVersion::V2025_03_26,
+                "{version}"
+            );
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! Transports: bytes in and out. They know nothing of tools or methods; each hands complete
+//! messages to the dispatcher and writes back what it answers.
+
+pub(crate) mod stderr_log;
+pub(crate) mod stdio;

@@ -1,0 +1,436 @@
+//! Interop: the official MCP client SDKs drive every example server over a real stdio pipe.
+//!
+//! Each test runs one client program from `tests/interop/` against every example that has a
+//! fixture in `tests/interop/fixtures/<example>.json` (tool name -> calls and expected results;
+//! the format is in `tests/interop/README.md`). The clients spawn the example binary themselves
+//! through their SDK's own stdio transport, check everything through the SDK's own types, and
+//! exit non-zero on any mismatch, which fails the test with their whole report.
+//!
+//! The clients are installed by `bash tests/interop/setup.sh` (CI runs it before
+//! `cargo test`). Without them these tests fail and say so; set `MCP_SKIP_INTEROP=1` to skip
+//! them instead.
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// How long one client run may take before it is killed. Runs take a few seconds; the margin is
+/// for a loaded two-core machine running the whole workspace's tests at once.
+const PATIENCE: Duration = Duration::from_secs(180);
+
+/// Legacy revisions a server may negotiate through `initialize`.
+const LEGACY_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+/// The modern revision.
+const MODERN_VERSION: &str = "2026-07-28";
+
+const SETUP_HINT: &str = "install the interop clients with `bash tests/interop/setup.sh` \
+     (or set MCP_SKIP_INTEROP=1 to skip the interop tests)";
+
+/// `tests/interop/`.
+fn interop_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop")
+}
+
+/// The installed clients.
+struct Clients {
+    dir: PathBuf,
+    python: PathBuf,
+    node: PathBuf,
+    /// `PATH` with `node_modules/.bin` (its Node.js and the Inspector's bins) first.
+    path: OsString,
+}
+
+/// The clients, or `None` (after saying so) when `MCP_SKIP_INTEROP` is set. Panics with the
+/// setup command when they are missing or do not match the pins.
+fn clients(test: &str) -> Option<Clients> {
+    if std::env::var_os("MCP_SKIP_INTEROP").is_some_and(|v| !v.is_empty() && v != "0") {
+        eprintln!("{test}: skipped (MCP_SKIP_INTEROP is set)");
+        return None;
+    }
+    let dir = interop_dir();
+    let python = dir.join(".venv/bin/python");
+    assert!(
+        python.exists(),
+        "{test}: no Python client at {}: {SETUP_HINT}",
+        python.display()
+    );
+    let bin = dir.join("node_modules/.bin");
+    assert!(
+        bin.is_dir(),
+        "{test}: no TypeScript clients at {}: {SETUP_HINT}",
+        bin.display()
+    );
+    check_pins(&dir);
+    let local_node = bin.join("node");
+    let node = if local_node.exists() {
+        local_node
+    } else {
+        PathBuf::from("node")
+    };
+    let mut paths = vec![bin];
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    let path = std::env::join_paths(paths).expect("PATH entries join");
+    Some(Clients {
+        dir,
+        python,
+        node,
+        path,
+    })
+}
+
+/// Fails when what is installed is not what `requirements.txt` / `package.json` pin (the setup
+/// script is then simply stale).
+fn check_pins(dir: &Path) {
+    let requirements = std::fs::read_to_string(dir.join("requirements.txt")).unwrap();
+    let mcp = requirements
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("mcp=="))
+        .expect("requirements.txt pins mcp==X.Y.Z");
+    let site = std::fs::read_dir(dir.join(".venv/lib"))
+        .ok()
+        .and_then(|mut entries| entries.find_map(|e| e.ok()))
+        .map(|python| python.path().join("site-packages"));
+    let dist_info = format!("mcp-{mcp}.dist-info");
+    assert!(
+        site.is_some_and(|site| site.join(&dist_info).is_dir()),
+        "tests/interop/.venv does not hold mcp {mcp}: {SETUP_HINT}"
+    );
+    let manifest = read_json(&dir.join("package.json"));
+    for section in ["dependencies", "devDependencies"] {
+        for (name, pinned) in manifest[section].as_object().into_iter().flatten() {
+            let installed = read_json(&dir.join("node_modules").join(name).join("package.json"));
+            assert_eq!(
+                installed["version"], *pinned,
+                "tests/interop/node_modules/{name} is not the pinned version: {SETUP_HINT}"
+            );
+        }
+    }
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}: {SETUP_HINT}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// One example server with its fixture.
+struct Example {
+    name: String,
+    fixture_path: PathBuf,
+    fixture: Value,
+    binary: PathBuf,
+}
+
+/// Every example that has a fixture, with its built binary (`cargo test` builds the examples
+/// next to this test's own directory: `target/<profile>/examples/`).
+fn examples() -> Vec<Example> {
+    let test_exe = std::env::current_exe().expect("the test binary's path");
+    let examples_dir = test_exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test binary lives in target/<profile>/deps")
+        .join("examples");
+    let mut fixtures: Vec<PathBuf> = std::fs::read_dir(interop_dir().join("fixtures"))
+        .expect("tests/interop/fixtures exists")
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    fixtures.sort();
+    assert!(
+        !fixtures.is_empty(),
+        "no fixtures in tests/interop/fixtures"
+    );
+    fixtures
+        .into_iter()
+        .map(|fixture_path| {
+            let name = fixture_path
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let fixture = read_json(&fixture_path);
+            assert_eq!(
+                fixture["example"].as_str(),
+                Some(name.as_str()),
+                "{}: `example` must name the example the file is named after",
+                fixture_path.display()
+            );
+            let binary = examples_dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+            assert!(
+                binary.exists(),
+                "no binary for example `{name}` at {}: build it with `cargo build --examples` \
+                 (`cargo test --workspace` builds it)",
+                binary.display()
+            );
+            Example {
+                name,
+                fixture_path,
+                fixture,
+                binary,
+            }
+        })
+        .collect()
+}
+
+/// What a finished client run produced.
+struct Run {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+    shown: String,
+}
+
+impl Run {
+    fn report(&self) -> String {
+        format!(
+            "`{}` exited with {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.shown, self.status, self.stdout, self.stderr
+        )
+    }
+}
+
+/// Runs `command` in `tests/interop/` with the clients' PATH, killing it after `PATIENCE`.
+fn run(clients: &Clients, mut command: Command) -> Run {
+    let shown = format!("{command:?}");
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("interop");
+    std::fs::create_dir_all(&scratch).unwrap();
+    command
+        .current_dir(&clients.dir)
+        .env("PATH", &clients.path)
+        // Keep the Inspector's catalog and client config out of the developer's home.
+        .env("MCP_CATALOG_PATH", scratch.join("catalog.json"))
+        .env("MCP_CLIENT_CONFIG_PATH", scratch.join("client.json"))
+        .env("npm_config_update_notifier", "false")
+        .env("PYTHONUNBUFFERED", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {shown}: {e}"));
+    let stdout = drain(child.stdout.take().unwrap());
+    let stderr = drain(child.stderr.take().unwrap());
+    let status = wait(&mut child, &shown);
+    Run {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+        shown,
+    }
+}
+
+fn drain(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+fn wait(child: &mut Child, shown: &str) -> ExitStatus {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{shown} did not finish within {PATIENCE:?}");
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Runs a client program (`program` + `args`, then `<fixture> <binary>`) against every example
+/// and fails with its report unless it exits 0.
+fn run_client(test: &str, program: impl Fn(&Clients) -> Command) {
+    let Some(clients) = clients(test) else {
+        return;
+    };
+    for example in examples() {
+        let mut command = program(&clients);
+        command.arg(&example.fixture_path).arg(&example.binary);
+        let run = run(&clients, command);
+        assert!(
+            run.status.success(),
+            "{test} against example `{}` failed:\n{}",
+            example.name,
+            run.report()
+        );
+        let summary = run.stdout.lines().last().unwrap_or_default();
+        eprintln!("{test}: {summary}");
+    }
+}
+
+#[test]
+fn python_sdk_legacy_era() {
+    run_client("python_sdk_legacy_era", |c| {
+        let mut command = Command::new(&c.python);
+        command.args(["python/client.py", "--era", "legacy"]);
+        command
+    });
+}
+
+#[test]
+fn python_sdk_modern_era() {
+    run_client("python_sdk_modern_era", |c| {
+        let mut command = Command::new(&c.python);
+        command.args(["python/client.py", "--era", "modern"]);
+        command
+    });
+}
+
+#[test]
+fn typescript_sdk_v1_legacy_era() {
+    run_client("typescript_sdk_v1_legacy_era", |c| {
+        let mut command = Command::new(&c.node);
+        command.arg("ts/sdk-v1.ts");
+        command
+    });
+}
+
+#[test]
+fn typescript_sdk_v2_default_legacy_first() {
+    run_client("typescript_sdk_v2_default_legacy_first", |c| {
+        let mut command = Command::new(&c.node);
+        command.args(["ts/sdk-v2.ts", "--era", "legacy"]);
+        command
+    });
+}
+
+#[test]
+fn typescript_sdk_v2_auto_negotiation_reaches_modern_era() {
+    run_client(
+        "typescript_sdk_v2_auto_negotiation_reaches_modern_era",
+        |c| {
+            let mut command = Command::new(&c.node);
+            command.args(["ts/sdk-v2.ts", "--era", "auto"]);
+            command
+        },
+    );
+}
+
+/// The client programs type-check against the pinned SDKs' own declarations (Node runs them by
+/// stripping the types, which checks nothing).
+#[test]
+fn typescript_clients_typecheck() {
+    let Some(clients) = clients("typescript_clients_typecheck") else {
+        return;
+    };
+    let mut command = Command::new(&clients.node);
+    command.args(["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]);
+    let run = run(&clients, command);
+    assert!(run.status.success(), "tsc failed:\n{}", run.report());
+}
+
+/// `npx @modelcontextprotocol/inspector --cli <binary> ...`, answering one JSON document.
+fn inspector(clients: &Clients, example: &Example, era: &str, method_args: &[&str]) -> Value {
+    let mut command = Command::new("npx");
+    command
+        .args(["--no-install", "@modelcontextprotocol/inspector", "--cli"])
+        .args(["--format", "json", "--protocol-era", era])
+        .arg(&example.binary)
+        .args(method_args);
+    let run = run(clients, command);
+    assert!(
+        run.status.success(),
+        "the Inspector CLI failed on example `{}`:\n{}",
+        example.name,
+        run.report()
+    );
+    serde_json::from_str(run.stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "the Inspector CLI printed no JSON ({e}) on example `{}`:\n{}",
+            example.name,
+            run.report()
+        )
+    })
+}
+
+/// The Inspector CLI: handshake, `tools/list --strict` (schema portability) and the fixture's
+/// `inspector` call.
+fn inspector_cli(test: &str, era: &str) {
+    let Some(clients) = clients(test) else {
+        return;
+    };
+    for example in examples() {
+        let name = &example.name;
+        let init = inspector(&clients, &example, era, &["--method", "initialize"]);
+        let version = init["result"]["protocolVersion"]
+            .as_str()
+            .unwrap_or_default();
+        let era_ok = match era {
+            "modern" => version == MODERN_VERSION,
+            _ => LEGACY_VERSIONS.contains(&version),
+        };
+        assert!(era_ok, "{test} `{name}`: negotiated {version:?}: {init}");
+
+        let list = inspector(
+            &clients,
+            &example,
+            era,
+            &["--method", "tools/list", "--strict"],
+        );
+        let listed: BTreeSet<&str> = list["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{test} `{name}`: no tools in {list}"))
+            .iter()
+            .filter_map(|tool| tool["name"].as_str())
+            .collect();
+        let expected: BTreeSet<&str> = example.fixture["tools"]
+            .as_object()
+            .expect("the fixture's `tools` is an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(listed, expected, "{test} `{name}`: listed tools");
+
+        let call = &example.fixture["inspector"];
+        let tool = call["tool"]
+            .as_str()
+            .unwrap_or_else(|| panic!("fixture `{name}` lacks inspector.tool"));
+        let mut args = vec!["--method", "tools/call", "--tool-name", tool];
+        for pair in call["toolArgs"].as_array().into_iter().flatten() {
+            args.extend(["--tool-arg", pair.as_str().expect("toolArgs are key=value")]);
+        }
+        let answer = inspector(&clients, &example, era, &args);
+        let result = &answer["result"];
+        assert_eq!(
+            result["isError"].as_bool().unwrap_or(false),
+            call["isError"].as_bool().unwrap_or(false),
+            "{test} `{name}`: isError of {answer}"
+        );
+        let text: String = result["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|block| block["text"].as_str())
+            .collect();
+        if let Some(expected) = call["text"].as_str() {
+            assert_eq!(text, expected, "{test} `{name}`: text of {answer}");
+        }
+        eprintln!(
+            "{test}: `{name}` at {version}: {} tools, {tool} -> {text:?}",
+            listed.len()
+        );
+    }
+}
+
+#[test]
+fn inspector_cli_legacy_era() {
+    inspector_cli("inspector_cli_legacy_era", "legacy");
+}
+
+#[test]
+fn inspector_cli_modern_era() {
+    inspector_cli("inspector_cli_modern_era", "modern");
+}
