@@ -58,6 +58,10 @@ async fn greet(
     vec![line; greeting.times as usize].join(" ")
 }
 
+/// Every hint at once.
+#[mcp_tool(annotations(read_only, destructive, idempotent, open_world = false))]
+async fn hinted() {}
+
 /// Which revision is this call in?
 #[mcp_tool]
 async fn revision(context: RequestContext, cancel: CancellationToken) -> String {
@@ -75,7 +79,9 @@ fn panics() -> String {
 async fn nothing() {}
 
 fn all_tools() -> Tools {
-    tools![add, divide, round_to, greet, revision, panics, nothing]
+    tools![
+        add, divide, round_to, greet, revision, panics, nothing, hinted
+    ]
 }
 
 async fn call(tools: &Tools, name: &str, arguments: Value) -> CallToolResult {
@@ -110,7 +116,7 @@ fn definitions_carry_names_titles_descriptions_and_hints() {
     assert_eq!(
         names,
         [
-            "add", "divide", "round", "greet", "revision", "panics", "nothing"
+            "add", "divide", "round", "greet", "revision", "panics", "nothing", "hinted"
         ]
     );
     let add = &definitions[0];
@@ -139,6 +145,15 @@ fn definitions_carry_names_titles_descriptions_and_hints() {
     assert_eq!(divide.title.as_deref(), Some("Divide"));
     assert_eq!(divide.annotations.destructive, Some(false));
     assert_eq!(divide.output_schema, None);
+    assert_eq!(
+        definitions[7].annotations,
+        ToolAnnotations {
+            read_only: Some(true),
+            destructive: Some(true),
+            idempotent: Some(true),
+            open_world: Some(false),
+        }
+    );
 }
 
 #[tokio::test]
@@ -164,7 +179,12 @@ async fn every_bad_argument_is_named_and_the_function_is_not_called() {
         "invalid arguments: `a`: expected a number (f64), got string \"x\"; \
          `b`: missing required argument"
     );
-    let nested = call(&tools, "greet", json!({"greeting": {"name": "Ada", "times": -1}})).await;
+    let nested = call(
+        &tools,
+        "greet",
+        json!({"greeting": {"name": "Ada", "times": -1}}),
+    )
+    .await;
     assert_eq!(
         text(&nested),
         "invalid arguments: `greeting.times`: expected an integer (u32), got integer `-1`"
@@ -191,12 +211,17 @@ async fn defaults_options_and_renames_apply() {
     )
     .await;
     assert_eq!(text(&renamed), "HELLO, ADA? HELLO, ADA?");
-    let null_option = call(&tools, "greet", json!({"greeting": greeting, "shout": null})).await;
+    let null_option = call(
+        &tools,
+        "greet",
+        json!({"greeting": greeting, "shout": null}),
+    )
+    .await;
     assert_eq!(text(&null_option), "Hello, Ada! Hello, Ada!");
-    let rounded = call(&tools, "round", json!({"value": 2.71828})).await;
-    assert_eq!(text(&rounded), "3");
-    let two_digits = call(&tools, "round", json!({"value": 2.71828, "digits": 2})).await;
-    assert_eq!(text(&two_digits), "2.72");
+    let rounded = call(&tools, "round", json!({"value": 1.23456})).await;
+    assert_eq!(text(&rounded), "1");
+    let two_digits = call(&tools, "round", json!({"value": 1.23456, "digits": 2})).await;
+    assert_eq!(text(&two_digits), "1.23");
 }
 
 #[tokio::test]
@@ -239,9 +264,7 @@ async fn walk(tree: Nested) {
 #[test]
 fn a_recursive_argument_without_opt_in_fails_when_the_tools_are_built() {
     let panic = std::panic::catch_unwind(|| tools![add, walk]).expect_err("tools![] panics");
-    let message = panic
-        .downcast_ref::<String>()
-        .expect("a formatted message");
+    let message = panic.downcast_ref::<String>().expect("a formatted message");
     assert!(message.contains("tool `walk`"), "{message}");
     assert!(message.contains("argument `tree`"), "{message}");
     assert!(message.contains("`Nested`"), "{message}");

@@ -9,5 +9,6 @@ fn ui() {
     let cases = trybuild::TestCases::new();
     cases.pass("tests/ui/tool/pass/*.rs");
     cases.compile_fail("tests/ui/tool/fail/*.rs");
+    cases.pass("tests/ui/tools/pass/*.rs");
     cases.compile_fail("tests/ui/tools/fail/*.rs");
 }

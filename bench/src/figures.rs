@@ -121,3 +121,23 @@ impl Figures {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_best_round_wins_in_each_direction() {
+        let mut kept = Figures::default();
+        kept.set(Figure::PipelinedThroughput, 100.0);
+        kept.set(Figure::SequentialP50, 10.0);
+        let mut round = Figures::default();
+        round.set(Figure::PipelinedThroughput, 150.0);
+        round.set(Figure::SequentialP50, 12.0);
+        round.set(Figure::Echo1MiB, 3.0);
+        kept.keep_best(round);
+        assert_eq!(kept.get(Figure::PipelinedThroughput), Some(150.0));
+        assert_eq!(kept.get(Figure::SequentialP50), Some(10.0));
+        assert_eq!(kept.get(Figure::Echo1MiB), Some(3.0));
+    }
+}

@@ -53,12 +53,13 @@ impl Subject {
 }
 
 fn run(options: &Options) -> io::Result<()> {
+    let binaries = binaries_dir()?;
+    let release = binaries.ends_with("release");
     if options.build {
-        build(options)?;
+        build(options, release)?;
     }
-    let release = release_dir()?;
-    let raw = raw_subject(&release, "raw");
-    let framework = framework_subject(options, &release);
+    let raw = raw_subject(&binaries, "raw");
+    let framework = framework_subject(options, &binaries);
 
     let mut raw_figures = static_figures(&raw)?;
     let mut framework_figures = static_figures(&framework)?;
@@ -88,6 +89,7 @@ fn run(options: &Options) -> io::Result<()> {
         rounds: options.rounds,
         quick: options.quick,
         pinned_cpu: options.pin_cpu,
+        release,
         raw_servers: raw.describe(),
         framework_servers: framework.describe(),
         framework_column: framework.column,
@@ -104,36 +106,32 @@ fn run(options: &Options) -> io::Result<()> {
     Ok(())
 }
 
-/// Builds, in release, the servers this run measures.
-fn build(options: &Options) -> io::Result<()> {
-    eprintln!("mcp-bench: building the servers (release)");
-    facts::cargo(&[
-        "build",
-        "--release",
-        "-p",
-        "mcp-bench",
-        "--bin",
-        "raw-baseline",
-    ])?;
-    if options.noise_floor {
-        return Ok(());
+/// Builds the servers this run measures, in the driver's own profile.
+fn build(options: &Options, release: bool) -> io::Result<()> {
+    eprintln!("mcp-bench: building the servers");
+    let profile = if release {
+        "--release"
+    } else {
+        "--profile=dev"
+    };
+    let mut targets = vec![["mcp-bench", "--bin", "raw-baseline"]];
+    if !options.noise_floor && options.fifty_server.is_none() {
+        targets.push(["mcp-bench", "--example", "bench-fifty-tools"]);
     }
-    if options.fifty_server.is_none() {
-        let fifty = "build --release -p mcp-bench --example bench-fifty-tools";
-        facts::cargo(&fifty.split(' ').collect::<Vec<_>>())?;
+    if !options.noise_floor && options.server.is_none() {
+        targets.push(["mcp-workspace", "--example", "calculator"]);
     }
-    if options.server.is_none() {
-        let calculator = "build --release -p mcp-workspace --example calculator";
-        facts::cargo(&calculator.split(' ').collect::<Vec<_>>())?;
+    for [package, kind, target] in targets {
+        facts::cargo(&["build", profile, "-p", package, kind, target])?;
     }
     Ok(())
 }
 
-fn raw_subject(release: &Path, column: &'static str) -> Subject {
+fn raw_subject(binaries: &Path, column: &'static str) -> Subject {
     Subject {
         column,
-        calls: ServerCommand::new(release.join("raw-baseline"), &[]),
-        fifty: ServerCommand::new(release.join("raw-baseline"), &["--tools", "50"]),
+        calls: ServerCommand::new(binaries.join("raw-baseline"), &[]),
+        fifty: ServerCommand::new(binaries.join("raw-baseline"), &["--tools", "50"]),
         // The raw baseline's only normal dependency is serde_json: the framework is a
         // dev-dependency of `mcp-bench`, for its examples.
         package: Some("mcp-bench"),
@@ -141,11 +139,11 @@ fn raw_subject(release: &Path, column: &'static str) -> Subject {
 }
 
 /// The calculator and `bench-fifty-tools`, unless the options name other servers.
-fn framework_subject(options: &Options, release: &Path) -> Subject {
+fn framework_subject(options: &Options, binaries: &Path) -> Subject {
     if options.noise_floor {
-        return raw_subject(release, "raw again");
+        return raw_subject(binaries, "raw again");
     }
-    let examples = release.join("examples");
+    let examples = binaries.join("examples");
     Subject {
         column: if options.server.is_some() {
             "server"
@@ -164,12 +162,12 @@ fn framework_subject(options: &Options, release: &Path) -> Subject {
     }
 }
 
-/// `target/release`, next to the directory of this (release or debug) driver.
-fn release_dir() -> io::Result<PathBuf> {
+/// Where cargo put this driver, and so the servers built in the same profile: `target/release`
+/// for `cargo run --release`.
+fn binaries_dir() -> io::Result<PathBuf> {
     let exe = std::env::current_exe()?;
     exe.parent()
-        .and_then(|profile_dir| profile_dir.parent())
-        .map(|target| target.join("release"))
+        .map(Path::to_path_buf)
         .ok_or_else(|| io::Error::other("cannot find the target directory"))
 }
 

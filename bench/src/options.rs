@@ -9,6 +9,7 @@ pub const USAGE: &str = "\
 usage: cargo run --release -p mcp-bench -- [options]
 
   --quick           fewer calls and one round: seconds instead of about a minute
+  --smoke           a handful of calls: checks the harness end to end, measures nothing
   --rounds N        measure N rounds, alternating the servers, and keep each figure's best
                     (default 5, or 1 with --quick)
   --pin [CPU]       run the driver and the servers on one CPU (default CPU 0)
@@ -16,7 +17,7 @@ usage: cargo run --release -p mcp-bench -- [options]
   --build-time      also time clean and incremental builds (bench/build-time.sh; minutes)
   --noise-floor     measure the raw baseline in both columns: checks the harness and shows
                     how far apart two identical servers measure
-  --no-build        use the binaries already in target/release
+  --no-build        use the binaries already built (in target/release)
   --server CMD      measure this server (a command line; it must offer `add` and `echo`)
                     instead of the calculator
   --fifty-server CMD
@@ -26,6 +27,7 @@ usage: cargo run --release -p mcp-bench -- [options]
 #[derive(Debug, Clone)]
 pub struct Options {
     pub quick: bool,
+    pub smoke: bool,
     pub rounds: usize,
     pub pin_cpu: Option<usize>,
     pub write: Option<PathBuf>,
@@ -42,6 +44,7 @@ impl Options {
         let arguments: Vec<String> = arguments.collect();
         let mut options = Options {
             quick: false,
+            smoke: false,
             rounds: 0,
             pin_cpu: None,
             write: None,
@@ -56,6 +59,7 @@ impl Options {
         while let Some(argument) = rest.next() {
             match argument.as_str() {
                 "--quick" => options.quick = true,
+                "--smoke" => options.smoke = true,
                 "--rounds" => {
                     options.rounds = rest
                         .next()
@@ -79,7 +83,7 @@ impl Options {
             }
         }
         if options.rounds == 0 {
-            options.rounds = if options.quick { 1 } else { 5 };
+            options.rounds = if options.quick || options.smoke { 1 } else { 5 };
         }
         Ok(options)
     }
@@ -96,7 +100,17 @@ impl Options {
 
     pub fn settings(&self) -> Settings {
         const MIB: usize = 1 << 20;
-        if self.quick {
+        if self.smoke {
+            Settings {
+                warm_up_calls: 10,
+                sequential_calls: 50,
+                pipelined_calls: 200,
+                in_flight: 64,
+                list_calls: 5,
+                startup_runs: 1,
+                echo_runs: [(MIB, 1), (8 * MIB, 1)],
+            }
+        } else if self.quick {
             Settings {
                 warm_up_calls: 1_000,
                 sequential_calls: 10_000,
@@ -131,4 +145,36 @@ fn command(line: Option<String>) -> Result<ServerCommand, String> {
         program.into(),
         &words.collect::<Vec<_>>(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Result<Options, String> {
+        Options::parse(line.split_whitespace().map(str::to_owned))
+    }
+
+    #[test]
+    fn pin_takes_an_optional_cpu() {
+        assert_eq!(parse("--pin").unwrap().pin_cpu, Some(0));
+        assert_eq!(parse("--pin 1 --quick").unwrap().pin_cpu, Some(1));
+        assert!(parse("--pin --quick").unwrap().quick);
+    }
+
+    #[test]
+    fn quick_runs_one_round_unless_told_otherwise() {
+        assert_eq!(parse("").unwrap().rounds, 5);
+        assert_eq!(parse("--quick").unwrap().rounds, 1);
+        assert_eq!(parse("--quick --rounds 3").unwrap().rounds, 3);
+        assert!(parse("--rounds 0").is_err());
+    }
+
+    #[test]
+    fn a_server_command_keeps_its_arguments() {
+        let options = parse("--server ./srv").unwrap();
+        assert_eq!(options.server.unwrap().display(), "./srv");
+        assert!(parse("--server").is_err());
+        assert!(parse("--frobnicate").is_err());
+    }
 }

@@ -12,6 +12,8 @@ pub struct Context {
     pub rounds: usize,
     pub quick: bool,
     pub pinned_cpu: Option<usize>,
+    /// Whether the servers are release builds; debug figures say nothing about performance.
+    pub release: bool,
     /// What stands in each column, e.g. the binary paths.
     pub raw_servers: String,
     pub framework_servers: String,
@@ -45,6 +47,12 @@ pub fn render(context: &Context, raw: &Figures, framework: &Figures) -> String {
         machine.cpu_model, machine.online_cpus, machine.kernel
     );
     let _ = writeln!(out, "- Toolchain: {}", machine.rustc);
+    if !context.release {
+        let _ = writeln!(
+            out,
+            "- **Debug builds: run with `--release` for meaningful figures**"
+        );
+    }
     let _ = writeln!(out, "- Run: {mode}, {rounds}, {pinning}");
     let _ = writeln!(out, "- raw: {}", context.raw_servers);
     let _ = writeln!(
@@ -117,4 +125,24 @@ fn group_thousands(value: u64) -> String {
         grouped.push(digit);
     }
     grouped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(group_thousands(0), "0");
+        assert_eq!(group_thousands(999), "999");
+        assert_eq!(group_thousands(1000), "1 000");
+        assert_eq!(group_thousands(1234567), "1 234 567");
+    }
+
+    #[test]
+    fn sizes_take_the_largest_fitting_unit() {
+        assert_eq!(format_value(Unit::Bytes, 512.0), "512 B");
+        assert_eq!(format_value(Unit::Bytes, 2048.0), "2.0 KiB");
+        assert_eq!(format_value(Unit::Bytes, 3.0 * 1048576.0), "3.00 MiB");
+    }
 }

@@ -180,7 +180,10 @@ impl Seen {
         if self.seen.iter().any(|seen| seen == key) {
             cx.error_spanned(
                 &meta.path,
-                format!("duplicate `{key}` in `{}`: it is already set", self.attribute),
+                format!(
+                    "duplicate `{key}` in `{}`: it is already set",
+                    self.attribute
+                ),
             );
             return None;
         }
@@ -202,28 +205,43 @@ impl Seen {
     }
 }
 
-/// The valid key a misspelling most likely meant: within a third of its length in edits.
+/// The valid key a misspelling most likely meant: within a third of its length in edits, or
+/// abbreviated (`desc` for `description`).
 fn closest<'a>(written: &str, valid: &[&'a str]) -> Option<&'a str> {
-    valid
+    let abbreviated = valid
         .iter()
-        .map(|key| (edit_distance(written, key), *key))
-        .filter(|(distance, key)| *distance <= key.len().max(3) / 3)
-        .min()
-        .map(|(_, key)| key)
+        .find(|key| written.len() >= 3 && key.starts_with(written));
+    abbreviated.copied().or_else(|| {
+        valid
+            .iter()
+            .map(|key| (edit_distance(written, key), *key))
+            .filter(|(distance, key)| *distance <= key.len().max(3) / 3)
+            .min()
+            .map(|(_, key)| key)
+    })
 }
 
+/// Edits (insert, delete, substitute, swap two neighbours) turning `a` into `b`.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut table = vec![vec![0; b.len() + 1]; a.len() + 1];
+    for (i, row) in table.iter_mut().enumerate() {
+        row[0] = i;
     }
-    previous[b.len()]
+    table[0] = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let substitution = table[i - 1][j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            let mut best = substitution
+                .min(table[i - 1][j] + 1)
+                .min(table[i][j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(table[i - 2][j - 2] + 1);
+            }
+            table[i][j] = best;
+        }
+    }
+    table[a.len()][b.len()]
 }
 
 /// `key = "text"`: the text and the literal's span; `None` (with an error) for anything else.
@@ -232,9 +250,16 @@ fn string_value(
     cx: &mut Ctxt,
     example: &str,
 ) -> syn::Result<Option<Spanned<String>>> {
-    let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+    let key = meta
+        .path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default();
     if !meta.input.peek(Token![=]) {
-        cx.error_spanned(&meta.path, format!("`{key}` needs a value, like `{example}`"));
+        cx.error_spanned(
+            &meta.path,
+            format!("`{key}` needs a value, like `{example}`"),
+        );
         skip_value(meta)?;
         return Ok(None);
     }
@@ -261,7 +286,11 @@ fn string_value(
 fn flag_value(meta: &ParseNestedMeta<'_>, cx: &mut Ctxt) -> syn::Result<bool> {
     if !meta.input.peek(Token![=]) {
         if meta.input.peek(syn::token::Paren) {
-            let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+            let key = meta
+                .path
+                .get_ident()
+                .map(ToString::to_string)
+                .unwrap_or_default();
             cx.error_spanned(
                 &meta.path,
                 format!("`{key}` takes no list; write `{key}` or `{key} = false`"),
@@ -303,6 +332,7 @@ mod tests {
         assert_eq!(closest("nmae", TOOL_KEYS), Some("name"));
         assert_eq!(closest("readonly", ANNOTATION_KEYS), Some("read_only"));
         assert_eq!(closest("descripton", TOOL_KEYS), Some("description"));
+        assert_eq!(closest("desc", ARG_KEYS), Some("description"));
         assert_eq!(closest("color", TOOL_KEYS), None);
     }
 }

@@ -4,6 +4,7 @@
 
 use proc_macro2::Span;
 use quote::ToTokens;
+use syn::spanned::Spanned as _;
 use syn::{Expr, GenericArgument, Ident, ItemFn, Pat, PathArguments, Type};
 
 use crate::attr::{AnnotationsAttr, DefaultAttr, Spanned};
@@ -27,6 +28,8 @@ pub struct ValidTool {
 pub struct ValidParam {
     /// The argument's name on the wire: the parameter's name, or its `#[arg(rename)]`.
     pub wire_name: String,
+    /// Where the wire name is written, for errors.
+    pub wire_name_span: Span,
     /// The type of the value read from the call: `T` for a parameter written `Option<T>`.
     pub value_ty: Type,
     pub presence: Presence,
@@ -63,18 +66,17 @@ impl ValidTool {
 
 /// Check every rule on `tool`; `Err` with all the problems (and those `cx` already holds).
 pub fn tool(tool: &ToolFn, mut cx: Ctxt) -> syn::Result<ValidTool> {
-    let cx = &mut cx;
-    check_free_function(tool, cx);
-    check_no_generics(tool, cx);
-    check_safe_and_not_variadic(tool, cx);
-    let name = check_tool_name(tool, cx);
-    check_documented_arguments_exist(tool, cx);
+    check_free_function(tool, &mut cx);
+    check_no_generics(tool, &mut cx);
+    check_safe_and_not_variadic(tool, &mut cx);
+    let name = check_tool_name(tool, &mut cx);
+    check_documented_arguments_exist(tool, &mut cx);
     let params: Vec<ValidParam> = tool
         .params
         .iter()
-        .filter_map(|param| check_param(tool, param, cx))
+        .filter_map(|param| check_param(tool, param, &mut cx))
         .collect();
-    check_wire_names_unique(&params, tool, cx);
+    check_wire_names_unique(&params, &mut cx);
     let valid = ValidTool {
         item: tool.item.clone(),
         name,
@@ -90,7 +92,7 @@ pub fn tool(tool: &ToolFn, mut cx: Ctxt) -> syn::Result<ValidTool> {
         params,
         _checked: Checked,
     };
-    std::mem::take(cx).check().map(|()| valid)
+    cx.check().map(|()| valid)
 }
 
 /// A tool is called with nothing but its arguments: the companion struct holds no state, so
@@ -117,12 +119,32 @@ fn check_no_generics(tool: &ToolFn, cx: &mut Ctxt) {
         );
     }
     for param in &tool.params {
-        if matches!(param.ty, Type::ImplTrait(_)) {
+        if matches!(peel(&param.ty), Type::ImplTrait(_)) {
             cx.error_spanned(
                 &param.ty,
                 "a tool parameter cannot be `impl Trait`: its schema needs one concrete type",
             );
         }
+    }
+}
+
+/// An argument is deserialized from a JSON value the call owns and drops, so nothing can be
+/// borrowed from it (and injected values are owned too). The trait error for `&str` would be a
+/// lifetime puzzle; this says what to write instead.
+fn check_owned_param(param: &Param, cx: &mut Ctxt) {
+    if let Type::Reference(reference) = peel(&param.ty) {
+        let owned = match peel(&reference.elem) {
+            Type::Path(path) if path.path.is_ident("str") => "String".to_owned(),
+            Type::Slice(slice) => format!("Vec<{}>", slice.elem.to_token_stream()),
+            other => other.to_token_stream().to_string(),
+        };
+        cx.error_spanned(
+            &param.ty,
+            format!(
+                "a tool parameter cannot be borrowed: the arguments are dropped when the call \
+                 returns; take an owned `{owned}`"
+            ),
+        );
     }
 }
 
@@ -138,10 +160,7 @@ fn check_safe_and_not_variadic(tool: &ToolFn, cx: &mut Ctxt) {
         );
     }
     if let Some(variadic) = &sig.variadic {
-        cx.error_spanned(
-            variadic,
-            "an `#[mcp_tool]` function cannot be variadic",
-        );
+        cx.error_spanned(variadic, "an `#[mcp_tool]` function cannot be variadic");
     }
 }
 
@@ -158,11 +177,11 @@ fn check_tool_name(tool: &ToolFn, cx: &mut Ctxt) -> String {
     let problem = if name.is_empty() {
         Some("is empty".to_owned())
     } else if name.len() > 64 {
-        Some(format!("is {} bytes long; the limit is 64", name.len()))
+        Some(format!("is {} bytes long, over 64", name.len()))
     } else {
         name.chars()
             .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
-            .map(|c| format!("contains {c:?}; only ASCII letters, digits, `_` and `-` are allowed"))
+            .map(|c| format!("contains {c:?}, not an ASCII letter, digit, `_` or `-`"))
     };
     if let Some(problem) = problem {
         let fix = if from_fn {
@@ -172,7 +191,9 @@ fn check_tool_name(tool: &ToolFn, cx: &mut Ctxt) -> String {
         };
         cx.error_at(
             span,
-            format!("the tool name `{name}` {problem} (clients reject other names){fix}"),
+            format!(
+                "the tool name `{name}` {problem}: clients reject a tool list with such a name{fix}"
+            ),
         );
     }
     name
@@ -205,6 +226,7 @@ fn check_documented_arguments_exist(tool: &ToolFn, cx: &mut Ctxt) {
 
 /// Every rule about one parameter; `None` when it cannot be turned into an argument.
 fn check_param(tool: &ToolFn, param: &Param, cx: &mut Ctxt) -> Option<ValidParam> {
+    check_owned_param(param, cx);
     let name = check_param_pattern(param, cx)?;
     let option_inner = option_inner(&param.ty);
     let presence = match (&param.attr.default, option_inner) {
@@ -212,22 +234,25 @@ fn check_param(tool: &ToolFn, param: &Param, cx: &mut Ctxt) -> Option<ValidParam
             check_default_with_option(param, cx);
             Presence::Optional
         }
-        (Some(DefaultAttr::Value(expr)), None) => Presence::Default(DefaultAttr::Value(expr.clone())),
+        (Some(DefaultAttr::Value(expr)), None) => {
+            Presence::Default(DefaultAttr::Value(expr.clone()))
+        }
         (Some(DefaultAttr::TypeDefault(span)), None) => {
             Presence::Default(DefaultAttr::TypeDefault(*span))
         }
         (None, Some(_)) => Presence::Optional,
         (None, None) => Presence::Required,
     };
-    let wire_name = match &param.attr.rename {
+    let (wire_name, wire_name_span) = match &param.attr.rename {
         Some(rename) => {
             check_rename_not_empty(rename, cx);
-            rename.value.clone()
+            (rename.value.clone(), rename.span)
         }
-        None => name.clone(),
+        None => (name.clone(), param.pat.span()),
     };
     Some(ValidParam {
         wire_name,
+        wire_name_span,
         value_ty: option_inner.unwrap_or(&param.ty).clone(),
         presence,
         description: check_described_once(tool, param, &name, cx),
@@ -282,20 +307,13 @@ fn check_rename_not_empty(rename: &Spanned<String>, cx: &mut Ctxt) {
 
 /// One description per parameter: when both `#[arg(description)]` and `# Arguments` give one,
 /// whichever won, the other would be silently lost.
-fn check_described_once(
-    tool: &ToolFn,
-    param: &Param,
-    name: &str,
-    cx: &mut Ctxt,
-) -> Option<String> {
+fn check_described_once(tool: &ToolFn, param: &Param, name: &str, cx: &mut Ctxt) -> Option<String> {
     let documented = tool.docs.arguments.iter().find(|doc| doc.name == name);
     match (&param.attr.description, documented) {
         (Some(attr), Some(_)) => {
             cx.error_at(
                 attr.span,
-                format!(
-                    "`{name}` is described twice, here and in `# Arguments`; keep one"
-                ),
+                format!("`{name}` is described twice, here and in `# Arguments`; keep one"),
             );
             Some(attr.value.clone())
         }
@@ -306,33 +324,17 @@ fn check_described_once(
 }
 
 /// Two parameters with the same wire name would read the same argument.
-fn check_wire_names_unique(params: &[ValidParam], tool: &ToolFn, cx: &mut Ctxt) {
+fn check_wire_names_unique(params: &[ValidParam], cx: &mut Ctxt) {
     for (index, param) in params.iter().enumerate() {
         if params[..index]
             .iter()
             .any(|earlier| earlier.wire_name == param.wire_name)
         {
-            let span = tool
-                .params
-                .iter()
-                .filter(|p| {
-                    p.attr
-                        .rename
-                        .as_ref()
-                        .map(|r| r.value.clone())
-                        .or_else(|| param_name(p))
-                        .as_deref()
-                        == Some(param.wire_name.as_str())
-                })
-                .nth(1)
-                .map_or_else(Span::call_site, |p| match &p.attr.rename {
-                    Some(rename) => rename.span,
-                    None => syn::spanned::Spanned::span(&p.pat),
-                });
             cx.error_at(
-                span,
+                param.wire_name_span,
                 format!(
-                    "two parameters are both sent as `{}`; rename one with `#[arg(rename = \"...\")]`",
+                    "two parameters are both sent as `{}`; rename one with \
+                     `#[arg(rename = \"...\")]`",
                     param.wire_name
                 ),
             );

@@ -115,7 +115,8 @@ fn doc_lines(attrs: &[Attribute]) -> Vec<Line> {
         })
         .flat_map(|(text, attr)| {
             let span = syn::spanned::Spanned::span(attr);
-            text.lines()
+            // `split`, not `lines`: an empty `///` line is a paragraph break, not nothing.
+            text.split('\n')
                 .map(|line| Line {
                     text: line.trim_end().to_owned(),
                     span,

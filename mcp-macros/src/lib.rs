@@ -1,8 +1,8 @@
 //! Procedural macros of `mcp-runtime`. Use them through `mcp_runtime`, which re-exports them.
 //!
-//! Each macro is a fixed pipeline: attribute and item -> [`model`] (with [`attr`] and [`docs`])
-//! -> [`check`] -> [`expand`], or [`fallback`] when `check` reports problems. Errors are
-//! gathered in a [`ctxt::Ctxt`] so every problem is reported at once, each at its tokens.
+//! Each macro is a fixed pipeline: attribute and item -> `model` (with `attr` and `docs`) ->
+//! `check` -> `expand`, or `fallback` when `check` reports problems. Errors are gathered in a
+//! `ctxt::Ctxt` so every problem is reported at once, each at its tokens.
 
 mod attr;
 mod check;
@@ -26,7 +26,10 @@ pub fn tools(input: TokenStream) -> TokenStream {
     tool_list(input.into()).into()
 }
 
-fn tool_attribute(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+fn tool_attribute(
+    args: proc_macro2::TokenStream,
+    item: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
     let mut cx = ctxt::Ctxt::new();
     let tool = match model::ToolFn::from_syn(args, item.clone(), &mut cx) {
         Ok(tool) => tool,
@@ -44,7 +47,10 @@ fn tool_attribute(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream
 fn tool_list(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     let tokens = model::ToolList::from_syn(input)
         .and_then(check::tool_list)
-        .map_or_else(|error| error.to_compile_error(), |list| expand::tool_list(&list));
+        .map_or_else(
+            |error| error.to_compile_error(),
+            |list| expand::tool_list(&list),
+        );
     expand::debug_print("tools", &tokens);
     tokens
 }

@@ -36,6 +36,14 @@ pub trait StaticTool: ToolHandler + Sized {
 
     /// The tool's definition, built once; an error when its schema cannot be sent.
     fn checked_definition() -> &'static Result<ToolDefinition, SchemaError>;
+
+    /// This tool as an entry of `tools![...]`, which names it as `<path as StaticTool>::ENTRY`
+    /// so that a path that is not a tool is one error, at the path.
+    const ENTRY: ToolEntry = ToolEntry {
+        name: Self::NAME,
+        check: check_definition::<Self>,
+        add: add_tool::<Self>,
+    };
 }
 
 /// No hint set: the rest of a `ToolAnnotations` literal in generated code.
@@ -86,22 +94,13 @@ pub fn definition_or_panic<T: StaticTool>() -> ToolDefinition {
     }
 }
 
-/// One entry of `tools![...]`, taken where the compiler checks that it is an `#[mcp_tool]`.
+/// One entry of `tools![...]`: [`StaticTool::ENTRY`].
 #[derive(Debug, Clone, Copy)]
 pub struct ToolEntry {
     /// [`StaticTool::NAME`].
     pub name: &'static str,
     check: fn() -> Result<(), &'static SchemaError>,
     add: fn(Tools) -> Tools,
-}
-
-/// The [`ToolEntry`] of `T`.
-pub const fn tool_entry<T: StaticTool>() -> ToolEntry {
-    ToolEntry {
-        name: T::NAME,
-        check: check_definition::<T>,
-        add: add_tool::<T>,
-    }
 }
 
 fn check_definition<T: StaticTool>() -> Result<(), &'static SchemaError> {
@@ -167,7 +166,9 @@ pub const fn duplicate_name_message(
                 .push(listed[index])
                 .push("` are both named `")
                 .push(entries[index].name)
-                .push("`; every tool needs its own name: set one with `#[mcp_tool(name = \"...\")]`");
+                .push(
+                    "`; every tool needs its own name: set one with `#[mcp_tool(name = \"...\")]`",
+                );
             return Some(message);
         }
         earlier += 1;

@@ -100,9 +100,11 @@ impl InputSchema {
         root.insert("type".into(), "object".into());
         let no_arguments = self.properties.is_empty();
         if !keep_definitions {
-            if let Some((argument, reference)) = self.properties.iter().find_map(|(name, schema)| {
-                first_reference(schema).map(|reference| (name.clone(), reference))
-            }) {
+            if let Some((argument, reference)) =
+                self.properties.iter().find_map(|(name, schema)| {
+                    first_reference(schema).map(|reference| (name.clone(), reference))
+                })
+            {
                 return Err(SchemaError::Recursive {
                     tool: tool.to_owned(),
                     argument,

@@ -12,7 +12,7 @@ use super::schema;
 
 /// How the client currently speaks to the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+enum Mode {
     /// Nothing negotiated yet.
     Fresh,
     /// After `initialize`: every request is in the negotiated legacy revision.
@@ -155,11 +155,6 @@ impl Client {
         self.mode = Mode::Legacy(negotiated);
         self.notify("notifications/initialized", Value::Null);
         result
-    }
-
-    /// How the client speaks now.
-    pub fn mode(&self) -> Mode {
-        self.mode
     }
 
     /// The revision messages not answering a request are checked against.

@@ -9,7 +9,7 @@ pub mod results;
 mod revisions;
 pub mod schema;
 
-pub use client::{Client, Mode, expect_error, initialize_params, modern_meta};
+pub use client::{Client, expect_error, initialize_params, modern_meta};
 pub use process::{PATIENCE, ServerProcess};
 pub use results::{assert_text, assert_tool_error_mentions, is_error, text_of};
 pub(crate) use revisions::per_revision;

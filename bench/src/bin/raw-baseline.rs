@@ -5,7 +5,6 @@
 //! MCP for the benchmark: `initialize`, `server/discover`, `tools/list` and `tools/call` of `add`
 //! and `echo`. `--tools N` lists N tools shaped like those of `bench-fifty-tools` instead.
 
-use std::borrow::Cow;
 use std::io::{self, BufRead, Write};
 
 use serde_json::{Value, json};
@@ -16,11 +15,12 @@ const NEWEST_LEGACY_VERSION: &str = "2025-11-25";
 const MODERN_VERSION: &str = "2026-07-28";
 
 fn main() -> io::Result<()> {
-    // Built once: a `tools/list` answer is then serialized from a borrow, never cloned.
-    let tools_list = json!({"tools": match tool_count_from_args() {
+    let tools = match tool_count_from_args() {
         Some(count) => many_tools(count),
         None => calculator_tools(),
-    }});
+    };
+    // Serialized once: a `tools/list` answer is then a copy of bytes.
+    let tools_list = serde_json::to_string(&json!({"tools": tools}))?;
     // Our own buffer, since std's locked stdin does not say whether input is waiting in it.
     let mut input = io::BufReader::with_capacity(1 << 16, io::stdin().lock());
     let mut output = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
@@ -46,18 +46,28 @@ fn main() -> io::Result<()> {
     }
 }
 
-/// Writes the JSON-RPC envelope by hand around the result, which may be borrowed.
+/// A result to send: built for this request, or serialized ahead of time.
+enum Outcome<'a> {
+    Built(Value),
+    Serialized(&'a str),
+}
+
+/// Writes the JSON-RPC envelope by hand around the result.
 fn write_response(
     output: &mut impl Write,
     id: &Value,
-    outcome: Result<Cow<'_, Value>, (i64, &str)>,
+    outcome: Result<Outcome<'_>, (i64, &str)>,
 ) -> io::Result<()> {
     output.write_all(br#"{"jsonrpc":"2.0","id":"#)?;
     serde_json::to_writer(&mut *output, id)?;
     match outcome {
-        Ok(result) => {
+        Ok(Outcome::Built(result)) => {
             output.write_all(br#","result":"#)?;
-            serde_json::to_writer(&mut *output, &*result)?;
+            serde_json::to_writer(&mut *output, &result)?;
+        }
+        Ok(Outcome::Serialized(result)) => {
+            output.write_all(br#","result":"#)?;
+            output.write_all(result.as_bytes())?;
         }
         Err((code, message)) => {
             output.write_all(br#","error":"#)?;
@@ -82,8 +92,8 @@ fn tool_count_from_args() -> Option<usize> {
 /// The result for `request`, whose strings it may take.
 fn answer<'a>(
     request: &mut Value,
-    tools_list: &'a Value,
-) -> Result<Cow<'a, Value>, (i64, &'static str)> {
+    tools_list: &'a str,
+) -> Result<Outcome<'a>, (i64, &'static str)> {
     let method = request["method"].take();
     let params = &mut request["params"];
     let modern = params["_meta"]["io.modelcontextprotocol/protocolVersion"].is_string();
@@ -95,27 +105,28 @@ fn answer<'a>(
             } else {
                 NEWEST_LEGACY_VERSION
             };
-            Cow::Owned(json!({
+            json!({
                 "protocolVersion": version,
                 "capabilities": {"tools": {}},
                 "serverInfo": {"name": "raw-baseline", "version": "0.0.0"},
-            }))
+            })
         }
-        Some("server/discover") => Cow::Owned(json!({
+        Some("server/discover") => json!({
             "supportedVersions": [MODERN_VERSION],
             "capabilities": {"tools": {}},
             "ttlMs": 0,
             "cacheScope": "public",
-        })),
-        Some("ping") => Cow::Owned(json!({})),
-        Some("tools/list") => Cow::Borrowed(tools_list),
-        Some("tools/call") => Cow::Owned(call_tool(params)?),
+        }),
+        Some("ping") => json!({}),
+        Some("tools/list") if !modern => return Ok(Outcome::Serialized(tools_list)),
+        Some("tools/list") => serde_json::from_str(tools_list).expect("serialized by us"),
+        Some("tools/call") => call_tool(params)?,
         _ => return Err((-32601, "method not found")),
     };
     if modern {
-        result.to_mut()["resultType"] = json!("complete");
+        result["resultType"] = json!("complete");
     }
-    Ok(result)
+    Ok(Outcome::Built(result))
 }
 
 fn call_tool(params: &mut Value) -> Result<Value, (i64, &'static str)> {
@@ -128,9 +139,7 @@ fn call_tool(params: &mut Value) -> Result<Value, (i64, &'static str)> {
         },
         // The text is moved from the request into the answer, not copied.
         Some("echo") => match arguments["text"].take() {
-            text @ Value::String(_) => {
-                Ok(json!({"content": [{"type": "text", "text": text}], "isError": false}))
-            }
+            text @ Value::String(_) => Ok(json!({"content": [{"type": "text", "text": text}]})),
             _ => Ok(error_result("`text` must be a string")),
         },
         _ => Err((-32602, "unknown tool")),
@@ -138,7 +147,7 @@ fn call_tool(params: &mut Value) -> Result<Value, (i64, &'static str)> {
 }
 
 fn number_result(value: f64) -> Value {
-    json!({"content": [{"type": "text", "text": value.to_string()}], "isError": false})
+    json!({"content": [{"type": "text", "text": value.to_string()}]})
 }
 
 fn error_result(message: &str) -> Value {
@@ -181,7 +190,7 @@ fn many_tools(count: usize) -> Value {
                     "properties": {
                         "text": {"type": "string", "description": "the text to repeat"},
                         "count": {
-                            "type": ["integer", "null"],
+                            "type": "integer",
                             "format": "uint32",
                             "minimum": 0,
                             "description": "how many times (default 1)",

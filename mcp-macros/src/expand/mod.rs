@@ -6,8 +6,8 @@ mod tools_list;
 
 use proc_macro2::TokenStream;
 
-pub use tool::{companion_struct, tool};
 pub use paths::private as private_path;
+pub use tool::{companion_struct, tool};
 pub use tools_list::tool_list;
 
 /// With `MCP_MACROS_DEBUG` set, print an expansion to stderr at compile time: `1` (or `all`)

@@ -24,6 +24,7 @@ pub fn tool(tool: &ValidTool) -> TokenStream {
     let companion = companion_struct(&item.vis, ident);
     let default_fns = tool.params.iter().enumerate().filter_map(default_fn);
     let definition = definition(tool);
+    let call_param = call_param_ident();
     let call = call(tool);
     quote! {
         #item
@@ -50,7 +51,7 @@ pub fn tool(tool: &ValidTool) -> TokenStream {
 
                 fn call(
                     &self,
-                    __mcp_call: #p::ToolCall,
+                    #call_param: #p::ToolCall,
                 ) -> #p::BoxFuture<'static, #p::CallToolResult> {
                     #call
                 }
@@ -114,11 +115,13 @@ fn definition(tool: &ValidTool) -> TokenStream {
             Presence::Required => quote!(#p::Requirement::Required),
             Presence::Optional => quote!(#p::Requirement::Optional),
             Presence::Default(default) => {
-                let default_fn = default_fn_ident(index);
                 let span = match default {
                     DefaultAttr::Value(expr) => expr.span(),
                     DefaultAttr::TypeDefault(span) => *span,
                 };
+                // Located at the default, so a type that is not `Serialize` is reported there.
+                let mut default_fn = default_fn_ident(index);
+                default_fn.set_span(default_fn.span().located_at(span));
                 quote_spanned!(span=> #p::default_requirement(&#default_fn()))
             }
         };
@@ -155,7 +158,7 @@ fn definition(tool: &ValidTool) -> TokenStream {
 /// function and convert what it returns.
 fn call(tool: &ValidTool) -> TokenStream {
     let p = paths::private();
-    let call = Ident::new("__mcp_call", Span::call_site());
+    let call = call_param_ident();
     let reader = Ident::new("__mcp_reader", Span::mixed_site());
     let values: Vec<Ident> = tool
         .params
@@ -196,6 +199,10 @@ fn call(tool: &ValidTool) -> TokenStream {
         };
         #run
     }
+}
+
+fn call_param_ident() -> Ident {
+    Ident::new("__mcp_call", Span::mixed_site())
 }
 
 /// Call the function with the values read, on the blocking pool when it is not `async`.
@@ -239,14 +246,10 @@ fn annotations(hints: &AnnotationsAttr) -> TokenStream {
         value.map(|value| quote!(#field: ::core::option::Option::Some(#value),))
     });
     // The rest from a constant, so a hint the runtime adds later needs no change here.
-    let rest = fields
-        .iter()
-        .any(|(_, value)| value.is_none())
-        .then(|| quote!(..#p::NO_ANNOTATIONS));
     quote! {
         #p::ToolAnnotations {
             #(#set)*
-            #rest
+            ..#p::NO_ANNOTATIONS
         }
     }
 }

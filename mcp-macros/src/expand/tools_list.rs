@@ -2,9 +2,9 @@
 //! time.
 //!
 //! The macro sees only the listed paths; the names are constants the compiler knows. So each
-//! entry is taken once, spanned at its path (`tool_entry::<path>()`, where the compiler checks
-//! that it is an `#[mcp_tool]`), and for each entry a constant compares its name with those
-//! before it, panicking (a compile error, spanned at the entry) on a repeat.
+//! entry is named once, spanned at its path (`<path as StaticTool>::ENTRY`, where the compiler
+//! checks that it is an `#[mcp_tool]`), and for each entry a constant compares its name with
+//! those before it, panicking (a compile error, spanned at the entry) on a repeat.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
@@ -24,7 +24,7 @@ pub fn tool_list(list: &ValidToolList) -> TokenStream {
     let entries = list
         .paths
         .iter()
-        .map(|path| quote_spanned!(path.span()=> #p::tool_entry::<#path>()));
+        .map(|path| quote_spanned!(path.span()=> <#path as #p::StaticTool>::ENTRY));
     let written = list
         .paths
         .iter()

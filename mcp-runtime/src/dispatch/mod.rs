@@ -17,7 +17,7 @@ mod legacy;
 mod modern;
 mod negotiate;
 #[cfg(test)]
-mod test_tools;
+pub(crate) mod test_tools;
 #[cfg(test)]
 mod tests;
 

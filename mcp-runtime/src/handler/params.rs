@@ -45,7 +45,6 @@ use crate::protocol::CallToolResult;
     label = "not an argument type, nor a value the request can inject",
     note = "an argument's type must implement `serde::Deserialize` and `schemars::JsonSchema`: \
             add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to it",
-    note = "a borrowed type such as `&str` cannot be an argument: take the owned type (`String`)",
     note = "the values a request can inject are `RequestContext` and `CancellationToken`"
 )]
 pub trait ToolParam: Sized + Send + 'static {
@@ -198,8 +197,8 @@ fn readable_serde_message(message: &str) -> String {
 fn describe_expected(expected: &str) -> String {
     match expected {
         "f32" | "f64" => format!("a number ({expected})"),
-        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64"
-        | "u128" | "usize" => format!("an integer ({expected})"),
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128"
+        | "usize" => format!("an integer ({expected})"),
         other => other.to_owned(),
     }
 }
@@ -222,23 +221,19 @@ impl ArgumentReader {
     }
 
     /// Read a parameter the client must send; `None` when it is missing or invalid (recorded).
-    pub fn required<T: ToolParam>(&mut self, param: ParamFns<T>, name: &'static str) -> Option<T> {
+    pub fn required<T>(&mut self, param: ParamFns<T>, name: &'static str) -> Option<T> {
         let value = (param.extract)(&mut self.call, name);
         self.record(name, value)
     }
 
     /// Read a parameter the client may leave out: `Some(None)` when absent, `None` when invalid.
-    pub fn optional<T: ToolParam>(
-        &mut self,
-        param: ParamFns<T>,
-        name: &'static str,
-    ) -> Option<Option<T>> {
+    pub fn optional<T>(&mut self, param: ParamFns<T>, name: &'static str) -> Option<Option<T>> {
         let value = (param.extract_optional)(&mut self.call, name);
         self.record(name, value)
     }
 
     /// Read a parameter that takes `default()` when the client leaves it out.
-    pub fn or_default<T: ToolParam>(
+    pub fn or_default<T>(
         &mut self,
         param: ParamFns<T>,
         name: &'static str,
@@ -402,7 +397,7 @@ mod tests {
 
     #[test]
     fn injected_values_come_from_the_request_not_the_arguments() {
-        let mut tool_call = call(json!({"ctx": "ignored"}));
+        let tool_call = call(json!({"ctx": "ignored"}));
         tool_call.context.cancellation.cancel();
         let mut reader = ArgumentReader::new(tool_call);
         let context = reader.required(param::<RequestContext>(), "ctx");
@@ -412,7 +407,9 @@ mod tests {
             Some(ProtocolVersion::V2025_06_18)
         );
         assert!(token.is_some_and(|t| t.is_cancelled()));
-        assert!((param::<RequestContext>().argument_schema)(&mut SchemaGenerator::default()).is_none());
+        assert!(
+            (param::<RequestContext>().argument_schema)(&mut SchemaGenerator::default()).is_none()
+        );
     }
 
     #[test]

@@ -1,25 +1,31 @@
 //! MCP over stdin and stdout: one JSON-RPC message per line each way.
 //!
-//! Four parts run side by side: a reader thread (lines in), the serve loop (each line to the
-//! dispatcher, in order), one task per tool call, and a writer thread (lines out, flushed
-//! when the queue runs dry).
+//! The I/O thread reads, dispatches and answers whatever completes at once; calls that have
+//! to wait become tokio tasks whose answers a writer thread sends. This async side only
+//! starts the threads and waits for the end: stdin closing, a stop signal, or stdout
+//! breaking.
 
 mod banner;
+mod calls;
+mod io_thread;
 mod lines;
-mod reader;
+mod output;
 mod signals;
 mod stdout;
-mod writer;
 
 use std::io::{self, IsTerminal};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
 use std::time::Duration;
 
-use tokio::task::JoinSet;
+use tokio::runtime::Handle;
+use tokio::sync::oneshot;
 
-use self::reader::Input;
-use self::writer::OutputSender;
-use crate::dispatch::{Dispatcher, Reply};
-use crate::protocol::jsonrpc::{ErrorObject, Outgoing};
+use self::calls::Calls;
+use self::io_thread::{End, IoThread};
+use self::output::Output;
+use crate::dispatch::Dispatcher;
 use crate::session::Session;
 
 /// How the stdio transport behaves.
@@ -34,8 +40,10 @@ pub(crate) struct StdioOptions {
 /// Serve `dispatcher` on stdin/stdout until stdin ends, a stop signal arrives or stdout
 /// breaks; then let running calls finish (within the timeout) and flush.
 pub(crate) async fn serve(dispatcher: Dispatcher, options: StdioOptions) -> io::Result<()> {
-    let (output, output_done) = writer::spawn(stdout::take_protocol_output()?)?;
-    let mut input = reader::spawn(options.max_message_size)?;
+    let output = Output::new(stdout::take_protocol_output()?);
+    let (answers, mut writer) = output::spawn_writer(output.clone())?;
+    let calls = Calls::new(answers);
+
     let tools: Vec<&str> = dispatcher.tool_names().collect();
     if io::stdin().is_terminal() {
         banner::print(dispatcher.info(), &tools);
@@ -46,84 +54,49 @@ pub(crate) async fn serve(dispatcher: Dispatcher, options: StdioOptions) -> io::
         tools = tools.len(),
         "serving MCP on stdio"
     );
+    drop(tools);
 
-    let mut session = Session::new();
-    let mut calls = JoinSet::new();
-    let stop = signals::stop_requested();
-    tokio::pin!(stop);
-    loop {
-        tokio::select! {
-            next = input.recv() => match next {
-                Some(Input::Line(line)) => {
-                    match dispatcher.handle_bytes(&line, &mut session) {
-                        Reply::None => {}
-                        Reply::Ready(answer) => output.send(answer),
-                        Reply::Pending(call) => {
-                            let output = output.clone();
-                            calls.spawn(async move {
-                                if let Some(answer) = call.await {
-                                    output.send(answer);
-                                }
-                            });
-                        }
-                    }
-                }
-                Some(Input::TooLong { len }) => output.send(too_long(len, options.max_message_size)),
-                Some(Input::Failed(error)) => {
-                    tracing::error!(%error, "cannot read stdin; shutting down");
-                    break;
-                }
-                None => {
-                    tracing::info!("stdin closed; shutting down");
-                    break;
-                }
-            },
-            Some(_) = calls.join_next(), if !calls.is_empty() => {}
-            () = &mut stop => break,
-            () = output.closed() => break,
-        }
+    let session = Session::new();
+    let in_flight = session.in_flight().clone();
+    let stopping = Arc::new(AtomicBool::new(false));
+    let (ended, end) = oneshot::channel();
+    let io_thread = IoThread {
+        dispatcher,
+        session,
+        output,
+        calls: calls.clone(),
+        runtime: Handle::current(),
+        max_message_size: options.max_message_size,
+        stopping: stopping.clone(),
+    };
+    thread::Builder::new()
+        .name("mcp-stdio".into())
+        .spawn(move || {
+            let _ = ended.send(io_thread.run());
+        })?;
+
+    tokio::select! {
+        end = end => log_end(end.unwrap_or(End::Stopped)),
+        () = signals::stop_requested() => {}
+        () = writer.stopped() => tracing::warn!("stdout is gone; shutting down"),
     }
-
-    finish_calls(&mut calls, &session, options.shutdown_timeout).await;
-    flush(output, output_done, options.shutdown_timeout).await;
+    stopping.store(true, Ordering::Relaxed);
+    calls.finish(options.shutdown_timeout, &in_flight).await;
+    // The writer ends once the calls' answers are written, flushing everything.
+    if tokio::time::timeout(options.shutdown_timeout, writer.stopped())
+        .await
+        .is_err()
+    {
+        tracing::warn!("stdout did not drain; giving up on it");
+    }
     Ok(())
 }
 
-/// The line was discarded unread, so its id is unknown: the error goes to id `null`.
-fn too_long(len: usize, max: usize) -> Outgoing {
-    tracing::warn!(len, max, "discarded a message over the size limit");
-    Outgoing::error(
-        None,
-        &ErrorObject::invalid_request(format!(
-            "message of {len} bytes exceeds the limit of {max} bytes and was discarded"
-        )),
-    )
-}
-
-/// Give running calls `timeout` to finish (their answers are still sent), then abandon them.
-async fn finish_calls(calls: &mut JoinSet<()>, session: &Session, timeout: Duration) {
-    if calls.is_empty() {
-        return;
-    }
-    tracing::info!(running = calls.len(), "waiting for running calls to finish");
-    let all_finished = tokio::time::timeout(timeout, async {
-        while calls.join_next().await.is_some() {}
-    })
-    .await;
-    if all_finished.is_err() {
-        tracing::warn!(
-            abandoned = calls.len(),
-            "calls still running after {timeout:?}; abandoning them"
-        );
-        session.in_flight().cancel_all();
-        calls.shutdown().await;
-    }
-}
-
-/// Let the writer write what is queued, unless the client stopped reading.
-async fn flush(output: OutputSender, done: writer::OutputDone, timeout: Duration) {
-    drop(output);
-    if tokio::time::timeout(timeout, done.wait()).await.is_err() {
-        tracing::warn!("stdout did not drain within {timeout:?}; giving up on it");
+fn log_end(end: End) {
+    match end {
+        End::InputClosed => tracing::info!("stdin closed; shutting down"),
+        End::InputFailed(error) => tracing::error!(%error, "cannot read stdin; shutting down"),
+        End::OutputFailed(error) => tracing::warn!(%error, "cannot write stdout; shutting down"),
+        End::Stopped => {}
     }
 }

@@ -21,6 +21,9 @@ fn main() {
     let schema = tools.handlers()[0].definition().input_schema;
     assert_eq!(schema["properties"]["limit"]["default"], 10);
     assert_eq!(schema["properties"]["exact"]["default"], false);
-    assert_eq!(schema["properties"]["languages"]["default"], serde_json::json!(["en"]));
+    assert_eq!(
+        schema["properties"]["languages"]["default"],
+        serde_json::json!(["en"])
+    );
     assert_eq!(schema["required"], serde_json::json!(["query"]));
 }

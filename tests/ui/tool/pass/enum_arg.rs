@@ -28,5 +28,8 @@ fn main() {
     let tools = tools![round];
     let schema = tools.handlers()[0].definition().input_schema;
     assert_eq!(schema["properties"]["mode"]["type"], "string");
-    assert_eq!(schema["properties"]["mode"]["enum"], serde_json::json!(["up", "down"]));
+    assert_eq!(
+        schema["properties"]["mode"]["enum"],
+        serde_json::json!(["up", "down"])
+    );
 }
