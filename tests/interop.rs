@@ -127,6 +127,8 @@ struct Example {
     fixture_path: PathBuf,
     fixture: Value,
     binary: PathBuf,
+    /// The server's own arguments (the fixture's `args`, `{interop}` made absolute).
+    args: Vec<String>,
 }
 
 /// Every example that has a fixture, with its built binary (`cargo test` builds the examples
@@ -170,11 +172,22 @@ fn examples() -> Vec<Example> {
                  (`cargo test --workspace` builds it)",
                 binary.display()
             );
+            let interop = interop_dir();
+            let args = fixture["args"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|arg| {
+                    let arg = arg.as_str().expect("the fixture's `args` are strings");
+                    arg.replace("{interop}", &interop.to_string_lossy())
+                })
+                .collect();
             Example {
                 name,
                 fixture_path,
                 fixture,
                 binary,
+                args,
             }
         })
         .collect()
@@ -258,7 +271,10 @@ fn run_client(test: &str, program: impl Fn(&Clients) -> Command) {
     };
     for example in examples() {
         let mut command = program(&clients);
-        command.arg(&example.fixture_path).arg(&example.binary);
+        command
+            .arg(&example.fixture_path)
+            .arg(&example.binary)
+            .args(&example.args);
         let run = run(&clients, command);
         assert!(
             run.status.success(),
@@ -332,14 +348,18 @@ fn typescript_clients_typecheck() {
     assert!(run.status.success(), "tsc failed:\n{}", run.report());
 }
 
-/// `npx @modelcontextprotocol/inspector --cli <binary> ...`, answering one JSON document.
+/// `npx @modelcontextprotocol/inspector --cli ... -- <binary> <args>`, answering one JSON
+/// document. After `--` everything is the server's command line, so the server's own flags
+/// are not taken for the Inspector's.
 fn inspector(clients: &Clients, example: &Example, era: &str, method_args: &[&str]) -> Value {
     let mut command = Command::new("npx");
     command
         .args(["--no-install", "@modelcontextprotocol/inspector", "--cli"])
         .args(["--format", "json", "--protocol-era", era])
+        .args(method_args)
+        .arg("--")
         .arg(&example.binary)
-        .args(method_args);
+        .args(&example.args);
     let run = run(clients, command);
     assert!(
         run.status.success(),

@@ -10,11 +10,12 @@ use support::schema::declared_properties;
 use support::{Client, assert_text, assert_tool_error_mentions, expect_error, per_revision};
 
 /// Every tool the fixture server registers.
-const FIXTURE_TOOLS: [&str; 11] = [
+const FIXTURE_TOOLS: [&str; 12] = [
     "add",
     "divide",
     "echo",
     "greet",
+    "mixed",
     "multiply",
     "noisy",
     "panics",

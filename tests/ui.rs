@@ -11,4 +11,10 @@ fn ui() {
     cases.compile_fail("tests/ui/tool/fail/*.rs");
     cases.pass("tests/ui/tools/pass/*.rs");
     cases.compile_fail("tests/ui/tools/fail/*.rs");
+    cases.pass("tests/ui/resource/pass/*.rs");
+    cases.compile_fail("tests/ui/resource/fail/*.rs");
+    cases.compile_fail("tests/ui/resources/fail/*.rs");
+    cases.pass("tests/ui/prompt/pass/*.rs");
+    cases.compile_fail("tests/ui/prompt/fail/*.rs");
+    cases.compile_fail("tests/ui/prompts/fail/*.rs");
 }

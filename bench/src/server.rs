@@ -141,8 +141,8 @@ impl ServerProcess {
     }
 
     /// CPU time charged to the server so far, every thread included: the sum of the threads'
-    /// /proc/<pid>/task/<tid>/schedstat (nanoseconds), or else utime + stime of
-    /// /proc/<pid>/stat (10 ms ticks, too coarse for short runs).
+    /// `/proc/<pid>/task/<tid>/schedstat` (nanoseconds), or else utime + stime of
+    /// `/proc/<pid>/stat` (10 ms ticks, too coarse for short runs).
     pub fn cpu_time(&self) -> io::Result<Duration> {
         self.scheduled_time().or_else(|_| self.utime_plus_stime())
     }
@@ -161,7 +161,7 @@ impl ServerProcess {
     }
 
     fn utime_plus_stime(&self) -> io::Result<Duration> {
-        /// The unit of /proc/<pid>/stat times (USER_HZ), 100 Hz on every common Linux.
+        /// The unit of `/proc/<pid>/stat` times (USER_HZ), 100 Hz on every common Linux.
         const TICK: Duration = Duration::from_millis(10);
         let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid()))?;
         // The command name in parentheses may hold spaces; the fields after it are positional.

@@ -151,14 +151,14 @@ pub fn is_arg_attr(attr: &Attribute) -> bool {
 }
 
 /// The option names seen so far in one attribute, to report unknown and repeated ones.
-struct Seen {
+pub struct Seen {
     attribute: &'static str,
     valid: &'static [&'static str],
     seen: Vec<String>,
 }
 
 impl Seen {
-    fn new(attribute: &'static str, valid: &'static [&'static str]) -> Self {
+    pub fn new(attribute: &'static str, valid: &'static [&'static str]) -> Self {
         Seen {
             attribute,
             valid,
@@ -167,7 +167,7 @@ impl Seen {
     }
 
     /// The option `meta` names, if it is a valid one not seen before; otherwise records why not.
-    fn key(&mut self, meta: &ParseNestedMeta<'_>, cx: &mut Ctxt) -> Option<&'static str> {
+    pub fn key(&mut self, meta: &ParseNestedMeta<'_>, cx: &mut Ctxt) -> Option<&'static str> {
         let written = meta
             .path
             .get_ident()
@@ -245,7 +245,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// `key = "text"`: the text and the literal's span; `None` (with an error) for anything else.
-fn string_value(
+pub fn string_value(
     meta: &ParseNestedMeta<'_>,
     cx: &mut Ctxt,
     example: &str,
@@ -283,7 +283,7 @@ fn string_value(
 }
 
 /// A bare `key` (true) or `key = true|false`.
-fn flag_value(meta: &ParseNestedMeta<'_>, cx: &mut Ctxt) -> syn::Result<bool> {
+pub fn flag_value(meta: &ParseNestedMeta<'_>, cx: &mut Ctxt) -> syn::Result<bool> {
     if !meta.input.peek(Token![=]) {
         if meta.input.peek(syn::token::Paren) {
             let key = meta
@@ -313,7 +313,7 @@ fn flag_value(meta: &ParseNestedMeta<'_>, cx: &mut Ctxt) -> syn::Result<bool> {
 }
 
 /// Consume whatever value follows an option we will not read, so parsing goes on to the next.
-fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+pub fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         meta.input.parse::<Token![=]>()?;
         meta.input.parse::<Expr>()?;

@@ -374,13 +374,13 @@ fn param_name(param: &Param) -> Option<String> {
 }
 
 /// `r#type` is the name `type`.
-fn unraw(ident: &Ident) -> String {
+pub fn unraw(ident: &Ident) -> String {
     let name = ident.to_string();
     name.strip_prefix("r#").map(str::to_owned).unwrap_or(name)
 }
 
 /// `T` when `ty` is written `Option<T>` (or `std::option::Option<T>`, `core::...`).
-fn option_inner(ty: &Type) -> Option<&Type> {
+pub fn option_inner(ty: &Type) -> Option<&Type> {
     let Type::Path(path) = peel(ty) else {
         return None;
     };
@@ -411,7 +411,7 @@ fn option_inner(ty: &Type) -> Option<&Type> {
 }
 
 /// A type as written, without the invisible groups and parentheses macros may wrap it in.
-fn peel(ty: &Type) -> &Type {
+pub fn peel(ty: &Type) -> &Type {
     match ty {
         Type::Group(group) => peel(&group.elem),
         Type::Paren(paren) => peel(&paren.elem),

@@ -10,7 +10,12 @@ mod ctxt;
 mod docs;
 mod expand;
 mod fallback;
+mod handler_fn;
+mod listing;
 mod model;
+mod prompt;
+mod resource;
+mod uri_template;
 
 use proc_macro::TokenStream;
 
@@ -24,6 +29,30 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
     tool_list(input.into()).into()
+}
+
+#[doc = include_str!("../docs/mcp_resource.md")]
+#[proc_macro_attribute]
+pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    resource::attribute(args.into(), item.into()).into()
+}
+
+#[doc = include_str!("../docs/resources.md")]
+#[proc_macro]
+pub fn resources(input: TokenStream) -> TokenStream {
+    listing::list(listing::Kind::Resources, input.into()).into()
+}
+
+#[doc = include_str!("../docs/mcp_prompt.md")]
+#[proc_macro_attribute]
+pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    prompt::attribute(args.into(), item.into()).into()
+}
+
+#[doc = include_str!("../docs/prompts.md")]
+#[proc_macro]
+pub fn prompts(input: TokenStream) -> TokenStream {
+    listing::list(listing::Kind::Prompts, input.into()).into()
 }
 
 fn tool_attribute(

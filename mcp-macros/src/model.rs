@@ -72,7 +72,7 @@ impl ToolFn {
 }
 
 /// Where to point "this is not a function": the item's keyword, not its whole body.
-fn item_keyword_span(item: &Item) -> Span {
+pub fn item_keyword_span(item: &Item) -> Span {
     match item {
         Item::Struct(item) => item.struct_token.span,
         Item::Enum(item) => item.enum_token.span,

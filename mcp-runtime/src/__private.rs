@@ -21,6 +21,9 @@ pub use crate::protocol::CallToolResult;
 pub use crate::registry::Tools;
 pub use crate::schema::{ArgumentSpec, InputSchema, Requirement, SchemaError};
 
+// What `#[mcp_resource]`, `#[mcp_prompt]`, `resources![...]` and `prompts![...]` expand to.
+pub use crate::glue::*;
+
 /// What `#[mcp_tool]` adds to a function's companion struct besides [`ToolHandler`]: what
 /// `tools![...]` needs to know at compile time.
 #[diagnostic::on_unimplemented(
@@ -46,13 +49,21 @@ pub trait StaticTool: ToolHandler + Sized {
     };
 }
 
-/// No hint set: the rest of a `ToolAnnotations` literal in generated code.
-pub const NO_ANNOTATIONS: ToolAnnotations = ToolAnnotations {
-    read_only: None,
-    destructive: None,
-    idempotent: None,
-    open_world: None,
-};
+/// The hints of `#[mcp_tool(annotations(...))]`, in a call rather than a struct literal, so
+/// generated code is the same whichever hints are set (and whatever hints are added later).
+pub const fn annotations(
+    read_only: Option<bool>,
+    destructive: Option<bool>,
+    idempotent: Option<bool>,
+    open_world: Option<bool>,
+) -> ToolAnnotations {
+    ToolAnnotations {
+        read_only,
+        destructive,
+        idempotent,
+        open_world,
+    }
+}
 
 /// Everything about a tool that the macro knows as literals.
 #[derive(Debug, Clone, Copy)]

@@ -1,29 +1,53 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
-pub use mcp_macros::{mcp_tool, tools};
+pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_tool, prompts, resources, tools};
 
+mod cli;
 mod context;
 mod dispatch;
+mod glue;
 mod handler;
+mod notify;
+mod prompts;
 pub mod protocol;
 mod registry;
+mod routing;
 mod schema;
 mod server;
 mod session;
+pub mod testing;
 mod transport;
+mod uri_template;
 
 #[doc(hidden)]
 pub mod __private;
+
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 
 pub use context::{CancellationToken, RequestContext};
 pub use handler::{
     ArgumentDefault, ArgumentError, BoxFuture, IntoToolResult, JsonObject, ToolAnnotations,
     ToolCall, ToolDefinition, ToolHandler, ToolParam,
 };
-pub use protocol::{CallToolResult, Content};
+pub use handler::{
+    Completer, CompletionContext, CompletionRequest, Injected, IntoCompletion, IntoPromptResult,
+    IntoReadResult, IntoResourceList, PromptArgument, PromptArgumentDefinition, PromptDefinition,
+    PromptError, PromptHandler, PromptRequest, Resource, ResourceDefinition, ResourceError,
+    ResourceErrorKind, ResourceHandler, ResourceRead, ResourceTemplate, ResourceVariable,
+};
+pub use notify::Notifier;
+pub use prompts::Prompts;
+pub use protocol::{
+    Annotations, CallToolResult, Completion, Content, GetPromptResult, PromptMessage,
+    ResourceContents, Role,
+};
 pub use registry::Tools;
+pub use routing::Resources;
 pub use server::{Server, ServerInfo};
+pub use uri_template::{TemplatePart, UriTemplate, UriTemplateError};
 
 /// The calling crate's identity (`CARGO_PKG_NAME`, `CARGO_PKG_VERSION`) as a [`ServerInfo`].
 ///

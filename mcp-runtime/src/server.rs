@@ -4,7 +4,10 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use crate::dispatch::Dispatcher;
+use crate::notify::Notifier;
+use crate::prompts::Prompts;
 use crate::registry::Tools;
+use crate::routing::Resources;
 use crate::transport::stderr_log;
 use crate::transport::stdio::{self, StdioOptions};
 
@@ -55,6 +58,9 @@ impl ServerInfo {
 pub struct Server {
     pub(crate) info: ServerInfo,
     pub(crate) tools: Tools,
+    pub(crate) resources: Resources,
+    pub(crate) prompts: Prompts,
+    pub(crate) notifier: Notifier,
     pub(crate) instructions: Option<String>,
     pub(crate) page_size: usize,
     pub(crate) max_message_size: usize,
@@ -76,6 +82,9 @@ impl Server {
         Server {
             info,
             tools: Tools::new(),
+            resources: Resources::new(),
+            prompts: Prompts::new(),
+            notifier: Notifier::new(),
             instructions: None,
             page_size: Self::DEFAULT_PAGE_SIZE,
             max_message_size: Self::DEFAULT_MAX_MESSAGE_SIZE,
@@ -87,6 +96,24 @@ impl Server {
     pub fn tools(mut self, tools: Tools) -> Self {
         self.tools = tools;
         self
+    }
+
+    /// Offer these resources (replacing any offered before): usually `resources![...]`.
+    pub fn resources(mut self, resources: Resources) -> Self {
+        self.resources = resources;
+        self
+    }
+
+    /// Offer these prompts (replacing any offered before): usually `prompts![...]`.
+    pub fn prompts(mut self, prompts: Prompts) -> Self {
+        self.prompts = prompts;
+        self
+    }
+
+    /// A handle to announce changes (a resource's new contents, a changed list) to the
+    /// clients of this server once it serves. Every clone of the server shares it.
+    pub fn notifier(&self) -> Notifier {
+        self.notifier.clone()
     }
 
     /// Instructions that tell the client's model how to use this server.
@@ -133,12 +160,59 @@ impl Server {
     /// `MCP_LOG` (or a bare level in `RUST_LOG`; default `info`). Started from a terminal,
     /// the server says on stderr what it is and how to connect a client.
     ///
+    /// Started with arguments, the binary is a command-line tool instead: `--help`,
+    /// `manifest`, `call TOOL key=value ...`, `read URI`, `prompt NAME key=value ...` run
+    /// through the real dispatcher, print their answer, and the process exits with their
+    /// status (0, 1 when the server answered with an error, 2 for a command line it does not
+    /// understand); see [`serve_stdio_with_args`](Self::serve_stdio_with_args) for servers with
+    /// arguments of their own.
+    ///
     /// # Errors
     ///
-    /// Fails before serving when two tools share a name or a tool's input schema is not an
-    /// object schema, and when stdout cannot be set up.
+    /// Fails before serving when two tools (or two prompts) share a name, a tool's input schema
+    /// is not an object schema, or two resources answer the same URIs; and when stdout cannot
+    /// be set up.
     pub async fn serve_stdio(self) -> std::io::Result<()> {
+        self.serve_stdio_with_args(std::env::args_os().skip(1))
+            .await
+    }
+
+    /// [`serve_stdio`](Self::serve_stdio) with `args` instead of the process's arguments (after
+    /// its name): serve when `args` is empty, else run the command-line tool on them and exit.
+    ///
+    /// Every argument given is the command-line tool's, and one it does not know is a usage
+    /// error. A server that takes arguments of its own reads them first and passes the rest:
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Server, server_info};
+    ///
+    /// #[tokio::main]
+    /// async fn main() -> std::io::Result<()> {
+    ///     // `my-server --root DIR [manifest | call ... | --help ...]`
+    ///     let mut args: Vec<_> = std::env::args_os().skip(1).collect();
+    ///     let root = match args.first().and_then(|arg| arg.to_str()) {
+    ///         Some("--root") if args.len() >= 2 => args.drain(..2).nth(1),
+    ///         _ => None,
+    ///     };
+    ///     # let _ = root;
+    ///     Server::new(server_info!()).serve_stdio_with_args(args).await
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`serve_stdio`](Self::serve_stdio). In command-line mode this does not return: the
+    /// process exits with the command's status.
+    pub async fn serve_stdio_with_args<I>(self, args: I) -> std::io::Result<()>
+    where
+        I: IntoIterator,
+        I::Item: Into<std::ffi::OsString>,
+    {
         stderr_log::install_if_absent();
+        let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+        if !args.is_empty() {
+            std::process::exit(crate::cli::run(&self, &args).await);
+        }
         let dispatcher = Dispatcher::new(&self)
             .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidInput, error))?;
         let options = StdioOptions {

@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-use crate::dispatch::InFlight;
+use crate::dispatch::{InFlight, Subscriptions};
 use crate::protocol::ProtocolVersion;
 
 /// The state of one client connection.
@@ -20,6 +20,7 @@ use crate::protocol::ProtocolVersion;
 pub(crate) struct Session {
     era: Era,
     in_flight: InFlight,
+    subscriptions: Subscriptions,
 }
 
 #[derive(Debug, Default)]
@@ -83,6 +84,7 @@ impl Session {
             Era::Fresh => false,
             Era::Legacy(legacy) => {
                 legacy.initialized = true;
+                self.subscriptions.legacy_initialized();
                 true
             }
         }
@@ -97,6 +99,11 @@ impl Session {
     /// The calls this connection has running.
     pub(crate) fn in_flight(&self) -> &InFlight {
         &self.in_flight
+    }
+
+    /// What this connection's client subscribed to, and notifications waiting to be sent.
+    pub(crate) fn subscriptions(&self) -> &Subscriptions {
+        &self.subscriptions
     }
 }
 

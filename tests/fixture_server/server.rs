@@ -111,6 +111,37 @@ async fn slow(millis: u64) -> String {
     format!("slept {millis} ms")
 }
 
+/// What a `mixed` call ends with.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Outcome {
+    /// Answer the token.
+    Answer,
+    /// Fail with a tool error naming the token.
+    Fail,
+    /// Panic.
+    Panic,
+}
+
+/// Sleep `millis` (0: not at all), then answer, fail or panic: one tool for the load tests,
+/// whose every answer names its `token`, so no answer can pass for another's.
+///
+/// # Arguments
+/// * `token` - what the answer (or the failure) names
+/// * `outcome` - how the call ends
+/// * `millis` - how long to sleep first
+#[mcp_tool]
+async fn mixed(token: String, outcome: Outcome, millis: u64) -> Result<String, String> {
+    if millis > 0 {
+        tokio::time::sleep(Duration::from_millis(millis)).await;
+    }
+    match outcome {
+        Outcome::Answer => Ok(token),
+        Outcome::Fail => Err(format!("failed on purpose: {token}")),
+        Outcome::Panic => panic!("`mixed` panicked on purpose: {token}"),
+    }
+}
+
 /// Panic: the server must survive it.
 #[mcp_tool]
 async fn panics() -> String {
@@ -189,6 +220,7 @@ async fn main() -> std::io::Result<()> {
             noisy,
             wait_for_cancellation,
             revision,
+            mixed,
         ])
         .serve_stdio()
         .await

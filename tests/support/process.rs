@@ -120,6 +120,19 @@ impl ServerProcess {
         }
     }
 
+    /// Write `bytes` exactly as given (several lines at once, a line without its newline) and
+    /// flush them.
+    pub fn write_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin was already closed");
+        if let Err(error) = stdin.write_all(bytes).and_then(|()| stdin.flush()) {
+            panic!(
+                "cannot write to {}: {error}\nits stderr:\n{}",
+                self.program.display(),
+                self.stderr()
+            );
+        }
+    }
+
     /// The next stdout line, waiting at most `wait`.
     pub fn next_line(&mut self, wait: Duration) -> Next {
         match self.stdout.recv_timeout(wait) {
@@ -188,6 +201,11 @@ impl ServerProcess {
     /// The program's path, for messages.
     pub fn program(&self) -> &Path {
         &self.program
+    }
+
+    /// The server's process id (to read its memory use from `/proc`).
+    pub fn id(&self) -> u32 {
+        self.child.id()
     }
 }
 

@@ -126,7 +126,13 @@ fn result_type(method: &str) -> Option<&'static str> {
         "tools/list" => "ListToolsResult",
         "tools/call" => "CallToolResult",
         "prompts/list" => "ListPromptsResult",
+        "prompts/get" => "GetPromptResult",
         "resources/list" => "ListResourcesResult",
+        "resources/templates/list" => "ListResourceTemplatesResult",
+        "resources/read" => "ReadResourceResult",
+        "resources/subscribe" | "resources/unsubscribe" => "EmptyResult",
+        "completion/complete" => "CompleteResult",
+        "subscriptions/listen" => "SubscriptionsListenResult",
         _ => return None,
     })
 }

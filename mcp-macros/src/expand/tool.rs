@@ -235,23 +235,17 @@ fn run(tool: &ValidTool, values: &[Ident]) -> TokenStream {
 
 fn annotations(hints: &AnnotationsAttr) -> TokenStream {
     let p = paths::private();
-    let fields = [
-        ("read_only", hints.read_only),
-        ("destructive", hints.destructive),
-        ("idempotent", hints.idempotent),
-        ("open_world", hints.open_world),
-    ];
-    let set = fields.iter().filter_map(|(field, value)| {
-        let field = Ident::new(field, Span::call_site());
-        value.map(|value| quote!(#field: ::core::option::Option::Some(#value),))
+    let hints = [
+        hints.read_only,
+        hints.destructive,
+        hints.idempotent,
+        hints.open_world,
+    ]
+    .map(|hint| match hint {
+        Some(value) => quote!(::core::option::Option::Some(#value)),
+        None => quote!(::core::option::Option::None),
     });
-    // The rest from a constant, so a hint the runtime adds later needs no change here.
-    quote! {
-        #p::ToolAnnotations {
-            #(#set)*
-            ..#p::NO_ANNOTATIONS
-        }
-    }
+    quote!(#p::annotations(#(#hints),*))
 }
 
 fn optional_str(text: Option<&str>) -> TokenStream {

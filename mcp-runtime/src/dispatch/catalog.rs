@@ -41,6 +41,10 @@ pub(crate) enum CatalogError {
     /// A tool's `inputSchema` lacks `"type": "object"` at its root, which every revision
     /// requires (clients reject the whole list over one such tool).
     InputSchemaNotObject(String),
+    /// Two resources answer the same URIs (the message names both).
+    ResourceConflict(String),
+    /// Two prompts share a name.
+    DuplicatePrompt(String),
 }
 
 impl fmt::Display for CatalogError {
@@ -55,6 +59,12 @@ impl fmt::Display for CatalogError {
                 f,
                 "tool `{name}` has an input schema without `\"type\": \"object\"` at its root; \
                  MCP requires tool arguments to be an object"
+            ),
+            CatalogError::ResourceConflict(message) => f.write_str(message),
+            CatalogError::DuplicatePrompt(name) => write!(
+                f,
+                "two prompts are named `{name}`: prompt names must be unique (rename one with \
+                 `#[mcp_prompt(name = \"...\")]`)"
             ),
         }
     }

@@ -37,7 +37,15 @@ impl Dispatcher {
                         };
                         self.call_tool(id, params, scope, session.in_flight())
                     }
-                    _ => Err(ErrorObject::method_not_found(method)),
+                    other => {
+                        let scope = RequestScope {
+                            revision,
+                            client_capabilities: legacy.client_capabilities.clone(),
+                            progress_token: classify::progress_token(params.as_ref()),
+                        };
+                        self.offering_request(id, other, params, scope, session)
+                            .unwrap_or_else(|| Err(ErrorObject::method_not_found(method)))
+                    }
                 }
             }
         }
@@ -83,10 +91,11 @@ impl Dispatcher {
                 ))
             },
         )?;
+        let capabilities = self.capabilities.for_revision(version);
         let result = InitializeResult::new(
             version,
             &self.info,
-            &self.capabilities,
+            &capabilities,
             self.instructions.as_deref(),
         );
         Ok(Reply::Ready(Outgoing::result(id, &result)))

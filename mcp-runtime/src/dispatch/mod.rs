@@ -12,10 +12,15 @@ mod call;
 mod catalog;
 mod catch_unwind;
 mod classify;
+mod completion;
 mod in_flight;
 mod legacy;
 mod modern;
 mod negotiate;
+mod offerings;
+mod prompts;
+mod resources;
+mod subscriptions;
 #[cfg(test)]
 pub(crate) mod test_tools;
 #[cfg(test)]
@@ -30,14 +35,20 @@ use serde_json::value::RawValue;
 pub(crate) use catalog::CatalogError;
 use catalog::ToolCatalog;
 pub(crate) use in_flight::InFlight;
+use prompts::PromptCatalog;
+use resources::ResourceCatalog;
+pub(crate) use subscriptions::Subscriptions;
 
 use crate::handler::{BoxFuture, JsonObject};
+use crate::notify::Notifier;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{
     self, ErrorObject, Incoming, InvalidMessage, Message, Notification, Outgoing, Request,
     RequestId,
 };
-use crate::protocol::wire::{EmptyObject, ServerCapabilities, result_meta};
+use crate::protocol::wire::{
+    EmptyObject, ListChangedCapability, ResourcesCapability, ServerCapabilities, result_meta,
+};
 use crate::server::{Server, ServerInfo};
 use crate::session::Session;
 
@@ -93,6 +104,10 @@ pub(crate) struct Dispatcher {
     instructions: Option<String>,
     capabilities: ServerCapabilities,
     catalog: ToolCatalog,
+    resources: ResourceCatalog,
+    prompts: PromptCatalog,
+    /// Where the server's announcements of changes come from.
+    notifier: Notifier,
     supported_versions: Vec<&'static str>,
     /// `_meta` of every 2026-07-28 result, encoded once.
     modern_meta: Arc<RawValue>,
@@ -108,16 +123,36 @@ impl Dispatcher {
             modern_meta.clone(),
             LIST_TTL,
         )?;
-        Ok(Dispatcher {
+        let resources =
+            ResourceCatalog::build(&server.resources, server.page_size, modern_meta.clone())
+                .map_err(|conflict| CatalogError::ResourceConflict(conflict.to_string()))?;
+        let prompts = PromptCatalog::build(&server.prompts, server.page_size, modern_meta.clone())
+            .map_err(|duplicate| CatalogError::DuplicatePrompt(duplicate.0))?;
+        let mut dispatcher = Dispatcher {
             info: server.info.clone(),
             instructions: server.instructions.clone(),
             capabilities: ServerCapabilities {
                 tools: (!catalog.is_empty()).then_some(EmptyObject {}),
+                // Subscriptions and change announcements work for any resource (through the
+                // server's `Notifier`), so both are declared whenever there are resources.
+                resources: (!resources.is_empty()).then_some(ResourcesCapability {
+                    subscribe: true,
+                    list_changed: true,
+                }),
+                prompts: (!prompts.is_empty())
+                    .then_some(ListChangedCapability { list_changed: true }),
+                completions: None,
             },
             catalog,
+            resources,
+            prompts,
+            notifier: server.notifier.clone(),
             supported_versions: negotiate::supported_versions(),
             modern_meta,
-        })
+        };
+        dispatcher.capabilities.completions =
+            dispatcher.has_completions().then_some(EmptyObject {});
+        Ok(dispatcher)
     }
 
     /// The server's identity.

@@ -46,7 +46,9 @@ impl Dispatcher {
                      `_meta[\"io.modelcontextprotocol/protocolVersion\"]` to use a legacy session)"
                 ),
             )),
-            _ => Err(ErrorObject::method_not_found(method)),
+            other => self
+                .offering_request(id, other, Some(params), scope, session)
+                .unwrap_or_else(|| Err(ErrorObject::method_not_found(method))),
         }
     }
 }

@@ -1,9 +1,27 @@
-//! Handlers: the traits tools implement and the conversions of their return values.
+//! Handlers: the traits tools, resources and prompts implement and the conversions of their
+//! return values.
 
+pub(crate) mod completion;
+mod injected;
 mod into_result;
 mod params;
+mod prompt;
+mod resource;
 mod tool;
 
+pub use completion::{
+    Completer, CompletionContext, CompletionRequest, IntoCompletion, enum_values,
+};
+pub use injected::Injected;
 pub use into_result::IntoToolResult;
 pub use params::{ArgumentDefault, ArgumentError, ArgumentReader, ParamFns, ToolParam, param};
+pub use prompt::{
+    IntoPromptResult, PromptArgument, PromptArgumentDefinition, PromptArgumentReader,
+    PromptDefinition, PromptError, PromptHandler, PromptRequest,
+};
+pub use resource::{
+    IntoReadResult, IntoResourceList, Resource, ResourceDefinition, ResourceError,
+    ResourceErrorKind, ResourceHandler, ResourceRead, ResourceTemplate, ResourceVariable,
+    VariableReader,
+};
 pub use tool::{BoxFuture, JsonObject, ToolAnnotations, ToolCall, ToolDefinition, ToolHandler};

@@ -5,6 +5,8 @@
 
 use serde_json::Value;
 
+use super::ResourceContents;
+
 /// One block of content in a tool result or prompt message.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -27,6 +29,11 @@ pub enum Content {
         data: String,
         /// For example `audio/wav`.
         mime_type: String,
+    },
+    /// The contents of a resource, embedded so the model reads them in place.
+    Resource {
+        /// The embedded contents.
+        resource: ResourceContents,
     },
 }
 

@@ -49,6 +49,23 @@ impl Outgoing {
         Outgoing { bytes }
     }
 
+    /// A notification of `method`, with `params` when given.
+    pub(crate) fn notification<T: Serialize + ?Sized>(method: &str, params: Option<&T>) -> Self {
+        let mut bytes = Vec::with_capacity(64 + method.len());
+        bytes.extend_from_slice(br#"{"jsonrpc":"2.0","method":"#);
+        serde_json::to_writer(&mut bytes, method).expect("a method name always serializes");
+        if let Some(params) = params {
+            bytes.extend_from_slice(br#","params":"#);
+            if let Err(error) = serde_json::to_writer(&mut bytes, params) {
+                // Only server-made params reach here; drop them rather than send broken JSON.
+                tracing::error!(method, %error, "notification params could not be serialized");
+                return Self::notification(method, None::<&()>);
+            }
+        }
+        bytes.push(b'}');
+        Outgoing { bytes }
+    }
+
     /// An error response; `id` is `None` when the request's id could not be read.
     pub(crate) fn error(id: Option<&RequestId>, error: &ErrorObject) -> Self {
         let mut bytes = Vec::with_capacity(96 + error.message.len());

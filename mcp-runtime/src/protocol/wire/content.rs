@@ -2,6 +2,7 @@
 
 use serde::{Serialize, Serializer};
 
+use super::resource::ResourceContentsWire;
 use crate::protocol::{Content, ProtocolVersion};
 
 /// A slice of content blocks as `revision` can read them.
@@ -27,9 +28,10 @@ impl Serialize for ContentList<'_> {
     }
 }
 
+/// One content block as a revision reads it.
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
-enum ContentBlock<'a> {
+pub(crate) enum ContentBlock<'a> {
     Text {
         text: &'a str,
     },
@@ -43,6 +45,9 @@ enum ContentBlock<'a> {
         #[serde(rename = "mimeType")]
         mime_type: &'a str,
     },
+    Resource {
+        resource: ResourceContentsWire<'a>,
+    },
 }
 
 /// What a 2024-11-05 client gets instead of audio, which its schema cannot carry: the model
@@ -51,7 +56,7 @@ const AUDIO_UNSUPPORTED: &str =
     "[audio content omitted: the client's protocol revision (2024-11-05) cannot carry audio]";
 
 impl<'a> ContentBlock<'a> {
-    fn new(content: &'a Content, revision: ProtocolVersion) -> Self {
+    pub(crate) fn new(content: &'a Content, revision: ProtocolVersion) -> Self {
         match content {
             Content::Text { text } => ContentBlock::Text { text },
             Content::Image { data, mime_type } => ContentBlock::Image { data, mime_type },
@@ -61,6 +66,9 @@ impl<'a> ContentBlock<'a> {
                 }
             }
             Content::Audio { data, mime_type } => ContentBlock::Audio { data, mime_type },
+            Content::Resource { resource } => ContentBlock::Resource {
+                resource: ResourceContentsWire(resource),
+            },
         }
     }
 }

@@ -28,13 +28,54 @@ impl<'a> Implementation<'a> {
     }
 }
 
-/// `ServerCapabilities`: what this server offers. The same in every revision for what the
-/// runtime implements so far.
+/// `ServerCapabilities`: what this server offers. The same in every revision but for
+/// `completions`, which 2024-11-05 lacks (see [`ServerCapabilities::for_revision`]).
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct ServerCapabilities {
     /// Present when the server has tools. The list never changes, so no `listChanged`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) tools: Option<EmptyObject>,
+    /// Present when the server has resources.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) resources: Option<ResourcesCapability>,
+    /// Present when the server has prompts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) prompts: Option<ListChangedCapability>,
+    /// Present when some prompt argument or template variable has a completer (2025-03-26 on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) completions: Option<EmptyObject>,
+}
+
+impl ServerCapabilities {
+    /// The capabilities as `revision` defines them: 2024-11-05 has no `completions`
+    /// capability (its clients may still send `completion/complete`).
+    pub(crate) fn for_revision(&self, revision: ProtocolVersion) -> std::borrow::Cow<'_, Self> {
+        if revision >= ProtocolVersion::V2025_03_26 || self.completions.is_none() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        std::borrow::Cow::Owned(ServerCapabilities {
+            completions: None,
+            ..self.clone()
+        })
+    }
+}
+
+/// `resources` capability: `{subscribe?, listChanged?}`.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ResourcesCapability {
+    /// Clients may subscribe to a resource's updates.
+    pub(crate) subscribe: bool,
+    /// The server announces changes to the resource list.
+    pub(crate) list_changed: bool,
+}
+
+/// `{listChanged?}`, the capability shape of prompts (and tools).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ListChangedCapability {
+    /// The server announces changes to the list.
+    pub(crate) list_changed: bool,
 }
 
 /// The result of a legacy `initialize`.
@@ -115,6 +156,7 @@ mod tests {
         let info = info();
         let caps = ServerCapabilities {
             tools: Some(EmptyObject {}),
+            ..ServerCapabilities::default()
         };
         let result = InitializeResult::new(ProtocolVersion::V2025_03_26, &info, &caps, None);
         assert_eq!(
@@ -150,6 +192,7 @@ mod tests {
         let meta = result_meta(&info);
         let caps = ServerCapabilities {
             tools: Some(EmptyObject {}),
+            ..ServerCapabilities::default()
         };
         let versions = ["2026-07-28", "2025-11-25"];
         let result = DiscoverResult::new(

@@ -6,14 +6,24 @@
 //! members its schema requires.
 
 mod call_result;
+mod completion;
 mod content;
 mod lifecycle;
 mod modern;
+pub(crate) mod notification;
+mod prompt;
+mod resource;
 mod tool;
 
 pub(crate) use call_result::CallToolResultWire;
-pub(crate) use lifecycle::{DiscoverResult, InitializeResult, ServerCapabilities};
+pub(crate) use completion::CompleteResult;
+pub(crate) use lifecycle::{
+    DiscoverResult, InitializeResult, ListChangedCapability, ResourcesCapability,
+    ServerCapabilities,
+};
 pub(crate) use modern::{ModernResult, result_meta};
+pub(crate) use prompt::{GetPromptResultWire, ListPromptsResult};
+pub(crate) use resource::{ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult};
 pub(crate) use tool::ListToolsResult;
 
 /// Serialize-only helper: `{}`.

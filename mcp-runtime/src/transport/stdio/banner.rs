@@ -10,7 +10,9 @@ pub(crate) fn print(info: &ServerInfo, tools: &[&str]) {
     eprint!("{}", text(info, tools, executable.as_deref()));
 }
 
-fn text(info: &ServerInfo, tools: &[&str], executable: Option<&Path>) -> String {
+/// The `mcpServers` entry that starts this server, as Claude Desktop and Cursor take it
+/// (pretty JSON, the path escaped so the snippet can be pasted as is).
+pub(crate) fn client_config(info: &ServerInfo, executable: Option<&Path>) -> String {
     let command = executable.map_or_else(
         || "/path/to/this/binary".to_owned(),
         |path| path.display().to_string(),
@@ -18,7 +20,11 @@ fn text(info: &ServerInfo, tools: &[&str], executable: Option<&Path>) -> String 
     let config = serde_json::json!({
         "mcpServers": { info.name.as_ref(): { "command": command } }
     });
-    let config = serde_json::to_string_pretty(&config).expect("a JSON value always serializes");
+    serde_json::to_string_pretty(&config).expect("a JSON value always serializes")
+}
+
+fn text(info: &ServerInfo, tools: &[&str], executable: Option<&Path>) -> String {
+    let config = client_config(info, executable);
     let offers = match tools.len() {
         0 => "no tools".to_owned(),
         1 => format!("1 tool: {}", tools[0]),

@@ -5,7 +5,7 @@
 //! starts the threads and waits for the end: stdin closing, a stop signal, or stdout
 //! breaking.
 
-mod banner;
+pub(crate) mod banner;
 mod calls;
 mod io_thread;
 mod lines;
@@ -42,7 +42,7 @@ pub(crate) struct StdioOptions {
 pub(crate) async fn serve(dispatcher: Dispatcher, options: StdioOptions) -> io::Result<()> {
     let output = Output::new(stdout::take_protocol_output()?);
     let (answers, mut writer) = output::spawn_writer(output.clone())?;
-    let calls = Calls::new(answers);
+    let calls = Calls::new(answers.clone());
 
     let tools: Vec<&str> = dispatcher.tool_names().collect();
     if io::stdin().is_terminal() {
@@ -58,6 +58,16 @@ pub(crate) async fn serve(dispatcher: Dispatcher, options: StdioOptions) -> io::
 
     let session = Session::new();
     let in_flight = session.in_flight().clone();
+    // Change notifications leave through the writer thread, as late answers do.
+    let subscriptions = session.subscriptions().clone();
+    let mut forwarder = dispatcher.notification_forwarder(&session);
+    let notifications = tokio::spawn(async move {
+        while let Some(messages) = forwarder.next().await {
+            messages
+                .into_iter()
+                .for_each(|message| answers.send(message));
+        }
+    });
     let stopping = Arc::new(AtomicBool::new(false));
     let (ended, end) = oneshot::channel();
     let io_thread = IoThread {
@@ -81,6 +91,9 @@ pub(crate) async fn serve(dispatcher: Dispatcher, options: StdioOptions) -> io::
         () = writer.stopped() => tracing::warn!("stdout is gone; shutting down"),
     }
     stopping.store(true, Ordering::Relaxed);
+    // Listen streams end with their result; nothing else is announced.
+    subscriptions.close_streams();
+    notifications.abort();
     calls.finish(options.shutdown_timeout, &in_flight).await;
     // The writer ends once the calls' answers are written, flushing everything.
     if tokio::time::timeout(options.shutdown_timeout, writer.stopped())

@@ -1,0 +1,43 @@
+//! `#[mcp_prompt(...)]` arguments -> raw options with spans.
+
+use proc_macro2::TokenStream;
+use syn::parse::Parser;
+
+use crate::attr::{Seen, Spanned, skip_value, string_value};
+use crate::ctxt::Ctxt;
+use crate::handler_fn::{self, CompleterAttr};
+
+/// The options of `#[mcp_prompt(...)]`.
+#[derive(Default)]
+pub struct PromptAttr {
+    pub name: Option<Spanned<String>>,
+    pub title: Option<Spanned<String>>,
+    pub description: Option<Spanned<String>>,
+    pub complete: Vec<CompleterAttr>,
+}
+
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "complete"];
+
+/// Read the arguments of `#[mcp_prompt(...)]`.
+pub fn prompt_attr(args: TokenStream, cx: &mut Ctxt) -> PromptAttr {
+    let mut attr = PromptAttr::default();
+    let mut seen = Seen::new("#[mcp_prompt]", PROMPT_KEYS);
+    let parser = syn::meta::parser(|meta| {
+        let Some(key) = seen.key(&meta, cx) else {
+            return skip_value(&meta);
+        };
+        match key {
+            "name" => attr.name = string_value(&meta, cx, "name = \"code_review\"")?,
+            "title" => attr.title = string_value(&meta, cx, "title = \"Code review\"")?,
+            "description" => {
+                attr.description = string_value(&meta, cx, "description = \"...\"")?;
+            }
+            _complete => handler_fn::complete_attr(&meta, cx, &mut attr.complete)?,
+        }
+        Ok(())
+    });
+    if let Err(error) = parser.parse2(args) {
+        cx.syn_error(error);
+    }
+    attr
+}

@@ -1,0 +1,279 @@
+//! A prompt function and its options -> a validated prompt. One function per rule, each saying
+//! why the rule exists.
+
+use syn::{Ident, ItemFn, Path, Type};
+
+use super::attr::PromptAttr;
+use crate::attr::{DefaultAttr, Spanned};
+use crate::check::{option_inner, unraw};
+use crate::ctxt::Ctxt;
+use crate::handler_fn::{self, HandlerFn};
+use crate::model::Param;
+
+/// A prompt function every rule accepted.
+pub struct ValidPrompt {
+    pub item: ItemFn,
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub params: Vec<PromptParam>,
+    /// Completers by argument name.
+    pub completers: Vec<(String, Path)>,
+    _checked: Checked,
+}
+
+/// One parameter: an argument the client passes as a string, or an injected value.
+pub enum PromptParam {
+    Argument(PromptArgument),
+    Injected { ty: Type },
+}
+
+/// An argument of the prompt.
+pub struct PromptArgument {
+    /// Its name on the wire: the parameter's, or its `#[arg(rename)]`.
+    pub wire_name: String,
+    /// The type parsed from the text: `T` for a parameter written `Option<T>`.
+    pub value_ty: Type,
+    pub presence: Presence,
+    pub description: Option<String>,
+}
+
+/// Whether the client must pass an argument.
+pub enum Presence {
+    Required,
+    /// Written `Option<T>`: absent means `None`.
+    Optional,
+    /// `#[arg(default ...)]`: absent means this value.
+    Default(DefaultAttr),
+}
+
+struct Checked;
+
+impl ValidPrompt {
+    pub fn fn_ident(&self) -> &Ident {
+        &self.item.sig.ident
+    }
+
+    pub fn is_async(&self) -> bool {
+        self.item.sig.asyncness.is_some()
+    }
+
+    pub fn arguments(&self) -> impl Iterator<Item = &PromptArgument> {
+        self.params.iter().filter_map(|param| match param {
+            PromptParam::Argument(argument) => Some(argument),
+            PromptParam::Injected { .. } => None,
+        })
+    }
+}
+
+/// Check every rule; `Err` with all the problems (and those `cx` already holds).
+pub fn prompt(function: &HandlerFn, attr: &PromptAttr, mut cx: Ctxt) -> syn::Result<ValidPrompt> {
+    let cx = &mut cx;
+    handler_fn::check_function(function, "prompt", cx);
+    let name = check_prompt_name(function, attr, cx);
+    check_documented_arguments_exist(function, cx);
+    let params: Vec<PromptParam> = function
+        .params
+        .iter()
+        .filter_map(|param| check_param(function, param, cx))
+        .collect();
+    check_wire_names_unique(&params, function, cx);
+    let completers = check_completers(attr, &params, cx);
+    let valid = ValidPrompt {
+        item: function.item.clone(),
+        name,
+        title: attr.title.as_ref().map(|title| title.value.clone()),
+        description: attr
+            .description
+            .as_ref()
+            .map(|description| description.value.clone())
+            .or_else(|| function.docs.description.clone()),
+        params,
+        completers,
+        _checked: Checked,
+    };
+    std::mem::take(cx).check().map(|()| valid)
+}
+
+/// Clients show prompt names as commands (`/code_review`) and send them back verbatim: an empty
+/// name, or one with spaces or control characters, cannot be typed or round-tripped reliably.
+fn check_prompt_name(function: &HandlerFn, attr: &PromptAttr, cx: &mut Ctxt) -> String {
+    let (name, span, from_fn) = match &attr.name {
+        Some(Spanned { value, span }) => (value.clone(), *span, false),
+        None => (function.default_name(), function.ident().span(), true),
+    };
+    let problem = if name.is_empty() {
+        Some("is empty".to_owned())
+    } else {
+        name.chars()
+            .find(|c| c.is_whitespace() || c.is_control())
+            .map(|c| format!("contains {c:?}"))
+    };
+    if let Some(problem) = problem {
+        let fix = if from_fn {
+            "; set one with `#[mcp_prompt(name = \"...\")]`"
+        } else {
+            ""
+        };
+        cx.error_at(
+            span,
+            format!("the prompt name `{name}` {problem}: clients use it as a command{fix}"),
+        );
+    }
+    name
+}
+
+/// A bullet naming no parameter is a description no client sees: say so rather than drop it.
+fn check_documented_arguments_exist(function: &HandlerFn, cx: &mut Ctxt) {
+    let names: Vec<String> = function
+        .params
+        .iter()
+        .filter_map(|param| match &param.pat {
+            syn::Pat::Ident(ident) => Some(unraw(&ident.ident)),
+            _ => None,
+        })
+        .collect();
+    for (index, documented) in function.docs.arguments.iter().enumerate() {
+        if !names.contains(&documented.name) {
+            cx.error_at(
+                documented.span,
+                format!(
+                    "`# Arguments` documents `{}`, which is not a parameter of `{}`",
+                    documented.name,
+                    function.ident()
+                ),
+            );
+        } else if function.docs.arguments[..index]
+            .iter()
+            .any(|earlier| earlier.name == documented.name)
+        {
+            cx.error_at(
+                documented.span,
+                format!("`# Arguments` documents `{}` twice", documented.name),
+            );
+        }
+    }
+}
+
+/// Every rule about one parameter; `None` when it cannot be turned into an argument.
+fn check_param(function: &HandlerFn, param: &Param, cx: &mut Ctxt) -> Option<PromptParam> {
+    let name = handler_fn::param_name(param, "prompt", cx)?;
+    if !handler_fn::check_owned(param, "prompt", cx) {
+        return None;
+    }
+    if handler_fn::is_injected(&param.ty) {
+        return Some(PromptParam::Injected {
+            ty: param.ty.clone(),
+        });
+    }
+    let option = option_inner(&param.ty);
+    let presence = match (&param.attr.default, option) {
+        (Some(default), Some(_)) => {
+            // An absent `Option` argument is already `None`: a default would say two things.
+            let span = match default {
+                DefaultAttr::Value(expr) => syn::spanned::Spanned::span(expr),
+                DefaultAttr::TypeDefault(span) => *span,
+            };
+            cx.error_at(
+                span,
+                "an `Option` parameter cannot have a default: an absent argument is already \
+                 `None`; drop the `Option` to take the default instead",
+            );
+            Presence::Optional
+        }
+        (Some(DefaultAttr::Value(expr)), None) => {
+            Presence::Default(DefaultAttr::Value(expr.clone()))
+        }
+        (Some(DefaultAttr::TypeDefault(span)), None) => {
+            Presence::Default(DefaultAttr::TypeDefault(*span))
+        }
+        (None, Some(_)) => Presence::Optional,
+        (None, None) => Presence::Required,
+    };
+    let wire_name = match &param.attr.rename {
+        Some(rename) if rename.value.is_empty() => {
+            cx.error_at(rename.span, "`rename` cannot be empty");
+            name.clone()
+        }
+        Some(rename) => rename.value.clone(),
+        None => name.clone(),
+    };
+    Some(PromptParam::Argument(PromptArgument {
+        wire_name,
+        value_ty: option.unwrap_or(&param.ty).clone(),
+        presence,
+        description: check_described_once(function, param, &name, cx),
+    }))
+}
+
+/// One description per argument: with both `#[arg(description)]` and `# Arguments`, one
+/// would be silently lost.
+fn check_described_once(
+    function: &HandlerFn,
+    param: &Param,
+    name: &str,
+    cx: &mut Ctxt,
+) -> Option<String> {
+    let documented = function.docs.arguments.iter().find(|doc| doc.name == name);
+    match (&param.attr.description, documented) {
+        (Some(attr), Some(_)) => {
+            cx.error_at(
+                attr.span,
+                format!("`{name}` is described twice, here and in `# Arguments`; keep one"),
+            );
+            Some(attr.value.clone())
+        }
+        (Some(attr), None) => Some(attr.value.clone()),
+        (None, Some(doc)) => (!doc.text.is_empty()).then(|| doc.text.clone()),
+        (None, None) => None,
+    }
+}
+
+/// Two parameters with the same wire name would read the same argument.
+fn check_wire_names_unique(params: &[PromptParam], function: &HandlerFn, cx: &mut Ctxt) {
+    let arguments: Vec<&PromptArgument> = params
+        .iter()
+        .filter_map(|param| match param {
+            PromptParam::Argument(argument) => Some(argument),
+            PromptParam::Injected { .. } => None,
+        })
+        .collect();
+    for (index, argument) in arguments.iter().enumerate() {
+        if arguments[..index]
+            .iter()
+            .any(|earlier| earlier.wire_name == argument.wire_name)
+        {
+            cx.error_spanned(
+                &function.item.sig.inputs,
+                format!(
+                    "two parameters are both passed as `{}`; rename one with `#[arg(rename = \"...\")]`",
+                    argument.wire_name
+                ),
+            );
+        }
+    }
+}
+
+/// A completer for something that is not an argument would never be asked.
+fn check_completers(
+    attr: &PromptAttr,
+    params: &[PromptParam],
+    cx: &mut Ctxt,
+) -> Vec<(String, Path)> {
+    let mut completers = Vec::new();
+    for completer in &attr.complete {
+        let name = unraw(&completer.name);
+        let is_argument = params.iter().any(
+            |param| matches!(param, PromptParam::Argument(argument) if argument.wire_name == name),
+        );
+        if is_argument {
+            completers.push((name, completer.path.clone()));
+        } else {
+            cx.error_spanned(
+                &completer.name,
+                format!("`{name}` is not an argument of this prompt, so nothing would complete it"),
+            );
+        }
+    }
+    completers
+}

@@ -1,0 +1,195 @@
+//! A validated prompt -> the function as written, its companion struct, and the runtime traits
+//! implemented for it.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, ReturnType};
+
+use super::check::{Presence, PromptParam, ValidPrompt};
+use crate::check::default_expr;
+use crate::expand::{companion_struct, private_path};
+use crate::resource::{completions, optional_str};
+
+/// Everything `#[mcp_prompt]` expands to for `prompt`.
+pub fn prompt(prompt: &ValidPrompt) -> TokenStream {
+    let p = private_path();
+    let item = &prompt.item;
+    let ident = prompt.fn_ident();
+    let name = &prompt.name;
+    let companion = companion_struct(&item.vis, ident);
+    let default_fns = prompt.params.iter().enumerate().filter_map(default_fn);
+    let definition = definition(prompt);
+    let get = get(prompt);
+    let (complete, has_completions) = completions(
+        &prompt.completers,
+        prompt
+            .arguments()
+            .map(|argument| (argument.wire_name.as_str(), &argument.value_ty)),
+    );
+    quote! {
+        #item
+
+        #companion
+
+        const _: () = {
+            #(#default_fns)*
+
+            impl #p::StaticPrompt for #ident {
+                const NAME: &'static str = #name;
+                const INSTANCE: Self = #ident {};
+            }
+
+            impl #p::PromptHandler for #ident {
+                fn definition(&self) -> #p::PromptDefinition {
+                    #definition
+                }
+
+                fn get(
+                    &self,
+                    __mcp_request: #p::PromptRequest,
+                ) -> #p::BoxFuture<'static, #p::PromptOutcome> {
+                    #get
+                }
+
+                fn complete(
+                    &self,
+                    __mcp_request: &#p::CompletionRequest,
+                ) -> ::core::option::Option<#p::Completion> {
+                    #complete
+                }
+
+                fn has_completions(&self) -> bool {
+                    #has_completions
+                }
+            }
+        };
+    }
+}
+
+fn default_fn_ident(index: usize) -> Ident {
+    format_ident!("__mcp_default_{}", index, span = Span::mixed_site())
+}
+
+/// `fn __mcp_default_N() -> T { expr }`: where the default is type-checked against the
+/// parameter.
+fn default_fn((index, param): (usize, &PromptParam)) -> Option<TokenStream> {
+    let PromptParam::Argument(argument) = param else {
+        return None;
+    };
+    let Presence::Default(default) = &argument.presence else {
+        return None;
+    };
+    let ident = default_fn_ident(index);
+    let ty = &argument.value_ty;
+    let expr = default_expr(default);
+    Some(quote! {
+        fn #ident() -> #ty {
+            #expr
+        }
+    })
+}
+
+fn definition(prompt: &ValidPrompt) -> TokenStream {
+    let p = private_path();
+    let name = &prompt.name;
+    let title = optional_str(prompt.title.as_deref());
+    let description = optional_str(prompt.description.as_deref());
+    let arguments = prompt.arguments().map(|argument| {
+        let name = &argument.wire_name;
+        let description = optional_str(argument.description.as_deref());
+        let required = matches!(argument.presence, Presence::Required);
+        quote! {
+            #p::PromptArgumentSpec {
+                name: #name,
+                description: #description,
+                required: #required,
+            }
+        }
+    });
+    quote! {
+        const __MCP_ARGUMENTS: &[#p::PromptArgumentSpec] = &[#(#arguments),*];
+        #p::prompt_definition(#p::PromptSpec {
+            name: #name,
+            title: #title,
+            description: #description,
+            arguments: __MCP_ARGUMENTS,
+        })
+    }
+}
+
+/// The body of `PromptHandler::get`: read every argument (gathering every problem), then run
+/// the function and convert what it returns.
+fn get(prompt: &ValidPrompt) -> TokenStream {
+    let p = private_path();
+    let request = Ident::new("__mcp_request", Span::call_site());
+    let reader = Ident::new("__mcp_reader", Span::mixed_site());
+    let values: Vec<Ident> = (0..prompt.params.len())
+        .map(|index| format_ident!("__mcp_arg_{}", index, span = Span::mixed_site()))
+        .collect();
+    let reads = prompt
+        .params
+        .iter()
+        .zip(&values)
+        .enumerate()
+        .map(|(index, (param, value))| match param {
+            PromptParam::Argument(argument) => {
+                let ty = &argument.value_ty;
+                let parser = quote_spanned!(ty.span()=> #p::argument_parser::<#ty>());
+                let name = &argument.wire_name;
+                let read = match &argument.presence {
+                    Presence::Required => quote!(#reader.required(#parser, #name)),
+                    Presence::Optional => quote!(#reader.optional(#parser, #name)),
+                    Presence::Default(_) => {
+                        let default_fn = default_fn_ident(index);
+                        quote!(#reader.or_default(#parser, #name, #default_fn))
+                    }
+                };
+                quote!(let #value = #read;)
+            }
+            PromptParam::Injected { ty } => {
+                let inject = quote_spanned!(ty.span()=> #p::inject::<#ty>(#reader.context()));
+                quote!(let #value = ::core::option::Option::Some(#inject);)
+            }
+        });
+    let ident = prompt.fn_ident();
+    let output_span = match &prompt.item.sig.output {
+        ReturnType::Type(_, ty) => ty.span(),
+        ReturnType::Default => ident.span(),
+    };
+    let output = Ident::new("__mcp_output", Span::mixed_site().located_at(output_span));
+    let convert = quote_spanned!(output_span=> #p::into_prompt_result(#output));
+    let run = if prompt.is_async() {
+        quote_spanned! {ident.span()=>
+            ::std::boxed::Box::pin(async move {
+                let #output = #ident(#(#values),*).await;
+                #convert
+            })
+        }
+    } else {
+        quote_spanned! {ident.span()=>
+            ::std::boxed::Box::pin(#p::run_blocking_value(
+                move || {
+                    let #output = #ident(#(#values),*);
+                    #convert
+                },
+                #p::prompt_cancelled(),
+            ))
+        }
+    };
+    if prompt.params.is_empty() {
+        return quote! {
+            let _ = #request;
+            #run
+        };
+    }
+    let mutable = prompt.arguments().next().is_some().then(|| quote!(mut));
+    quote! {
+        let #mutable #reader = #p::PromptArgumentReader::new(#request);
+        #(#reads)*
+        let (#(::core::option::Option::Some(#values),)*) = (#(#values,)*) else {
+            return #p::ready_prompt(::core::result::Result::Err(#reader.into_error()));
+        };
+        #run
+    }
+}

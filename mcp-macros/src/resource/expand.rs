@@ -1,0 +1,262 @@
+//! A validated resource -> the function as written, its companion struct, and the runtime
+//! traits implemented for it. The generated code lists facts (the URI's parts, names, which
+//! parameter is which variable) and calls the runtime; each use of a user's type or path is
+//! spanned there, so a type error is reported on the user's tokens.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, ReturnType};
+
+use super::check::{ResourceParam, ValidResource, ValidUri};
+use crate::expand::{companion_struct, private_path};
+use crate::uri_template::PartKind;
+
+/// Everything `#[mcp_resource]` expands to for `resource`.
+pub fn resource(resource: &ValidResource) -> TokenStream {
+    let p = private_path();
+    let item = &resource.item;
+    let ident = resource.fn_ident();
+    let companion = companion_struct(&item.vis, ident);
+    let route = resource.uri.route();
+    let definition = definition(resource);
+    let read = read(resource);
+    let list = list(resource);
+    let (complete, has_completions) = completions(
+        &resource.completers,
+        resource.params.iter().filter_map(|param| match param {
+            ResourceParam::Variable { name, ty } => Some((name.as_str(), ty)),
+            ResourceParam::Injected { .. } => None,
+        }),
+    );
+    quote! {
+        #item
+
+        #companion
+
+        const _: () = {
+            impl #p::StaticResource for #ident {
+                const ROUTE: &'static str = #route;
+                const INSTANCE: Self = #ident {};
+            }
+
+            impl #p::ResourceHandler for #ident {
+                fn definition(&self) -> #p::ResourceDefinition {
+                    #definition
+                }
+
+                fn read(
+                    &self,
+                    __mcp_read: #p::ResourceRead,
+                ) -> #p::BoxFuture<'static, #p::ReadOutcome> {
+                    #read
+                }
+
+                #list
+
+                fn complete(
+                    &self,
+                    __mcp_request: &#p::CompletionRequest,
+                ) -> ::core::option::Option<#p::Completion> {
+                    #complete
+                }
+
+                fn has_completions(&self) -> bool {
+                    #has_completions
+                }
+            }
+        };
+    }
+}
+
+fn definition(resource: &ValidResource) -> TokenStream {
+    let p = private_path();
+    let name = &resource.name;
+    let title = optional_str(resource.title.as_deref());
+    let description = optional_str(resource.description.as_deref());
+    let mime_type = optional_str(resource.mime_type.as_deref());
+    let size = match resource.size {
+        Some(size) => quote!(::core::option::Option::Some(#size)),
+        None => quote!(::core::option::Option::None),
+    };
+    let audience = resource.audience.iter().map(|role| {
+        let role = Ident::new(role, Span::call_site());
+        quote!(#p::Role::#role)
+    });
+    let priority = match resource.priority {
+        Some(priority) => quote!(::core::option::Option::Some(#priority)),
+        None => quote!(::core::option::Option::None),
+    };
+    let spec = quote! {
+        #p::ResourceSpec {
+            name: #name,
+            title: #title,
+            description: #description,
+            mime_type: #mime_type,
+            size: #size,
+            annotations: #p::resource_annotations(&[#(#audience),*], #priority),
+        }
+    };
+    match &resource.uri {
+        ValidUri::Static(uri) => quote!(#p::static_definition(#uri, #spec)),
+        ValidUri::Template { text, parts } => {
+            let parts = parts.iter().map(|part| match &part.kind {
+                PartKind::Literal(text) => quote!(#p::TemplatePart::literal(#text)),
+                PartKind::Variable { name, reserved } => {
+                    quote!(#p::TemplatePart::variable(#name, #reserved))
+                }
+            });
+            quote! {
+                const __MCP_PARTS: &[#p::TemplatePart] = &[#(#parts),*];
+                #p::template_definition(#p::UriTemplate::from_static(#text, __MCP_PARTS), #spec)
+            }
+        }
+    }
+}
+
+/// The body of `ResourceHandler::read`: parse every variable (gathering every problem), then
+/// run the function and convert what it returns.
+fn read(resource: &ValidResource) -> TokenStream {
+    let p = private_path();
+    let read = Ident::new("__mcp_read", Span::call_site());
+    let reader = Ident::new("__mcp_reader", Span::mixed_site());
+    let uri = Ident::new("__mcp_uri", Span::mixed_site());
+    let values: Vec<Ident> = (0..resource.params.len())
+        .map(|index| format_ident!("__mcp_arg_{}", index, span = Span::mixed_site()))
+        .collect();
+    let reads = resource
+        .params
+        .iter()
+        .zip(&values)
+        .map(|(param, value)| match param {
+            ResourceParam::Variable { name, ty } => {
+                let parser = quote_spanned!(ty.span()=> #p::variable_parser::<#ty>());
+                quote!(let #value = #reader.variable(#parser, #name);)
+            }
+            ResourceParam::Injected { ty } => {
+                let inject = quote_spanned!(ty.span()=> #p::inject::<#ty>(#reader.context()));
+                quote!(let #value = ::core::option::Option::Some(#inject);)
+            }
+        });
+    let mime_type = optional_str(resource.mime_type.as_deref());
+    let ident = resource.fn_ident();
+    let output_span = match &resource.item.sig.output {
+        ReturnType::Type(_, ty) => ty.span(),
+        ReturnType::Default => ident.span(),
+    };
+    let output = Ident::new("__mcp_output", Span::mixed_site().located_at(output_span));
+    let convert = quote_spanned!(output_span=> #p::into_read_result(#output, &#uri, #mime_type));
+    let run = if resource.is_async() {
+        quote_spanned! {ident.span()=>
+            ::std::boxed::Box::pin(async move {
+                let #output = #ident(#(#values),*).await;
+                #convert
+            })
+        }
+    } else {
+        quote_spanned! {ident.span()=>
+            ::std::boxed::Box::pin(#p::run_blocking_value(
+                move || {
+                    let #output = #ident(#(#values),*);
+                    #convert
+                },
+                #p::read_cancelled(),
+            ))
+        }
+    };
+    if resource.params.is_empty() {
+        return quote! {
+            let #reader = #p::VariableReader::new(#read);
+            let #uri = ::std::string::ToString::to_string(#reader.uri());
+            #run
+        };
+    }
+    let mutable = resource
+        .params
+        .iter()
+        .any(|param| matches!(param, ResourceParam::Variable { .. }))
+        .then(|| quote!(mut));
+    quote! {
+        let #mutable #reader = #p::VariableReader::new(#read);
+        #(#reads)*
+        let (#(::core::option::Option::Some(#values),)*) = (#(#values,)*) else {
+            return #p::ready_read(::core::result::Result::Err(#reader.into_error()));
+        };
+        let #uri = ::std::string::ToString::to_string(#reader.uri());
+        #run
+    }
+}
+
+/// `ResourceHandler::list`, when the resource has a lister.
+fn list(resource: &ValidResource) -> Option<TokenStream> {
+    let p = private_path();
+    let lister = resource.list.as_ref()?;
+    let start = quote_spanned!(lister.span()=> #p::list_with(#lister));
+    Some(quote! {
+        fn list(
+            &self,
+            _: #p::RequestContext,
+        ) -> ::core::option::Option<
+            #p::BoxFuture<
+                'static,
+                ::core::result::Result<::std::vec::Vec<#p::Resource>, #p::ResourceError>,
+            >,
+        > {
+            ::core::option::Option::Some(#start)
+        }
+    })
+}
+
+/// The bodies of `complete` and `has_completions`: explicit completers by name, then every
+/// other value whose type is an enum of unit variants (decided by the runtime's probe).
+pub fn completions<'a>(
+    completers: &[(String, syn::Path)],
+    values: impl Iterator<Item = (&'a str, &'a syn::Type)>,
+) -> (TokenStream, TokenStream) {
+    let p = private_path();
+    let request = Ident::new("__mcp_request", Span::call_site());
+    let explicit = completers.iter().map(|(name, path)| {
+        let run = quote_spanned!(path.span()=> #p::complete_with(#path, #request));
+        quote!(#name => ::core::option::Option::Some(#run),)
+    });
+    let probes: Vec<(&str, TokenStream)> = values
+        .filter(|(name, _)| !completers.iter().any(|(completed, _)| completed == name))
+        .map(|(name, ty)| {
+            let ty = crate::check::option_inner(ty).unwrap_or(ty);
+            (
+                name,
+                quote! {{
+                    #[allow(unused_imports)]
+                    use #p::{ViaJsonSchema as _, ViaNothing as _};
+                    (&#p::EnumProbe::<#ty>::NEW).enum_values()
+                }},
+            )
+        })
+        .collect();
+    let automatic = probes
+        .iter()
+        .map(|(name, probe)| quote!(#name => #p::complete_enum(#probe, #request),));
+    let complete = quote! {
+        match #request.argument.as_str() {
+            #(#explicit)*
+            #(#automatic)*
+            _ => ::core::option::Option::None,
+        }
+    };
+    let has_completions = if completers.is_empty() {
+        let checks = probes
+            .iter()
+            .map(|(_, probe)| quote!(::core::option::Option::is_some(&#probe)));
+        quote!(false #(|| #checks)*)
+    } else {
+        quote!(true)
+    };
+    (complete, has_completions)
+}
+
+pub fn optional_str(text: Option<&str>) -> TokenStream {
+    match text {
+        Some(text) => quote!(::core::option::Option::Some(#text)),
+        None => quote!(::core::option::Option::None),
+    }
+}

@@ -1,0 +1,164 @@
+//! `--help`: what this server is, how to connect a client to it, and what else it can do.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::handler::ResourceDefinition;
+use crate::server::Server;
+use crate::transport::stdio::banner;
+
+/// The commands, one a line, for `--help` and for usage errors.
+fn commands(program: &str) -> String {
+    let lines = [
+        ("", "serve MCP on stdin/stdout (what MCP clients run)"),
+        (
+            "manifest",
+            "print tools, resources, prompts as JSON, with token estimates",
+        ),
+        (
+            "call TOOL [key=value ...]",
+            "call a tool and print its result",
+        ),
+        (
+            "call TOOL --json '{...}'",
+            "the same, with every argument in one JSON object",
+        ),
+        ("read URI", "read a resource and print its contents"),
+        (
+            "prompt NAME [key=value ...]",
+            "get a prompt and print its messages",
+        ),
+        ("--help", "this help"),
+        ("--version", "the server's name and version"),
+    ];
+    let width = lines
+        .iter()
+        .map(|(command, _)| command.len())
+        .max()
+        .unwrap_or(0);
+    let mut text = String::new();
+    for (command, what) in lines {
+        let _ = writeln!(text, "  {program} {command:<width$}  {what}");
+    }
+    text
+}
+
+/// The one-line synopsis and pointer to `--help` that follow a usage error.
+pub(crate) fn usage(program: &str) -> String {
+    format!(
+        "Usage: {program} [manifest | call TOOL [key=value ...] | read URI | \
+         prompt NAME [key=value ...] | --help | --version]\n\
+         Run `{program} --help` for more.\n"
+    )
+}
+
+/// The `--help` text.
+pub(crate) fn help(server: &Server, program: &str, executable: Option<&Path>) -> String {
+    let info = &server.info;
+    let mut text = format!("{} {}", info.name, info.version);
+    if let Some(title) = &info.title {
+        let _ = write!(text, " ({title})");
+    }
+    text.push_str(": an MCP (Model Context Protocol) server.\n");
+    if let Some(instructions) = &server.instructions {
+        let _ = write!(text, "\n{}\n", instructions.trim_end());
+    }
+
+    let tools: Vec<String> = server
+        .tools
+        .handlers()
+        .iter()
+        .map(|tool| tool.definition().name.into_owned())
+        .collect();
+    let (mut resources, mut templates) = (0, 0);
+    for handler in server.resources.handlers() {
+        match handler.definition() {
+            ResourceDefinition::Static(_) => resources += 1,
+            ResourceDefinition::Template(_) => templates += 1,
+        }
+    }
+    let prompts = server.prompts.handlers().len();
+    let _ = writeln!(
+        text,
+        "\nIt offers {}, {}, {} and {}.",
+        count(tools.len(), "tool"),
+        count(resources, "resource"),
+        count(templates, "resource template"),
+        count(prompts, "prompt"),
+    );
+    if !tools.is_empty() {
+        let _ = writeln!(text, "Tools: {}.", tools.join(", "));
+    }
+
+    let _ = write!(
+        text,
+        "\nConnecting a client: MCP clients start this program themselves and speak JSON-RPC on \
+         its\nstdin and stdout. For Claude Desktop (claude_desktop_config.json) or Cursor \
+         (.cursor/mcp.json):\n\n{}\n",
+        banner::client_config(info, executable)
+    );
+
+    let _ = write!(
+        text,
+        "\nUsage:\n{commands}\n\
+         In key=value, a value that parses as JSON is taken as JSON (n=2, ok=true, ids=[1,2]),\n\
+         any other as a string (city=Paris); quote to force a string: code='\"42\"'. Prompt\n\
+         arguments are always strings. The token estimate of `manifest` is the bytes of each\n\
+         tool's compact JSON definition, as `tools/list` sends it, divided by 4.\n\
+         \n\
+         Exit status: 0 on success, 1 when the server answers with an error (a tool error or a\n\
+         JSON-RPC error), 2 on a usage error.\n",
+        commands = commands(program),
+    );
+    text
+}
+
+fn count(n: usize, what: &str) -> String {
+    match n {
+        1 => format!("1 {what}"),
+        n => format!("{n} {what}s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dispatch::test_tools;
+    use crate::registry::Tools;
+    use crate::server::ServerInfo;
+
+    #[test]
+    fn says_what_the_server_is_and_how_to_connect_it() {
+        let server = Server::new(ServerInfo::new("calc", "1.2.3").with_title("Calculator"))
+            .instructions("Arithmetic.")
+            .tools(
+                Tools::new()
+                    .with(test_tools::named("add"))
+                    .with(test_tools::named("divide")),
+            );
+        let text = help(&server, "calc", Some(Path::new("/opt/calc")));
+        assert!(
+            text.starts_with("calc 1.2.3 (Calculator): an MCP (Model Context Protocol) server."),
+            "{text}"
+        );
+        assert!(text.contains("\nArithmetic.\n"), "{text}");
+        assert!(
+            text.contains("2 tools, 0 resources, 0 resource templates and 0 prompts"),
+            "{text}"
+        );
+        assert!(text.contains("Tools: add, divide."), "{text}");
+        assert!(text.contains(r#""command": "/opt/calc""#), "{text}");
+        assert!(text.contains("  calc call TOOL [key=value ...]"), "{text}");
+        assert!(text.contains("Exit status"), "{text}");
+    }
+
+    #[test]
+    fn usage_is_short_and_names_every_command() {
+        let text = usage("srv");
+        assert_eq!(text.lines().count(), 2, "{text}");
+        for command in ["manifest", "call TOOL", "read URI", "prompt NAME", "--help"] {
+            assert!(text.contains(command), "{command}: {text}");
+        }
+        assert!(text.ends_with("Run `srv --help` for more.\n"));
+    }
+}

@@ -1,0 +1,146 @@
+//! `completion/complete`: suggestions for a prompt argument (`ref/prompt`) or a resource
+//! template variable (`ref/resource`).
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use serde_json::Value;
+
+use super::classify::RequestScope;
+use super::offerings::{context, panicked, required_str};
+use super::prompts::string_arguments;
+use super::{Dispatcher, Reply};
+use crate::context::CancellationToken;
+use crate::handler::{CompletionContext, CompletionRequest, JsonObject, ResourceDefinition};
+use crate::protocol::Completion;
+use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
+use crate::protocol::wire::{CompleteResult, ModernResult};
+
+impl Dispatcher {
+    /// Whether some prompt argument or template variable has a completer: the server then
+    /// declares `completions` and answers `completion/complete`.
+    pub(crate) fn has_completions(&self) -> bool {
+        self.prompts.has_completions() || self.resources.has_completions()
+    }
+
+    /// `completion/complete`. Without any completer the method does not exist (`-32601`, as
+    /// for an undeclared capability); an unknown prompt or template, or a name that is not one
+    /// of its arguments, is invalid params; an argument without a completer gets no values.
+    pub(super) fn complete(
+        &self,
+        id: &RequestId,
+        params: Option<&JsonObject>,
+        scope: RequestScope,
+    ) -> Result<Reply, ErrorObject> {
+        if !self.has_completions() {
+            return Err(ErrorObject::method_not_found("completion/complete"));
+        }
+        let reference = params
+            .and_then(|params| params.get("ref"))
+            .and_then(Value::as_object);
+        let argument = params
+            .and_then(|params| params.get("argument"))
+            .and_then(Value::as_object);
+        let (Some(reference), Some(argument)) = (reference, argument) else {
+            return Err(ErrorObject::invalid_params(
+                "`completion/complete` needs a `ref` and an `argument` object",
+            ));
+        };
+        let name = required_str(Some(argument), "name", "completion/complete")?.to_owned();
+        let value = required_str(Some(argument), "value", "completion/complete")?.to_owned();
+        let known = params
+            .and_then(|params| params.get("context"))
+            .and_then(Value::as_object);
+        let revision = scope.revision;
+        let request = CompletionRequest {
+            argument: name,
+            value,
+            context: CompletionContext {
+                arguments: string_arguments(known, "arguments")?.into_iter().collect(),
+                request: context(scope, CancellationToken::new()),
+            },
+        };
+        let completion = match reference.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => self.complete_prompt(reference, &request)?,
+            Some("ref/resource") => self.complete_resource(reference, &request)?,
+            _ => {
+                return Err(ErrorObject::invalid_params(
+                    "`ref.type` must be `ref/prompt` or `ref/resource`",
+                ));
+            }
+        };
+        let modern = revision
+            .is_modern()
+            .then(|| ModernResult::complete(&self.modern_meta));
+        Ok(Reply::Ready(Outgoing::result(
+            id,
+            &CompleteResult::new(&completion, modern),
+        )))
+    }
+
+    fn complete_prompt(
+        &self,
+        reference: &JsonObject,
+        request: &CompletionRequest,
+    ) -> Result<Completion, ErrorObject> {
+        let name = required_str(Some(reference), "name", "completion/complete")?;
+        let Some((definition, handler)) = self.prompts.find(name) else {
+            return Err(ErrorObject::invalid_params(format!(
+                "unknown prompt `{name}`"
+            )));
+        };
+        if !definition
+            .arguments
+            .iter()
+            .any(|argument| argument.name == request.argument)
+        {
+            return Err(ErrorObject::invalid_params(format!(
+                "the prompt `{name}` has no argument `{}`",
+                request.argument
+            )));
+        }
+        let what = format!(
+            "the completer of `{}` in the prompt `{name}`",
+            request.argument
+        );
+        guarded(&what, || handler.complete(request))
+    }
+
+    fn complete_resource(
+        &self,
+        reference: &JsonObject,
+        request: &CompletionRequest,
+    ) -> Result<Completion, ErrorObject> {
+        let uri = required_str(Some(reference), "uri", "completion/complete")?;
+        let Some(route) = self.resources.router().by_reference(uri) else {
+            return Err(ErrorObject::invalid_params(format!(
+                "no resource template `{uri}`"
+            )));
+        };
+        let has_variable = match &route.definition {
+            ResourceDefinition::Template(template) => template
+                .uri_template
+                .variables()
+                .any(|variable| variable == request.argument),
+            ResourceDefinition::Static(_) => false,
+        };
+        if !has_variable {
+            return Err(ErrorObject::invalid_params(format!(
+                "`{uri}` has no variable `{}`",
+                request.argument
+            )));
+        }
+        let what = format!("the completer of `{}` in `{uri}`", request.argument);
+        guarded(&what, || route.handler.complete(request))
+    }
+}
+
+/// Run a completer, turning a panic into an internal error and "no completer" into no values.
+fn guarded(
+    what: &str,
+    complete: impl FnOnce() -> Option<Completion>,
+) -> Result<Completion, ErrorObject> {
+    match catch_unwind(AssertUnwindSafe(complete)) {
+        Ok(completion) => Ok(completion.unwrap_or_else(Completion::empty)),
+        Err(payload) => Err(panicked(what, &payload)),
+    }
+}

@@ -1,0 +1,181 @@
+//! The methods of resources, prompts, completions and subscriptions, in either era, and what
+//! they share: running a handler's future as a pending reply, and paging a list.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use serde_json::Value;
+
+use super::catch_unwind::{CatchUnwind, PanicPayload};
+use super::classify::RequestScope;
+use super::{Dispatcher, InFlight, Reply};
+use crate::context::{CancellationToken, RequestContext};
+use crate::handler::{BoxFuture, JsonObject};
+use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
+use crate::session::Session;
+
+impl Dispatcher {
+    /// Answer `method` if it is one of resources, prompts, completion or subscriptions and the
+    /// server offers it; `None` otherwise (the caller then answers "method not found").
+    pub(super) fn offering_request(
+        &self,
+        id: &RequestId,
+        method: &str,
+        params: Option<JsonObject>,
+        scope: RequestScope,
+        session: &Session,
+    ) -> Option<Result<Reply, ErrorObject>> {
+        let modern = scope.revision.is_modern();
+        // A capability not offered is a method that does not exist.
+        let offered = match method.split_once('/').map_or(method, |(family, _)| family) {
+            "resources" => !self.resources.is_empty(),
+            "prompts" => !self.prompts.is_empty(),
+            "subscriptions" => !self.resources.is_empty() || !self.prompts.is_empty(),
+            _ => true,
+        };
+        if !offered {
+            return None;
+        }
+        Some(match method {
+            "resources/list" => self.list_resources(id, params.as_ref(), scope, session),
+            "resources/templates/list" => {
+                self.list_resource_templates(id, params.as_ref(), scope.revision)
+            }
+            "resources/read" => self.read_resource(id, params, scope, session.in_flight()),
+            "resources/subscribe" if !modern => self.subscribe(id, params.as_ref(), session, true),
+            "resources/unsubscribe" if !modern => {
+                self.subscribe(id, params.as_ref(), session, false)
+            }
+            "prompts/list" => self.list_prompts(id, params.as_ref(), scope.revision),
+            "prompts/get" => self.get_prompt(id, params, scope, session.in_flight()),
+            "completion/complete" => self.complete(id, params.as_ref(), scope),
+            "subscriptions/listen" if modern => self.listen(id, params.as_ref(), session),
+            _ => return None,
+        })
+    }
+}
+
+/// The context a handler sees for a request made in `scope`, cancelled through `token`.
+pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestContext {
+    let mut context = RequestContext::new(scope.revision);
+    context.client_capabilities = scope.client_capabilities;
+    context.progress_token = scope.progress_token;
+    context.cancellation = token;
+    context
+}
+
+/// Run a handler for request `id`: registered as running (so `notifications/cancelled` reaches
+/// it through `token`), started by `start` and awaited, a panic caught (at the start or while
+/// running), its outcome turned into the response by `answer`, and nothing sent when the client
+/// cancelled meanwhile.
+pub(super) fn run_handler<T, A>(
+    id: &RequestId,
+    in_flight: &InFlight,
+    token: CancellationToken,
+    start: impl FnOnce() -> BoxFuture<'static, T>,
+    answer: A,
+) -> Result<Reply, ErrorObject>
+where
+    T: Send + 'static,
+    A: FnOnce(Result<T, PanicPayload>) -> Outgoing + Send + 'static,
+{
+    let registration = in_flight.register(id.clone(), token.clone()).map_err(|_| {
+        ErrorObject::invalid_request(format!(
+            "request id {id} is already used by a request still running"
+        ))
+    })?;
+    // A hand-written handler may panic before it even returns its future.
+    let started = catch_unwind(AssertUnwindSafe(start));
+    let id = id.clone();
+    Ok(Reply::Pending(Box::pin(async move {
+        let outcome = match started {
+            Ok(running) => CatchUnwind::new(running).await,
+            Err(payload) => Err(payload),
+        };
+        drop(registration);
+        if token.is_cancelled() {
+            tracing::debug!(%id, "request cancelled; its response is dropped");
+            return None;
+        }
+        Some(answer(outcome))
+    })))
+}
+
+/// The request's `cursor`: `None` for the first page.
+pub(super) fn cursor(params: Option<&JsonObject>) -> Result<Option<&str>, ErrorObject> {
+    match params.and_then(|params| params.get("cursor")) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(cursor)) => Ok(Some(cursor)),
+        Some(_) => Err(ErrorObject::invalid_params("`cursor` must be a string")),
+    }
+}
+
+/// Which page `cursor` asks for among `pages`: cursors name the page they lead to
+/// (`page-N`), the first page has none; anything else is invalid params naming `method`.
+pub(super) fn page_index(
+    cursor: Option<&str>,
+    pages: usize,
+    method: &str,
+) -> Result<usize, ErrorObject> {
+    let Some(cursor) = cursor else {
+        return Ok(0);
+    };
+    cursor
+        .strip_prefix("page-")
+        .and_then(|page| page.parse::<usize>().ok())
+        .filter(|&page| page > 0 && page < pages)
+        .ok_or_else(|| {
+            ErrorObject::invalid_params(format!(
+                "invalid cursor {cursor:?}: pass back a `nextCursor` from `{method}`"
+            ))
+        })
+}
+
+/// The cursor leading to page `index` of `pages`, if there is such a page.
+pub(super) fn next_cursor(index: usize, pages: usize) -> Option<String> {
+    (index + 1 < pages).then(|| format!("page-{}", index + 1))
+}
+
+/// The string member `name` of `params`, or invalid params saying what is needed.
+pub(super) fn required_str<'a>(
+    params: Option<&'a JsonObject>,
+    name: &str,
+    method: &str,
+) -> Result<&'a str, ErrorObject> {
+    match params.and_then(|params| params.get(name)) {
+        Some(Value::String(value)) => Ok(value),
+        Some(_) => Err(ErrorObject::invalid_params(format!(
+            "`{name}` of `{method}` must be a string"
+        ))),
+        None => Err(ErrorObject::invalid_params(format!(
+            "`{method}` needs a `{name}`"
+        ))),
+    }
+}
+
+/// The panic's details go to the log; the client learns only that the handler failed.
+pub(super) fn panicked(what: &str, payload: &PanicPayload) -> ErrorObject {
+    tracing::error!(
+        handler = what,
+        panic = super::catch_unwind::panic_message(payload),
+        "handler panicked; answering with an internal error"
+    );
+    ErrorObject::internal_error(format!(
+        "internal error: {what} failed unexpectedly (details are in the server's log)"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_name_the_page_they_lead_to() {
+        assert_eq!(page_index(None, 3, "x"), Ok(0));
+        assert_eq!(page_index(Some("page-2"), 3, "x"), Ok(2));
+        for bad in ["page-0", "page-3", "2", "page-x"] {
+            assert!(page_index(Some(bad), 3, "x").is_err(), "{bad}");
+        }
+        assert_eq!(next_cursor(0, 3).as_deref(), Some("page-1"));
+        assert_eq!(next_cursor(2, 3), None);
+    }
+}

@@ -1,0 +1,206 @@
+//! `prompts/list` and `prompts/get`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::classify::RequestScope;
+use super::offerings::{
+    context, cursor, next_cursor, page_index, panicked, required_str, run_handler,
+};
+use super::{Dispatcher, InFlight, LIST_TTL, Reply};
+use crate::context::CancellationToken;
+use crate::handler::{JsonObject, PromptDefinition, PromptHandler, PromptRequest};
+use crate::prompts::Prompts;
+use crate::protocol::ProtocolVersion;
+use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
+use crate::protocol::wire::{GetPromptResultWire, ListPromptsResult, ModernResult};
+
+/// Two prompts share a name, so `prompts/get` for it would be ambiguous.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DuplicatePrompt(pub(crate) String);
+
+/// The server's prompts, fixed when serving starts.
+pub(crate) struct PromptCatalog {
+    definitions: Vec<PromptDefinition>,
+    handlers: Vec<Arc<dyn PromptHandler>>,
+    by_name: HashMap<String, usize>,
+    page_size: usize,
+    pages: [OnceLock<Vec<Box<RawValue>>>; ProtocolVersion::ALL.len()],
+    modern_meta: Arc<RawValue>,
+}
+
+impl PromptCatalog {
+    pub(crate) fn build(
+        prompts: &Prompts,
+        page_size: usize,
+        modern_meta: Arc<RawValue>,
+    ) -> Result<Self, DuplicatePrompt> {
+        let mut definitions = Vec::new();
+        let mut by_name = HashMap::new();
+        for handler in prompts.handlers() {
+            let definition = handler.definition();
+            if by_name
+                .insert(definition.name.to_string(), definitions.len())
+                .is_some()
+            {
+                return Err(DuplicatePrompt(definition.name.into_owned()));
+            }
+            definitions.push(definition);
+        }
+        Ok(PromptCatalog {
+            definitions,
+            handlers: prompts.handlers().to_vec(),
+            by_name,
+            page_size: page_size.max(1),
+            pages: Default::default(),
+            modern_meta,
+        })
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.definitions.is_empty()
+    }
+
+    /// The prompt called `name`, with its definition.
+    pub(crate) fn find(&self, name: &str) -> Option<(&PromptDefinition, &Arc<dyn PromptHandler>)> {
+        self.by_name
+            .get(name)
+            .map(|&index| (&self.definitions[index], &self.handlers[index]))
+    }
+
+    /// Whether some argument has a completer.
+    pub(crate) fn has_completions(&self) -> bool {
+        self.handlers
+            .iter()
+            .any(|handler| handler.has_completions())
+    }
+
+    fn pages(&self, revision: ProtocolVersion) -> &[Box<RawValue>] {
+        self.pages[revision as usize].get_or_init(|| {
+            let chunks: Vec<&[PromptDefinition]> = if self.definitions.is_empty() {
+                vec![&[]]
+            } else {
+                self.definitions.chunks(self.page_size).collect()
+            };
+            let modern = revision
+                .is_modern()
+                .then(|| ModernResult::cacheable(&self.modern_meta, LIST_TTL));
+            (0..chunks.len())
+                .map(|index| {
+                    let next = next_cursor(index, chunks.len());
+                    ListPromptsResult::new(chunks[index], revision, next.as_deref(), modern)
+                        .encode()
+                })
+                .collect()
+        })
+    }
+}
+
+impl Dispatcher {
+    /// `prompts/list`: a page of the definitions, encoded once per revision.
+    pub(super) fn list_prompts(
+        &self,
+        id: &RequestId,
+        params: Option<&JsonObject>,
+        revision: ProtocolVersion,
+    ) -> Result<Reply, ErrorObject> {
+        let pages = self.prompts.pages(revision);
+        let index = page_index(cursor(params)?, pages.len(), "prompts/list")?;
+        Ok(Reply::Ready(Outgoing::raw_result(id, &pages[index])))
+    }
+
+    /// `prompts/get`: an unknown prompt, a missing required argument or one that does not
+    /// parse is invalid params (`-32602`) naming it.
+    pub(super) fn get_prompt(
+        &self,
+        id: &RequestId,
+        params: Option<JsonObject>,
+        scope: RequestScope,
+        in_flight: &InFlight,
+    ) -> Result<Reply, ErrorObject> {
+        let name = required_str(params.as_ref(), "name", "prompts/get")?;
+        let Some((definition, handler)) = self.prompts.find(name) else {
+            return Err(ErrorObject::invalid_params(format!(
+                "unknown prompt `{name}`"
+            )));
+        };
+        let arguments = string_arguments(params.as_ref(), "arguments")?;
+        tracing::debug!(%id, prompt = name, "prompts/get");
+        let revision = scope.revision;
+        let token = CancellationToken::new();
+        let request = PromptRequest {
+            arguments,
+            context: context(scope, token.clone()),
+        };
+        let handler = handler.clone();
+        let name = definition.name.clone();
+        let modern_meta = self.modern_meta.clone();
+        let answer_id = id.clone();
+        run_handler(
+            id,
+            in_flight,
+            token,
+            move || handler.get(request),
+            move |outcome| {
+                let error = match outcome {
+                    Ok(Ok(result)) => {
+                        let modern = revision
+                            .is_modern()
+                            .then(|| ModernResult::complete(&modern_meta));
+                        return Outgoing::result(
+                            &answer_id,
+                            &GetPromptResultWire::new(&result, revision, modern),
+                        );
+                    }
+                    Ok(Err(error)) if error.is_internal() => {
+                        tracing::error!(
+                            prompt = &*name,
+                            error = error.message(),
+                            "a prompt failed"
+                        );
+                        ErrorObject::internal_error(format!(
+                            "the prompt `{name}` failed: {}",
+                            error.message()
+                        ))
+                    }
+                    Ok(Err(error)) => {
+                        ErrorObject::invalid_params(format!("prompt `{name}`: {}", error.message()))
+                    }
+                    Err(payload) => panicked(&format!("the prompt `{name}`"), &payload),
+                };
+                Outgoing::error(Some(&answer_id), &error)
+            },
+        )
+    }
+}
+
+/// The string map `member` of `params` (prompt arguments, completion context): absent or
+/// `null` is empty. Values are strings on the wire; numbers and booleans, which some clients
+/// send, are taken as their JSON text rather than refused.
+pub(super) fn string_arguments(
+    params: Option<&JsonObject>,
+    member: &str,
+) -> Result<Vec<(String, String)>, ErrorObject> {
+    let arguments = match params.and_then(|params| params.get(member)) {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Object(arguments)) => arguments,
+        Some(_) => {
+            return Err(ErrorObject::invalid_params(format!(
+                "`{member}` must be an object of strings"
+            )));
+        }
+    };
+    arguments
+        .iter()
+        .map(|(name, value)| match value {
+            Value::String(text) => Ok((name.clone(), text.clone())),
+            Value::Number(_) | Value::Bool(_) => Ok((name.clone(), value.to_string())),
+            _ => Err(ErrorObject::invalid_params(format!(
+                "argument `{name}` must be a string"
+            ))),
+        })
+        .collect()
+}

@@ -1,0 +1,373 @@
+//! `resources/list`, `resources/templates/list`, `resources/read` and the legacy
+//! `resources/subscribe` / `resources/unsubscribe`.
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use serde_json::json;
+use serde_json::value::RawValue;
+
+use super::classify::RequestScope;
+use super::offerings::{
+    context, cursor, next_cursor, page_index, panicked, required_str, run_handler,
+};
+use super::{Dispatcher, InFlight, LIST_TTL, Reply};
+use crate::context::CancellationToken;
+use crate::handler::{
+    BoxFuture, JsonObject, Resource, ResourceDefinition, ResourceError, ResourceErrorKind,
+    ResourceHandler, ResourceRead, ResourceTemplate,
+};
+use crate::protocol::ProtocolVersion;
+use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
+use crate::protocol::wire::{
+    EmptyObject, ListResourceTemplatesResult, ListResourcesResult, ModernResult, ReadResourceResult,
+};
+use crate::routing::{ResourceRouter, Resources, RouteConflict};
+use crate::session::Session;
+
+/// Legacy "resource not found" (2026-07-28 uses invalid params instead).
+const RESOURCE_NOT_FOUND: i32 = -32002;
+
+/// The server's resources, fixed when serving starts.
+pub(crate) struct ResourceCatalog {
+    router: ResourceRouter,
+    page_size: usize,
+    /// Per revision, every page of `resources/templates/list`, encoded once.
+    template_pages: [OnceLock<Vec<Box<RawValue>>>; ProtocolVersion::ALL.len()],
+    modern_meta: Arc<RawValue>,
+}
+
+impl ResourceCatalog {
+    pub(crate) fn build(
+        resources: &Resources,
+        page_size: usize,
+        modern_meta: Arc<RawValue>,
+    ) -> Result<Self, RouteConflict> {
+        Ok(ResourceCatalog {
+            router: ResourceRouter::build(resources)?,
+            page_size: page_size.max(1),
+            template_pages: Default::default(),
+            modern_meta,
+        })
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.router.is_empty()
+    }
+
+    pub(crate) fn router(&self) -> &ResourceRouter {
+        &self.router
+    }
+
+    /// Whether some template variable has a completer.
+    pub(crate) fn has_completions(&self) -> bool {
+        self.router
+            .routes()
+            .iter()
+            .any(|route| route.handler.has_completions())
+    }
+
+    fn templates(&self) -> Vec<&ResourceTemplate> {
+        self.router
+            .routes()
+            .iter()
+            .filter_map(|route| match &route.definition {
+                ResourceDefinition::Template(template) => Some(template),
+                ResourceDefinition::Static(_) => None,
+            })
+            .collect()
+    }
+
+    fn template_pages(&self, revision: ProtocolVersion) -> &[Box<RawValue>] {
+        self.template_pages[revision as usize].get_or_init(|| {
+            let templates = self.templates();
+            let chunks: Vec<&[&ResourceTemplate]> = if templates.is_empty() {
+                vec![&[]]
+            } else {
+                templates.chunks(self.page_size).collect()
+            };
+            let modern = revision
+                .is_modern()
+                .then(|| ModernResult::cacheable(&self.modern_meta, LIST_TTL));
+            (0..chunks.len())
+                .map(|index| {
+                    let next = next_cursor(index, chunks.len());
+                    ListResourceTemplatesResult::new(
+                        chunks[index],
+                        revision,
+                        next.as_deref(),
+                        modern,
+                    )
+                    .encode()
+                })
+                .collect()
+        })
+    }
+}
+
+/// "Resource not found" as the revision says it: `-32002` for legacy clients, `-32602` for
+/// 2026-07-28 ones (which must never see `-32002`); the URI is in `data` either way.
+pub(super) fn not_found(uri: &str, message: &str, revision: ProtocolVersion) -> ErrorObject {
+    let code = if revision.is_modern() {
+        ErrorObject::INVALID_PARAMS
+    } else {
+        RESOURCE_NOT_FOUND
+    };
+    ErrorObject::new(code, format!("resource not found: {message}")).with_data(json!({"uri": uri}))
+}
+
+fn read_error(uri: &str, error: &ResourceError, revision: ProtocolVersion) -> ErrorObject {
+    match error.kind() {
+        ResourceErrorKind::Internal => {
+            tracing::error!(uri, error = error.message(), "a resource read failed");
+            ErrorObject::internal_error(format!("cannot read `{uri}`: {}", error.message()))
+                .with_data(json!({"uri": uri}))
+        }
+        _ => not_found(uri, error.message(), revision),
+    }
+}
+
+impl Dispatcher {
+    /// `resources/list`: the static resources, then what each template's lister enumerates,
+    /// in the order the resources were registered. Listers run on every request (what they
+    /// list may change), so the reply waits for them.
+    pub(super) fn list_resources(
+        &self,
+        id: &RequestId,
+        params: Option<&JsonObject>,
+        scope: RequestScope,
+        session: &Session,
+    ) -> Result<Reply, ErrorObject> {
+        let cursor = cursor(params)?.map(str::to_owned);
+        let revision = scope.revision;
+        let token = CancellationToken::new();
+        let request_context = context(scope, token.clone());
+        let routes: Vec<(ResourceDefinition, Arc<dyn ResourceHandler>)> = self
+            .resources
+            .router()
+            .routes()
+            .iter()
+            .map(|route| (route.definition.clone(), route.handler.clone()))
+            .collect();
+        let page_size = self.resources.page_size;
+        let modern_meta = self.modern_meta.clone();
+        let start = move || -> BoxFuture<'static, ListOutcome> {
+            // Every lister starts here (inside the panic guard), then they are awaited in order.
+            let started: Vec<_> = routes
+                .into_iter()
+                .map(|(definition, handler)| match definition {
+                    ResourceDefinition::Static(resource) => Listed::Static(resource),
+                    ResourceDefinition::Template(template) => {
+                        Listed::Template(handler.list(request_context.clone()), template)
+                    }
+                })
+                .collect();
+            Box::pin(async move {
+                let mut resources = Vec::new();
+                let mut dynamic = false;
+                for listed in started {
+                    match listed {
+                        Listed::Static(resource) => resources.push(resource),
+                        Listed::Template(None, _) => {}
+                        Listed::Template(Some(list), template) => {
+                            dynamic = true;
+                            let listed = list
+                                .await
+                                .map_err(|error| (template.uri_template.to_string(), error))?;
+                            resources.extend(
+                                listed
+                                    .into_iter()
+                                    .map(|resource| inherit(resource, &template)),
+                            );
+                        }
+                    }
+                }
+                Ok((resources, dynamic))
+            })
+        };
+        let id_for_answer = id.clone();
+        run_handler(id, session.in_flight(), token, start, move |outcome| {
+            let (resources, dynamic) = match outcome {
+                Ok(Ok(listed)) => listed,
+                Ok(Err((template, error))) => {
+                    tracing::error!(
+                        template,
+                        error = error.message(),
+                        "a resource lister failed"
+                    );
+                    return Outgoing::error(
+                        Some(&id_for_answer),
+                        &ErrorObject::internal_error(format!(
+                            "cannot list the resources of `{template}`: {}",
+                            error.message()
+                        )),
+                    );
+                }
+                Err(payload) => {
+                    return Outgoing::error(
+                        Some(&id_for_answer),
+                        &panicked("a resource lister", &payload),
+                    );
+                }
+            };
+            let chunks: Vec<&[Resource]> = if resources.is_empty() {
+                vec![&[]]
+            } else {
+                resources.chunks(page_size).collect()
+            };
+            let index = match page_index(cursor.as_deref(), chunks.len(), "resources/list") {
+                Ok(index) => index,
+                Err(error) => return Outgoing::error(Some(&id_for_answer), &error),
+            };
+            // What listers return may change at any time: 2026-07-28 clients must not reuse it.
+            let ttl = if dynamic { Duration::ZERO } else { LIST_TTL };
+            let modern = revision
+                .is_modern()
+                .then(|| ModernResult::cacheable(&modern_meta, ttl));
+            let next = next_cursor(index, chunks.len());
+            Outgoing::result(
+                &id_for_answer,
+                &ListResourcesResult::new(chunks[index], revision, next.as_deref(), modern),
+            )
+        })
+    }
+
+    /// `resources/templates/list`: a page of the templates, encoded once per revision.
+    pub(super) fn list_resource_templates(
+        &self,
+        id: &RequestId,
+        params: Option<&JsonObject>,
+        revision: ProtocolVersion,
+    ) -> Result<Reply, ErrorObject> {
+        let pages = self.resources.template_pages(revision);
+        let index = page_index(cursor(params)?, pages.len(), "resources/templates/list")?;
+        Ok(Reply::Ready(Outgoing::raw_result(id, &pages[index])))
+    }
+
+    /// `resources/read`: route the URI (a static URI first, then the most specific template)
+    /// and read it. A URI no resource answers, and a read that reports "not found", are
+    /// resource-not-found errors, never an empty `contents`.
+    pub(super) fn read_resource(
+        &self,
+        id: &RequestId,
+        params: Option<JsonObject>,
+        scope: RequestScope,
+        in_flight: &InFlight,
+    ) -> Result<Reply, ErrorObject> {
+        let uri = required_str(params.as_ref(), "uri", "resources/read")?.to_owned();
+        let revision = scope.revision;
+        let Some((route, variables)) = self.resources.router().route(&uri) else {
+            return Err(not_found(
+                &uri,
+                &format!("no resource or resource template matches `{uri}`"),
+                revision,
+            ));
+        };
+        tracing::debug!(%id, uri, resource = route.definition.name(), "resources/read");
+        let token = CancellationToken::new();
+        let read = ResourceRead {
+            uri: uri.clone(),
+            variables,
+            context: context(scope, token.clone()),
+        };
+        let handler = route.handler.clone();
+        let name = route.definition.name().to_owned();
+        let modern_meta = self.modern_meta.clone();
+        let answer_id = id.clone();
+        run_handler(
+            id,
+            in_flight,
+            token,
+            move || handler.read(read),
+            move |outcome| {
+                let contents = match outcome {
+                    Ok(Ok(contents)) if !contents.is_empty() => contents,
+                    Ok(Ok(_)) => {
+                        let error = ResourceError::not_found(format!("`{uri}` has no contents"));
+                        return Outgoing::error(
+                            Some(&answer_id),
+                            &read_error(&uri, &error, revision),
+                        );
+                    }
+                    Ok(Err(error)) => {
+                        return Outgoing::error(
+                            Some(&answer_id),
+                            &read_error(&uri, &error, revision),
+                        );
+                    }
+                    Err(payload) => {
+                        let what = format!("the resource `{name}`");
+                        return Outgoing::error(Some(&answer_id), &panicked(&what, &payload));
+                    }
+                };
+                // Contents may change at any time (subscribers are told): never to be reused.
+                let modern = revision
+                    .is_modern()
+                    .then(|| ModernResult::cacheable(&modern_meta, Duration::ZERO));
+                Outgoing::result(
+                    &answer_id,
+                    &ReadResourceResult::new(&contents, revision, modern),
+                )
+            },
+        )
+    }
+
+    /// Legacy `resources/subscribe` (`subscribe`) and `resources/unsubscribe`: remember (or
+    /// forget) that the client wants `notifications/resources/updated` for a URI. Only URIs a
+    /// resource answers can be subscribed to.
+    pub(super) fn subscribe(
+        &self,
+        id: &RequestId,
+        params: Option<&JsonObject>,
+        session: &Session,
+        subscribe: bool,
+    ) -> Result<Reply, ErrorObject> {
+        let method = if subscribe {
+            "resources/subscribe"
+        } else {
+            "resources/unsubscribe"
+        };
+        let uri = required_str(params, "uri", method)?;
+        let revision = session
+            .legacy()
+            .map_or(ProtocolVersion::NEWEST_LEGACY, |legacy| legacy.version);
+        if subscribe {
+            if self.resources.router().route(uri).is_none() {
+                return Err(not_found(
+                    uri,
+                    &format!("no resource or resource template matches `{uri}`"),
+                    revision,
+                ));
+            }
+            session.subscriptions().subscribe(uri);
+        } else {
+            session.subscriptions().unsubscribe(uri);
+        }
+        Ok(Reply::Ready(Outgoing::result(id, &EmptyObject {})))
+    }
+}
+
+/// Every resource listed and whether some came from a lister, or the template whose lister
+/// failed.
+type ListOutcome = Result<(Vec<Resource>, bool), (String, ResourceError)>;
+
+/// What one resource contributes to `resources/list`.
+enum Listed {
+    Static(Resource),
+    Template(
+        Option<BoxFuture<'static, Result<Vec<Resource>, ResourceError>>>,
+        ResourceTemplate,
+    ),
+}
+
+/// A listed instance of `template` takes the template's MIME type and annotations unless it
+/// says otherwise.
+fn inherit(mut resource: Resource, template: &ResourceTemplate) -> Resource {
+    if resource.mime_type.is_none() {
+        resource.mime_type = template.mime_type.clone();
+    }
+    if resource.annotations.is_empty() {
+        resource.annotations = template.annotations.clone();
+    }
+    resource
+}

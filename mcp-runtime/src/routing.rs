@@ -1,0 +1,320 @@
+//! The resources a server offers, and which one answers a `resources/read` for a given URI.
+
+use std::borrow::Cow;
+use std::cmp::Reverse;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::handler::{ResourceDefinition, ResourceHandler};
+
+/// An ordered set of resources. `resources![a, b]` builds one from `#[mcp_resource]` functions;
+/// hand-written [`ResourceHandler`]s can be added with [`Resources::with`].
+///
+/// # Which resource answers a read
+///
+/// A `resources/read` goes to exactly one resource, chosen by this rule:
+///
+/// 1. a static resource whose URI is exactly the one asked for;
+/// 2. otherwise, among the templates that match the URI, the most specific:
+///    1. the one with the most literal characters (text outside `{...}`);
+///    2. on a tie, the one with fewer reserved variables (`{+name}`, which match more);
+///    3. on a tie still, the one listed first.
+///
+/// So with `file:///{+path}` and `file:///src/{name}.rs`, `file:///src/main.rs` is read by the
+/// second and `file:///README.md` by the first. Two static resources with one URI, or two
+/// templates that match the same URIs (the same text once variable names are left out), are
+/// refused when the server starts: which one answers would be arbitrary.
+#[derive(Clone, Default)]
+pub struct Resources {
+    handlers: Vec<Arc<dyn ResourceHandler>>,
+}
+
+impl Resources {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// This set with `handler` added at the end.
+    pub fn with(mut self, handler: impl ResourceHandler) -> Self {
+        self.handlers.push(Arc::new(handler));
+        self
+    }
+
+    /// The handlers, in the order they were added.
+    pub fn handlers(&self) -> &[Arc<dyn ResourceHandler>] {
+        &self.handlers
+    }
+}
+
+impl fmt::Debug for Resources {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.handlers.iter().map(|h| route_text(&h.definition())))
+            .finish()
+    }
+}
+
+fn route_text(definition: &ResourceDefinition) -> String {
+    match definition {
+        ResourceDefinition::Static(resource) => resource.uri.to_string(),
+        ResourceDefinition::Template(template) => template.uri_template.to_string(),
+    }
+}
+
+/// One resource with its definition, computed once.
+pub(crate) struct Route {
+    pub(crate) definition: ResourceDefinition,
+    pub(crate) handler: Arc<dyn ResourceHandler>,
+}
+
+/// Two resources that would answer the same URIs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RouteConflict {
+    pub(crate) first: String,
+    pub(crate) second: String,
+}
+
+impl fmt::Display for RouteConflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the resources `{}` and `{}` answer the same URIs, so which one reads them would be \
+             arbitrary; change one of them",
+            self.first, self.second
+        )
+    }
+}
+
+/// Static URIs by exact text, templates by specificity.
+pub(crate) struct ResourceRouter {
+    routes: Vec<Route>,
+    statics: HashMap<String, usize>,
+    /// Indexes of the templates, most specific first.
+    templates: Vec<usize>,
+}
+
+impl ResourceRouter {
+    /// Take the definitions of `resources` and check that no two answer the same URIs.
+    pub(crate) fn build(resources: &Resources) -> Result<Self, RouteConflict> {
+        let routes: Vec<Route> = resources
+            .handlers()
+            .iter()
+            .map(|handler| Route {
+                definition: handler.definition(),
+                handler: handler.clone(),
+            })
+            .collect();
+        let mut statics = HashMap::new();
+        let mut shapes: HashMap<String, usize> = HashMap::new();
+        let mut templates = Vec::new();
+        for (index, route) in routes.iter().enumerate() {
+            let earlier = match &route.definition {
+                ResourceDefinition::Static(resource) => {
+                    statics.insert(resource.uri.to_string(), index)
+                }
+                ResourceDefinition::Template(template) => {
+                    templates.push(index);
+                    shapes.insert(template.uri_template.shape(), index)
+                }
+            };
+            if let Some(earlier) = earlier {
+                return Err(RouteConflict {
+                    first: route_text(&routes[earlier].definition),
+                    second: route_text(&route.definition),
+                });
+            }
+        }
+        // Stable: on equal specificity the one listed first stays first.
+        templates.sort_by_key(|&index| {
+            let ResourceDefinition::Template(template) = &routes[index].definition else {
+                unreachable!("only templates are in `templates`")
+            };
+            (
+                Reverse(template.uri_template.literal_len()),
+                template.uri_template.reserved_count(),
+            )
+        });
+        Ok(ResourceRouter {
+            routes,
+            statics,
+            templates,
+        })
+    }
+
+    /// Every resource, in the order listed.
+    pub(crate) fn routes(&self) -> &[Route] {
+        &self.routes
+    }
+
+    /// Whether there are no resources at all.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.routes.is_empty()
+    }
+
+    /// The resource that reads `uri`, with the template's variables taken from it.
+    pub(crate) fn route(&self, uri: &str) -> Option<(&Route, Vec<(Cow<'static, str>, String)>)> {
+        if let Some(&index) = self.statics.get(uri) {
+            return Some((&self.routes[index], Vec::new()));
+        }
+        self.templates.iter().find_map(|&index| {
+            let route = &self.routes[index];
+            let ResourceDefinition::Template(template) = &route.definition else {
+                return None;
+            };
+            template
+                .uri_template
+                .match_uri(uri)
+                .map(|variables| (route, variables))
+        })
+    }
+
+    /// The resource a completion's `ref/resource` names: a template by its text, or a static
+    /// resource by its URI.
+    pub(crate) fn by_reference(&self, uri: &str) -> Option<&Route> {
+        self.routes.iter().find(|route| match &route.definition {
+            ResourceDefinition::Static(resource) => resource.uri == uri,
+            ResourceDefinition::Template(template) => template.uri_template.as_str() == uri,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::RequestContext;
+    use crate::handler::{BoxFuture, Resource, ResourceError, ResourceRead, ResourceTemplate};
+    use crate::protocol::{Annotations, ResourceContents};
+    use crate::uri_template::UriTemplate;
+
+    struct Fixed(ResourceDefinition);
+
+    impl ResourceHandler for Fixed {
+        fn definition(&self) -> ResourceDefinition {
+            self.0.clone()
+        }
+
+        fn read(
+            &self,
+            read: ResourceRead,
+        ) -> BoxFuture<'static, Result<Vec<ResourceContents>, ResourceError>> {
+            let _: RequestContext = read.context;
+            Box::pin(std::future::ready(Ok(Vec::new())))
+        }
+    }
+
+    fn fixed(uri: &'static str) -> Fixed {
+        Fixed(ResourceDefinition::Static(Resource::new(uri, uri)))
+    }
+
+    fn template(text: &'static str) -> Fixed {
+        Fixed(ResourceDefinition::Template(ResourceTemplate {
+            uri_template: UriTemplate::parse(text).unwrap(),
+            name: text.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: Annotations::NONE,
+        }))
+    }
+
+    fn router(resources: Resources) -> ResourceRouter {
+        ResourceRouter::build(&resources).unwrap()
+    }
+
+    /// The route reading `uri`, by its URI or template text.
+    fn reader(router: &ResourceRouter, uri: &str) -> Option<String> {
+        router
+            .route(uri)
+            .map(|(route, _)| route_text(&route.definition))
+    }
+
+    #[test]
+    fn a_static_uri_beats_any_template() {
+        let router = router(
+            Resources::new()
+                .with(template("config://{name}"))
+                .with(fixed("config://app")),
+        );
+        assert_eq!(
+            reader(&router, "config://app").as_deref(),
+            Some("config://app")
+        );
+        assert_eq!(
+            reader(&router, "config://db").as_deref(),
+            Some("config://{name}")
+        );
+    }
+
+    #[test]
+    fn more_literal_characters_win() {
+        let router = router(
+            Resources::new()
+                .with(template("file:///{+path}"))
+                .with(template("file:///src/{name}.rs")),
+        );
+        assert_eq!(
+            reader(&router, "file:///src/main.rs").as_deref(),
+            Some("file:///src/{name}.rs")
+        );
+        assert_eq!(
+            reader(&router, "file:///README.md").as_deref(),
+            Some("file:///{+path}")
+        );
+        assert_eq!(
+            reader(&router, "file:///src/a/b.rs").as_deref(),
+            Some("file:///{+path}"),
+            "a simple variable cannot take a slash"
+        );
+    }
+
+    #[test]
+    fn on_equal_literals_fewer_reserved_variables_win() {
+        let router = router(
+            Resources::new()
+                .with(template("x://{+a}/{b}"))
+                .with(template("x://{a}/{b}")),
+        );
+        assert_eq!(reader(&router, "x://1/2").as_deref(), Some("x://{a}/{b}"));
+        assert_eq!(
+            reader(&router, "x://1/2/3").as_deref(),
+            Some("x://{+a}/{b}")
+        );
+    }
+
+    #[test]
+    fn on_a_full_tie_the_first_listed_wins() {
+        let router = router(
+            Resources::new()
+                .with(template("x://{a}.txt"))
+                .with(template("x://a.{b}")),
+        );
+        assert_eq!(reader(&router, "x://a.txt").as_deref(), Some("x://{a}.txt"));
+    }
+
+    #[test]
+    fn nothing_matches_nothing() {
+        let router = router(Resources::new().with(template("doc://{name}")));
+        assert!(router.route("other://x").is_none());
+    }
+
+    #[test]
+    fn resources_answering_the_same_uris_are_refused() {
+        let same_uri = Resources::new().with(fixed("a://b")).with(fixed("a://b"));
+        assert!(ResourceRouter::build(&same_uri).is_err());
+        let same_shape = Resources::new()
+            .with(template("doc://{name}"))
+            .with(template("doc://{id}"));
+        let conflict = ResourceRouter::build(&same_shape).err().unwrap();
+        assert_eq!(conflict.first, "doc://{name}");
+        assert_eq!(conflict.second, "doc://{id}");
+    }
+
+    #[test]
+    fn references_find_templates_by_their_text() {
+        let router = router(Resources::new().with(template("doc://{name}")));
+        assert!(router.by_reference("doc://{name}").is_some());
+        assert!(router.by_reference("doc://intro").is_none());
+    }
+}
