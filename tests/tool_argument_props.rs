@@ -51,6 +51,7 @@ async fn texts(
 
 /// A postal address.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)] // read through `Debug`
 struct Address {
     street: String,
     number: u16,
@@ -67,6 +68,7 @@ enum Unit {
 
 /// A query, internally tagged by `type`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)] // read through `Debug`
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Query {
     ById { id: u32 },
@@ -75,6 +77,7 @@ enum Query {
 
 /// A time window; no other fields allowed.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)] // read through `Debug`
 #[serde(deny_unknown_fields)]
 struct Window {
     start: i64,
@@ -83,6 +86,7 @@ struct Window {
 
 /// A payload, externally tagged, with a unit variant.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)] // read through `Debug`
 enum Payload {
     Text(String),
     Numbers(Vec<f64>),
@@ -410,11 +414,36 @@ impl Session {
     }
 }
 
-/// The tool's `inputSchema`, and a validator for it.
+/// The tool's `inputSchema`, and a validator for it that also holds 64-bit integers to the
+/// range their `format` names (schemars states the bounds of narrower types itself).
 fn schema_of(tool: &dyn ToolHandler) -> (Value, jsonschema::Validator) {
     let schema = Value::Object(tool.definition().input_schema);
-    let validator = jsonschema::validator_for(&schema).expect("the input schema compiles");
+    let mut bounded = schema.clone();
+    bound_integer_formats(&mut bounded);
+    let validator = jsonschema::validator_for(&bounded).expect("the input schema compiles");
     (schema, validator)
+}
+
+fn bound_integer_formats(schema: &mut Value) {
+    match schema {
+        Value::Object(members) => {
+            let bounds: Option<(Value, Value)> =
+                match members.get("format").and_then(Value::as_str) {
+                    Some("int64") => Some((i64::MIN.into(), i64::MAX.into())),
+                    Some("uint64") => Some((0.into(), u64::MAX.into())),
+                    Some("int32") => Some((i32::MIN.into(), i32::MAX.into())),
+                    Some("uint32") => Some((0.into(), u32::MAX.into())),
+                    _ => None,
+                };
+            if let Some((minimum, maximum)) = bounds {
+                members.entry("minimum").or_insert(minimum);
+                members.entry("maximum").or_insert(maximum);
+            }
+            members.values_mut().for_each(bound_integer_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(bound_integer_formats),
+        _ => {}
+    }
 }
 
 fn text(result: &Value) -> String {

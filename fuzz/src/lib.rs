@@ -559,7 +559,8 @@ impl ArgumentTools {
         let tools = handlers
             .into_iter()
             .map(|handler| {
-                let schema = Value::Object(handler.definition().input_schema);
+                let mut schema = Value::Object(handler.definition().input_schema);
+                bound_integer_formats(&mut schema);
                 let validator = jsonschema::validator_for(&schema).unwrap_or_else(|error| {
                     panic!("the input schema {schema} does not compile: {error}")
                 });
@@ -573,6 +574,33 @@ impl ArgumentTools {
     pub fn get() -> &'static ArgumentTools {
         static TOOLS: OnceLock<ArgumentTools> = OnceLock::new();
         TOOLS.get_or_init(ArgumentTools::new)
+    }
+}
+
+/// Give every integer schema the bounds its `format` names (`uint64`: `0` to `u64::MAX`).
+///
+/// schemars states the bounds of the narrower types itself, but not those of 64-bit ones; a
+/// `format` is only an annotation to a validator, yet it does tell the client which values the
+/// server can hold, and the runtime refuses a larger one (`1e20` for a `u64`).
+pub fn bound_integer_formats(schema: &mut Value) {
+    match schema {
+        Value::Object(members) => {
+            let bounds: Option<(Value, Value)> =
+                match members.get("format").and_then(Value::as_str) {
+                    Some("int64") => Some((i64::MIN.into(), i64::MAX.into())),
+                    Some("uint64") => Some((0.into(), u64::MAX.into())),
+                    Some("int32") => Some((i32::MIN.into(), i32::MAX.into())),
+                    Some("uint32") => Some((0.into(), u32::MAX.into())),
+                    _ => None,
+                };
+            if let Some((minimum, maximum)) = bounds {
+                members.entry("minimum").or_insert(minimum);
+                members.entry("maximum").or_insert(maximum);
+            }
+            members.values_mut().for_each(bound_integer_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(bound_integer_formats),
+        _ => {}
     }
 }
 

@@ -153,15 +153,21 @@ pub fn check_owned(param: &Param, what: &str, cx: &mut Ctxt) -> bool {
 }
 
 /// Whether `ty` names one of the values a request injects (`RequestContext`,
-/// `CancellationToken`). Decided by the last path segment, as the macro cannot resolve types;
-/// a different type of that name fails the `Injected` bound at its own tokens.
+/// `CancellationToken`, `State<T>`). Decided by the last path segment, as the macro cannot
+/// resolve types; a different type of that name fails the `Injected` bound at its own tokens.
 pub fn is_injected(ty: &Type) -> bool {
     match peel(ty) {
         Type::Path(path) if path.qself.is_none() => {
-            path.path.segments.last().is_some_and(|segment| {
-                segment.arguments.is_empty()
-                    && (segment.ident == "RequestContext" || segment.ident == "CancellationToken")
-            })
+            path.path
+                .segments
+                .last()
+                .is_some_and(|segment| match &segment.arguments {
+                    syn::PathArguments::None => {
+                        segment.ident == "RequestContext" || segment.ident == "CancellationToken"
+                    }
+                    syn::PathArguments::AngleBracketed(_) => segment.ident == "State",
+                    syn::PathArguments::Parenthesized(_) => false,
+                })
         }
         _ => false,
     }

@@ -6,13 +6,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::Value;
 use tokio::sync::Notify;
 
+use crate::peer::RequestPeer;
 use crate::protocol::ProtocolVersion;
+use crate::state::States;
 
 /// What one request carries besides its arguments: the revision it is spoken in, the client's
 /// capabilities as they apply to it, its progress token and its cancellation.
 ///
 /// For a legacy client these come from the session's `initialize`; for a 2026-07-28 client from
 /// the request's own `_meta`. Handlers see the same shape either way.
+///
+/// It is also the way back to the client while the request runs ([`progress`](Self::progress),
+/// [`log`](Self::log)) and to the server's shared values ([`state`](Self::state)).
 #[derive(Debug, Clone)]
 pub struct RequestContext {
     /// The revision this request is answered in.
@@ -23,6 +28,11 @@ pub struct RequestContext {
     pub progress_token: Option<Value>,
     /// Fires when the client cancels the request or goes away.
     pub cancellation: CancellationToken,
+    /// The way back to the client for progress and logs; `None` when the request can send
+    /// neither (see [`RequestContext::progress`], [`RequestContext::log`]).
+    pub(crate) peer: Option<Arc<RequestPeer>>,
+    /// The server's shared values (see [`RequestContext::state`]).
+    pub(crate) states: States,
 }
 
 impl RequestContext {
@@ -33,6 +43,8 @@ impl RequestContext {
             client_capabilities: Value::Object(Default::default()),
             progress_token: None,
             cancellation: CancellationToken::new(),
+            peer: None,
+            states: States::default(),
         }
     }
 }

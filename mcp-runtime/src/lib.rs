@@ -8,7 +8,9 @@ mod context;
 mod dispatch;
 mod glue;
 mod handler;
+mod logging;
 mod notify;
+mod peer;
 mod prompts;
 pub mod protocol;
 mod registry;
@@ -16,6 +18,7 @@ mod routing;
 mod schema;
 mod server;
 mod session;
+mod state;
 pub mod testing;
 mod transport;
 mod uri_template;
@@ -26,6 +29,11 @@ pub mod __private;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+
+/// The Streamable HTTP transport (the `http` feature): configuration, and the endpoint as a
+/// service to mount into another app. Serve with [`Server::serve_http`].
+#[cfg(feature = "http")]
+pub use transport::http;
 
 pub use context::{CancellationToken, RequestContext};
 pub use handler::{
@@ -38,6 +46,7 @@ pub use handler::{
     PromptError, PromptHandler, PromptRequest, Resource, ResourceDefinition, ResourceError,
     ResourceErrorKind, ResourceHandler, ResourceRead, ResourceTemplate, ResourceVariable,
 };
+pub use logging::{LogLevel, UnknownLogLevel};
 pub use notify::Notifier;
 pub use prompts::Prompts;
 pub use protocol::{
@@ -47,6 +56,7 @@ pub use protocol::{
 pub use registry::Tools;
 pub use routing::Resources;
 pub use server::{Server, ServerInfo};
+pub use state::State;
 pub use uri_template::{TemplatePart, UriTemplate, UriTemplateError};
 
 /// The calling crate's identity (`CARGO_PKG_NAME`, `CARGO_PKG_VERSION`) as a [`ServerInfo`].

@@ -65,6 +65,8 @@ pub struct Server {
     pub(crate) page_size: usize,
     pub(crate) max_message_size: usize,
     pub(crate) shutdown_timeout: Duration,
+    pub(crate) states: crate::state::States,
+    pub(crate) progress_heartbeat: Option<Duration>,
 }
 
 impl Server {
@@ -76,6 +78,9 @@ impl Server {
     /// How long calls still running at shutdown may take to finish, unless
     /// [`Server::shutdown_timeout`] says otherwise.
     pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
+    /// How often a long tool call with a progress token gets a heartbeat unless
+    /// [`Server::progress_heartbeat`] says otherwise.
+    pub const DEFAULT_PROGRESS_HEARTBEAT: Duration = Duration::from_secs(10);
 
     /// A server with this identity and nothing to offer yet.
     pub fn new(info: ServerInfo) -> Self {
@@ -89,7 +94,34 @@ impl Server {
             page_size: Self::DEFAULT_PAGE_SIZE,
             max_message_size: Self::DEFAULT_MAX_MESSAGE_SIZE,
             shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
+            states: crate::state::States::default(),
+            progress_heartbeat: Some(Self::DEFAULT_PROGRESS_HEARTBEAT),
         }
+    }
+
+    /// Share `value` with every handler that takes a [`State<T>`](crate::State) parameter
+    /// (one value per type; giving another of the same type replaces it). The server keeps it
+    /// in an `Arc`: each call gets a cheap handle, never a copy.
+    ///
+    /// A handler asking for a type the server was not given fails at call time with an error
+    /// naming the type (see [`State`](crate::State)).
+    pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.states.insert(value);
+        self
+    }
+
+    /// While a tool call whose request carried a `progressToken` runs, send a progress
+    /// notification every `every` in which the tool reported none itself, so clients that give
+    /// up on requests without progress (often after 60 s) keep waiting for long tools. `None`
+    /// switches it off. Default:
+    /// [`DEFAULT_PROGRESS_HEARTBEAT`](Self::DEFAULT_PROGRESS_HEARTBEAT).
+    ///
+    /// A heartbeat repeats the last total and moves the progress by the smallest amount above
+    /// the last value (`0` when none was sent), so the tool's own later reports still rise.
+    /// Requests without a token get none.
+    pub fn progress_heartbeat(mut self, every: Option<Duration>) -> Self {
+        self.progress_heartbeat = every.filter(|every| !every.is_zero());
+        self
     }
 
     /// Offer these tools (replacing any offered before).

@@ -13,6 +13,8 @@
 use serde_json::Value;
 
 use crate::dispatch::{InFlight, Subscriptions};
+use crate::logging::SessionLogLevel;
+use crate::peer::Outbound;
 use crate::protocol::ProtocolVersion;
 
 /// The state of one client connection.
@@ -21,6 +23,11 @@ pub(crate) struct Session {
     era: Era,
     in_flight: InFlight,
     subscriptions: Subscriptions,
+    /// The minimum level of log messages (legacy `logging/setLevel`).
+    log_level: SessionLogLevel,
+    /// Where progress and log notifications of this connection's requests go (set by the
+    /// transport; without one, none are sent).
+    outbound: Option<Outbound>,
 }
 
 #[derive(Debug, Default)]
@@ -99,6 +106,21 @@ impl Session {
     /// The calls this connection has running.
     pub(crate) fn in_flight(&self) -> &InFlight {
         &self.in_flight
+    }
+
+    /// The session's minimum log level (legacy `logging/setLevel`).
+    pub(crate) fn log_level(&self) -> &SessionLogLevel {
+        &self.log_level
+    }
+
+    /// Send this connection's progress and log notifications through `outbound`.
+    pub(crate) fn set_outbound(&mut self, outbound: Outbound) {
+        self.outbound = Some(outbound);
+    }
+
+    /// Where this connection's progress and log notifications go, if anywhere.
+    pub(crate) fn outbound(&self) -> Option<&Outbound> {
+        self.outbound.as_ref()
     }
 
     /// What this connection's client subscribed to, and notifications waiting to be sent.

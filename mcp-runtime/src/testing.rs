@@ -40,11 +40,12 @@
 use std::fmt;
 use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Value, json};
 
 use crate::dispatch::{Dispatcher, Reply};
+use crate::peer::Outbound;
 use crate::protocol::ProtocolVersion;
 use crate::server::Server;
 use crate::session::Session;
@@ -64,6 +65,8 @@ pub struct TestClient {
     revision: ProtocolVersion,
     client_name: &'static str,
     next_id: AtomicI64,
+    /// Progress and log notifications received, oldest first.
+    notifications: Arc<Mutex<Vec<Value>>>,
 }
 
 impl fmt::Debug for TestClient {
@@ -118,12 +121,21 @@ impl TestClient {
     ) -> Result<Self, String> {
         let dispatcher =
             Dispatcher::new(server).map_err(|error| format!("the server cannot serve: {error}"))?;
+        let notifications = Arc::new(Mutex::new(Vec::new()));
+        let received = notifications.clone();
+        let mut session = Session::new();
+        session.set_outbound(Outbound::new(move |message| {
+            if let Ok(message) = serde_json::from_slice(message.as_bytes()) {
+                lock(&received).push(message);
+            }
+        }));
         let client = TestClient {
             dispatcher,
-            session: Mutex::new(Session::new()),
+            session: Mutex::new(session),
             revision,
             client_name,
             next_id: AtomicI64::new(1),
+            notifications,
         };
         if !revision.is_modern() {
             client.initialize()?;
@@ -151,14 +163,49 @@ impl TestClient {
             ));
         }
         let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-        let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
-        self.dispatcher.handle_bytes(initialized, &mut session);
+        self.dispatcher
+            .handle_bytes(initialized, &mut lock(&self.session));
         Ok(())
     }
 
     /// The revision this client speaks.
     pub fn revision(&self) -> ProtocolVersion {
         self.revision
+    }
+
+    /// The notifications the server sent about requests since the last take, oldest first:
+    /// `notifications/progress` for requests that carried a `progressToken`, and
+    /// `notifications/message` for logs the client asked for. Each is the whole JSON-RPC
+    /// message.
+    ///
+    /// ```
+    /// use mcp_runtime::testing::TestClient;
+    /// use mcp_runtime::{RequestContext, Server, mcp_tool, server_info, tools};
+    /// use serde_json::json;
+    ///
+    /// /// Count to three.
+    /// #[mcp_tool]
+    /// async fn count(ctx: RequestContext) -> &'static str {
+    ///     for done in 1..=3 {
+    ///         ctx.progress(f64::from(done), Some(3.0), None);
+    ///     }
+    ///     "done"
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let client = TestClient::new(Server::new(server_info!()).tools(tools![count]));
+    /// let params = json!({"name": "count", "_meta": {"progressToken": "t"}});
+    /// client.request("tools/call", params).await.unwrap();
+    /// let progress: Vec<_> = client
+    ///     .take_notifications()
+    ///     .into_iter()
+    ///     .map(|n| n["params"]["progress"].clone())
+    ///     .collect();
+    /// assert_eq!(progress, [json!(1.0), json!(2.0), json!(3.0)]);
+    /// # });
+    /// ```
+    pub fn take_notifications(&self) -> Vec<Value> {
+        std::mem::take(&mut *lock(&self.notifications))
     }
 
     /// Call the tool `name` with `arguments` (a JSON object; `null` for none).
@@ -247,8 +294,8 @@ impl TestClient {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let line = serde_json::to_vec(&message).expect("a JSON value always serializes");
-        let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
-        self.dispatcher.handle_bytes(&line, &mut session)
+        self.dispatcher
+            .handle_bytes(&line, &mut lock(&self.session))
     }
 
     fn with_modern_meta(&self, params: Value) -> Value {
@@ -301,6 +348,11 @@ impl TestClient {
             "`{method}` still had a `nextCursor` after {MAX_PAGES} pages"
         )))
     }
+}
+
+/// A lock that a panic elsewhere (in a test) does not make unusable.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The `result` of a JSON-RPC response, or its `error`.
@@ -461,8 +513,9 @@ impl PromptResult {
 /// comparing with it.
 pub const BLESS_VAR: &str = "MCP_BLESS";
 
-/// Compare `actual` with the JSON snapshot at `path`; with `MCP_BLESS=1` in the environment
-/// (or when the file does not exist yet), write `actual` there instead.
+/// Compare `actual` with the JSON snapshot at `path`; with `MCP_BLESS=1` in the environment,
+/// write `actual` there instead. A missing snapshot is written and the test fails once, so
+/// a new snapshot is always looked at before it guards anything.
 ///
 /// Snapshot a server's manifest this way, and a change to its tools' names, descriptions or
 /// schemas (what clients and models see) fails the test until it is reviewed and blessed:
@@ -489,8 +542,8 @@ pub const BLESS_VAR: &str = "MCP_BLESS";
 ///
 /// # Panics
 ///
-/// When `actual` differs from the snapshot (the message shows both and how to bless), or the
-/// file cannot be read, parsed or written.
+/// When `actual` differs from the snapshot (the message shows both and how to bless), when
+/// the snapshot was missing, or when the file cannot be read, parsed or written.
 #[track_caller]
 pub fn assert_snapshot(path: impl AsRef<Path>, actual: &Value) {
     let bless = std::env::var_os(BLESS_VAR).is_some_and(|value| !value.is_empty() && value != "0");
@@ -500,13 +553,21 @@ pub fn assert_snapshot(path: impl AsRef<Path>, actual: &Value) {
 #[track_caller]
 fn check_snapshot(path: &Path, actual: &Value, bless: bool) {
     let pretty = serde_json::to_string_pretty(actual).expect("a JSON value always serializes");
-    if bless || !path.exists() {
+    let missing = !path.exists();
+    if bless || missing {
         if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .unwrap_or_else(|error| panic!("cannot create {}: {error}", dir.display()));
         }
         std::fs::write(path, pretty + "\n")
             .unwrap_or_else(|error| panic!("cannot write {}: {error}", path.display()));
+        // A snapshot nobody has looked at proves nothing: the first run fails.
+        assert!(
+            bless,
+            "there was no snapshot at {}: it is written now; review it, commit it and run the \
+             test again",
+            path.display()
+        );
         return;
     }
     let stored = std::fs::read_to_string(path)
@@ -614,8 +675,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("mcp-snapshot-{}", std::process::id()));
         let path = dir.join("nested/a.json");
         let _ = std::fs::remove_dir_all(&dir);
-        // A missing snapshot is written...
-        check_snapshot(&path, &json!({"a": 1}), false);
+        // A missing snapshot is written, and the test fails once...
+        let written = std::panic::catch_unwind(|| check_snapshot(&path, &json!({"a": 1}), false));
+        let message = *written.unwrap_err().downcast::<String>().unwrap();
+        assert!(message.contains("there was no snapshot"), "{message}");
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             "{\n  \"a\": 1\n}\n"

@@ -10,6 +10,6 @@ mod revisions;
 pub mod schema;
 
 pub use client::{Client, expect_error, initialize_params, modern_meta};
-pub use process::{PATIENCE, ServerProcess};
+pub use process::{PATIENCE, ServerProcess, example_path};
 pub use results::{assert_text, assert_tool_error_mentions, is_error, text_of};
 pub(crate) use revisions::per_revision;

@@ -51,22 +51,23 @@ impl ServerProcess {
 
     /// An example of this workspace, built by `cargo test` next to the test binaries.
     pub fn example(name: &str) -> Self {
-        let test_binary = std::env::current_exe().expect("the test binary's path");
-        // target/<profile>/deps/<test> -> target/<profile>/examples/<name>
-        let profile_dir = test_binary
-            .parent()
-            .and_then(Path::parent)
-            .expect("test binaries live in target/<profile>/deps");
-        let program = profile_dir
-            .join("examples")
-            .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-        assert!(
-            program.exists(),
-            "{} is missing: `cargo test` builds examples, `cargo test --test <name>` alone does \
-             not; run `cargo build --examples` first",
-            program.display()
-        );
-        Self::spawn(&program)
+        Self::spawn(&example_path(name))
+    }
+
+    /// An example started with `args`: its own flags (`--root DIR`).
+    pub fn example_with_args<S: AsRef<std::ffi::OsStr>>(name: &str, args: &[S]) -> Self {
+        let program = example_path(name);
+        let mut command = Command::new(&program);
+        command.args(args);
+        Self::start(command, &program)
+    }
+
+    /// An example started with extra environment variables (a setting made short for a test).
+    pub fn example_with_env(name: &str, vars: &[(&str, &str)]) -> Self {
+        let program = example_path(name);
+        let mut command = Command::new(&program);
+        command.envs(vars.iter().copied());
+        Self::start(command, &program)
     }
 
     /// A `sh` script standing in for a server, to prove the client's checks can fail.
@@ -207,6 +208,27 @@ impl ServerProcess {
     pub fn id(&self) -> u32 {
         self.child.id()
     }
+}
+
+/// Where `cargo test` built the example `name`: `target/<profile>/examples/`, next to the test
+/// binaries. Fails the test, saying how to build it, when it is missing.
+pub fn example_path(name: &str) -> PathBuf {
+    let test_binary = std::env::current_exe().expect("the test binary's path");
+    // target/<profile>/deps/<test> -> target/<profile>/examples/<name>
+    let profile_dir = test_binary
+        .parent()
+        .and_then(Path::parent)
+        .expect("test binaries live in target/<profile>/deps");
+    let program = profile_dir
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        program.exists(),
+        "{} is missing: `cargo test` builds examples, `cargo test --test <name>` alone does \
+         not; run `cargo build --examples` first",
+        program.display()
+    );
+    program
 }
 
 impl Drop for ServerProcess {

@@ -8,7 +8,7 @@ use std::io::Write;
 
 use serde_json::{Value, json};
 
-use super::progress::{self, Feed};
+use super::progress;
 use super::{FAILURE, SUCCESS, Terminal};
 use crate::handler::JsonObject;
 use crate::testing::{RpcError, TestClient, texts};
@@ -23,9 +23,9 @@ pub(crate) async fn call(
     let mut params = json!({"name": tool, "arguments": arguments});
     let answer = if terminal.progress {
         params["_meta"] = json!({"progressToken": progress::TOKEN});
-        let feed = Feed::default();
         let running = client.request("tools/call", params);
-        progress::show_while(tool, &feed, &mut *terminal.err, running).await
+        let received = || client.take_notifications();
+        progress::show_while(tool, received, &mut *terminal.err, running).await
     } else {
         client.request("tools/call", params).await
     };
@@ -90,14 +90,19 @@ fn blocks<'a>(result: &'a Value, key: &str) -> &'a [Value] {
 fn print_text_or_json(sink: &mut (dyn Write + Send), blocks: &[Value], result: &Value) {
     let text: Vec<&str> = texts(blocks).collect();
     let _ = if text.len() == blocks.len() {
-        if text.is_empty() {
-            Ok(())
-        } else {
-            writeln!(sink, "{}", text.join("\n"))
-        }
+        print_text(sink, &text.join("\n"))
     } else {
         writeln!(sink, "{}", pretty(result))
     };
+}
+
+/// `text` as it is, ended by a newline unless it is empty or already ends with one.
+fn print_text(sink: &mut (dyn Write + Send), text: &str) -> std::io::Result<()> {
+    sink.write_all(text.as_bytes())?;
+    if text.is_empty() || text.ends_with('\n') {
+        return Ok(());
+    }
+    sink.write_all(b"\n")
 }
 
 fn pretty(value: &Value) -> String {

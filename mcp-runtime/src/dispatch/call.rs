@@ -9,8 +9,9 @@ use serde_json::value::RawValue;
 use super::catch_unwind::{CatchUnwind, PanicPayload, panic_message};
 use super::classify::RequestScope;
 use super::{Dispatcher, InFlight, Reply};
-use crate::context::{CancellationToken, RequestContext};
+use crate::context::CancellationToken;
 use crate::handler::{JsonObject, ToolCall};
+use crate::peer::with_heartbeat;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::{CallToolResultWire, ModernResult};
 use crate::protocol::{CallToolResult, ProtocolVersion};
@@ -54,10 +55,10 @@ impl Dispatcher {
                     "request id {id} is already used by a call still running"
                 ))
             })?;
-        let mut context = RequestContext::new(scope.revision);
-        context.client_capabilities = scope.client_capabilities;
-        context.progress_token = scope.progress_token;
-        context.cancellation = cancellation.clone();
+        let revision = scope.revision;
+        let context = super::offerings::context(scope, cancellation.clone());
+        let peer = context.peer.clone();
+        let heartbeat = self.progress_heartbeat;
         let call = ToolCall { arguments, context };
         tracing::debug!(%id, tool = &*tool.name, "tools/call");
 
@@ -66,18 +67,36 @@ impl Dispatcher {
         let name = tool.name.clone();
         let modern_meta = self.modern_meta.clone();
         let id = id.clone();
-        let revision = scope.revision;
         Ok(Reply::Pending(Box::pin(async move {
             let outcome = match started {
-                Ok(running) => CatchUnwind::new(running).await,
-                Err(payload) => Err(payload),
+                Ok(running) => {
+                    let running =
+                        with_heartbeat(CatchUnwind::new(running), peer.clone(), heartbeat);
+                    // Once cancelled, the tool is polled once more (a tool awaiting its token
+                    // ends then) and dropped if it still runs: a tool that ignores its token
+                    // does not run on for an answer nobody will read.
+                    tokio::select! {
+                        biased;
+                        outcome = running => Some(outcome),
+                        () = cancellation.cancelled() => None,
+                    }
+                }
+                Err(payload) => Some(Err(payload)),
             };
-            drop(registration);
-            let result = outcome.unwrap_or_else(|payload| panicked(&name, &payload));
-            if cancellation.is_cancelled() {
-                tracing::debug!(%id, tool = &*name, "call cancelled; its response is dropped");
-                return None;
+            // Whatever the tool left running reports nothing after the response.
+            if let Some(peer) = &peer {
+                peer.close();
             }
+            drop(registration);
+            let result = match outcome {
+                Some(outcome) if !cancellation.is_cancelled() => {
+                    outcome.unwrap_or_else(|payload| panicked(&name, &payload))
+                }
+                _ => {
+                    tracing::debug!(%id, tool = &*name, "call cancelled; its response is dropped");
+                    return None;
+                }
+            };
             Some(encode_result(&id, &result, revision, &modern_meta))
         })))
     }

@@ -8,12 +8,16 @@ use serde_json::{Value, json};
 
 use super::negotiate;
 use crate::handler::JsonObject;
+use crate::logging::{LogGate, LogLevel};
+use crate::peer::Outbound;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::ErrorObject;
+use crate::state::States;
 
 const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const PROGRESS_TOKEN: &str = "progressToken";
+const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 fn meta(params: Option<&JsonObject>) -> Option<&JsonObject> {
     params?.get("_meta")?.as_object()
@@ -33,7 +37,7 @@ pub(crate) fn progress_token(params: Option<&JsonObject>) -> Option<Value> {
 }
 
 /// What a request brings to its handler beyond its own params, in either era.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) struct RequestScope {
     /// The revision to answer in.
     pub(crate) revision: ProtocolVersion,
@@ -41,6 +45,12 @@ pub(crate) struct RequestScope {
     pub(crate) client_capabilities: Value,
     /// The request's progress token.
     pub(crate) progress_token: Option<Value>,
+    /// Which of its log messages reach the client.
+    pub(crate) log: LogGate,
+    /// Where its progress and log notifications go (the connection's; none without one).
+    pub(crate) outbound: Option<Outbound>,
+    /// The server's shared values.
+    pub(crate) states: States,
 }
 
 impl RequestScope {
@@ -88,11 +98,46 @@ impl RequestScope {
                 )));
             }
         };
+        // Logs only for requests that ask for them, at the level they name.
+        let log = match meta.get(LOG_LEVEL) {
+            None => None,
+            Some(Value::String(level)) => Some(
+                level
+                    .parse::<LogLevel>()
+                    .map_err(|unknown| ErrorObject::invalid_params(unknown.to_string()))?,
+            ),
+            Some(_) => {
+                return Err(ErrorObject::invalid_params(format!(
+                    "`_meta[\"{LOG_LEVEL}\"]` must be a log level name"
+                )));
+            }
+        };
         Ok(RequestScope {
             revision,
             client_capabilities,
             progress_token,
+            log: LogGate::Request(log),
+            outbound: None,
+            states: States::default(),
         })
+    }
+
+    /// A legacy request's scope: the session's revision, capabilities and log level.
+    pub(crate) fn legacy(
+        revision: ProtocolVersion,
+        client_capabilities: Value,
+        params: Option<&JsonObject>,
+        session: &crate::session::Session,
+        states: &States,
+    ) -> Self {
+        RequestScope {
+            revision,
+            client_capabilities,
+            progress_token: progress_token(params),
+            log: LogGate::Session(session.log_level().clone()),
+            outbound: session.outbound().cloned(),
+            states: states.clone(),
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::classify::RequestScope;
-use super::{Dispatcher, Reply, classify, negotiate};
+use super::{Dispatcher, Reply, negotiate};
 use crate::handler::JsonObject;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::{EmptyObject, InitializeResult};
@@ -30,19 +30,24 @@ impl Dispatcher {
                 match method {
                     "tools/list" => self.list_tools(id, revision, params.as_ref()),
                     "tools/call" => {
-                        let scope = RequestScope {
+                        let scope = RequestScope::legacy(
                             revision,
-                            client_capabilities: legacy.client_capabilities.clone(),
-                            progress_token: classify::progress_token(params.as_ref()),
-                        };
+                            legacy.client_capabilities.clone(),
+                            params.as_ref(),
+                            session,
+                            &self.states,
+                        );
                         self.call_tool(id, params, scope, session.in_flight())
                     }
+                    "logging/setLevel" => self.set_log_level(id, params.as_ref(), session),
                     other => {
-                        let scope = RequestScope {
+                        let scope = RequestScope::legacy(
                             revision,
-                            client_capabilities: legacy.client_capabilities.clone(),
-                            progress_token: classify::progress_token(params.as_ref()),
-                        };
+                            legacy.client_capabilities.clone(),
+                            params.as_ref(),
+                            session,
+                            &self.states,
+                        );
                         self.offering_request(id, other, params, scope, session)
                             .unwrap_or_else(|| Err(ErrorObject::method_not_found(method)))
                     }

@@ -15,6 +15,7 @@ mod classify;
 mod completion;
 mod in_flight;
 mod legacy;
+mod logging;
 mod modern;
 mod negotiate;
 mod offerings;
@@ -111,6 +112,10 @@ pub(crate) struct Dispatcher {
     supported_versions: Vec<&'static str>,
     /// `_meta` of every 2026-07-28 result, encoded once.
     modern_meta: Arc<RawValue>,
+    /// The server's shared values, handed to every request.
+    states: crate::state::States,
+    /// How often a tool call with a progress token sends a heartbeat; `None`: never.
+    progress_heartbeat: Option<Duration>,
 }
 
 impl Dispatcher {
@@ -142,6 +147,8 @@ impl Dispatcher {
                 prompts: (!prompts.is_empty())
                     .then_some(ListChangedCapability { list_changed: true }),
                 completions: None,
+                // `logging/setLevel` and per-request levels work for every handler.
+                logging: Some(EmptyObject {}),
             },
             catalog,
             resources,
@@ -149,6 +156,8 @@ impl Dispatcher {
             notifier: server.notifier.clone(),
             supported_versions: negotiate::supported_versions(),
             modern_meta,
+            states: server.states.clone(),
+            progress_heartbeat: server.progress_heartbeat,
         };
         dispatcher.capabilities.completions =
             dispatcher.has_completions().then_some(EmptyObject {});

@@ -25,7 +25,9 @@ impl Dispatcher {
         mut params: JsonObject,
         session: &Session,
     ) -> Result<Reply, ErrorObject> {
-        let scope = RequestScope::take(&mut params, &self.supported_versions)?;
+        let mut scope = RequestScope::take(&mut params, &self.supported_versions)?;
+        scope.outbound = session.outbound().cloned();
+        scope.states = self.states.clone();
         let revision = scope.revision;
         match method {
             "server/discover" => {

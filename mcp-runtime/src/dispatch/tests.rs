@@ -126,7 +126,10 @@ async fn initialize_echoes_a_supported_legacy_version() {
         let answer = Connection::new().initialize(version).await;
         assert_eq!(answer["id"], json!(0));
         assert_eq!(answer["result"]["protocolVersion"], json!(version));
-        assert_eq!(answer["result"]["capabilities"], json!({"tools": {}}));
+        assert_eq!(
+            answer["result"]["capabilities"],
+            json!({"tools": {}, "logging": {}})
+        );
         assert_eq!(answer["result"]["serverInfo"]["name"], json!("test-server"));
         assert_eq!(answer["result"]["instructions"], json!("Use the tools."));
         assert!(answer["result"].get("resultType").is_none());
@@ -527,7 +530,7 @@ async fn discover_on_a_fresh_process_does_not_pin_the_era() {
             "2024-11-05"
         ])
     );
-    assert_eq!(result["capabilities"], json!({"tools": {}}));
+    assert_eq!(result["capabilities"], json!({"tools": {}, "logging": {}}));
     assert_eq!(result["instructions"], json!("Use the tools."));
     assert_eq!(result["resultType"], json!("complete"));
     assert!(result["ttlMs"].as_u64().is_some());

@@ -3,13 +3,14 @@
 
 use crate::context::{CancellationToken, RequestContext};
 
-/// A parameter filled from the request itself: [`RequestContext`] or [`CancellationToken`].
+/// A parameter filled from the request itself: [`RequestContext`], [`CancellationToken`] or
+/// the server's shared [`State<T>`](crate::State).
 ///
-/// `#[mcp_resource]` and `#[mcp_prompt]` treat a parameter of either type (by name) as
+/// `#[mcp_resource]` and `#[mcp_prompt]` treat a parameter of these types (by name) as
 /// injected; every other parameter is a template variable or a prompt argument.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a value a request can inject",
-    label = "only `RequestContext` and `CancellationToken` are injected",
+    label = "only `RequestContext`, `CancellationToken` and `State<T>` are injected",
     note = "the types `mcp_runtime::RequestContext` and `mcp_runtime::CancellationToken` are injected; another type named like them is not"
 )]
 pub trait Injected: Sized + Send + 'static {

@@ -45,7 +45,7 @@ use crate::protocol::CallToolResult;
     label = "not an argument type, nor a value the request can inject",
     note = "an argument's type must implement `serde::Deserialize` and `schemars::JsonSchema`: \
             add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to it",
-    note = "the values a request can inject are `RequestContext` and `CancellationToken`"
+    note = "the values a request can inject are `RequestContext`, `CancellationToken` and `State<T>`"
 )]
 pub trait ToolParam: Sized + Send + 'static {
     /// The JSON Schema of this parameter as an argument, or `None` when it is injected (and so is
@@ -114,14 +114,67 @@ impl ToolParam for CancellationToken {
 }
 
 fn deserialize_argument<T: DeserializeOwned>(value: Value) -> Result<T, ArgumentError> {
-    serde_path_to_error::deserialize(value).map_err(|error| {
-        let path = error.path().to_string();
-        ArgumentError::Invalid {
-            // `.` is how the crate spells the empty path: the argument itself is wrong.
-            path: (path != ".").then_some(path),
-            message: readable_serde_message(&error.into_inner().to_string()),
+    // JSON Schema counts `3.0` (and `-0`, which JSON parsers read as a float) as an `integer`,
+    // so arguments the schema accepts may hold integers written as floats, which serde's
+    // integer types refuse. Those are read again with such floats as integers; only when the
+    // first reading failed, so a type that tells `3.0` from `3` still sees what was sent.
+    let retry = has_integral_float(&value).then(|| value.clone());
+    serde_path_to_error::deserialize(value).or_else(|error| {
+        let retried = retry.map(|mut value| {
+            integral_floats_as_integers(&mut value);
+            serde_path_to_error::deserialize(value)
+        });
+        match retried {
+            Some(Ok(read)) => Ok(read),
+            // The first error speaks of the value as the client wrote it.
+            Some(Err(_)) | None => {
+                let path = error.path().to_string();
+                Err(ArgumentError::Invalid {
+                    // `.` is how the crate spells the empty path: the argument itself is wrong.
+                    path: (path != ".").then_some(path),
+                    message: readable_serde_message(&error.into_inner().to_string()),
+                })
+            }
         }
     })
+}
+
+/// A float with no fractional part that an integer type could hold, as that integer.
+fn as_integer(number: &serde_json::Number) -> Option<serde_json::Number> {
+    let float = number.as_f64().filter(|_| number.is_f64())?;
+    // 2^64 and -2^63 are exact as floats; the bounds keep the casts below lossless.
+    if float.fract() != 0.0
+        || !(-9_223_372_036_854_775_808.0..18_446_744_073_709_551_616.0).contains(&float)
+    {
+        return None;
+    }
+    Some(if float >= 0.0 {
+        (float as u64).into()
+    } else {
+        (float as i64).into()
+    })
+}
+
+fn has_integral_float(value: &Value) -> bool {
+    match value {
+        Value::Number(number) => as_integer(number).is_some(),
+        Value::Array(items) => items.iter().any(has_integral_float),
+        Value::Object(members) => members.values().any(has_integral_float),
+        _ => false,
+    }
+}
+
+fn integral_floats_as_integers(value: &mut Value) {
+    match value {
+        Value::Number(number) => {
+            if let Some(integer) = as_integer(number) {
+                *number = integer;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_floats_as_integers),
+        Value::Object(members) => members.values_mut().for_each(integral_floats_as_integers),
+        _ => {}
+    }
 }
 
 /// The type of a parameter with `#[arg(default = ...)]`: its default is shown in the schema
@@ -372,6 +425,41 @@ mod tests {
         assert_eq!(
             reader.problems_message(),
             "invalid arguments: `v[2]`: expected an integer (u8), got integer `300`"
+        );
+    }
+
+    #[test]
+    fn integers_written_as_floats_are_integers() {
+        // JSON Schema's `integer` accepts them, so the tool must too.
+        let mut reader = ArgumentReader::new(call(json!({
+            "n": 3.0, "zero": -0.0, "list": [1.0, 2], "p": {"x": 1.0, "y": 2.5}, "big": 1e19
+        })));
+        assert_eq!(reader.required(param::<u8>(), "n"), Some(3));
+        assert_eq!(reader.required(param::<i32>(), "zero"), Some(0));
+        assert_eq!(
+            reader.required(param::<Vec<i64>>(), "list"),
+            Some(vec![1, 2])
+        );
+        assert_eq!(
+            reader.required(param::<Point>(), "p"),
+            Some(Point { x: 1.0, y: 2.5 })
+        );
+        assert_eq!(
+            reader.required(param::<u64>(), "big"),
+            Some(10_000_000_000_000_000_000)
+        );
+        assert!(reader.problems.is_empty(), "{}", reader.problems_message());
+    }
+
+    #[test]
+    fn a_float_that_is_no_integer_is_still_refused_as_sent() {
+        let mut reader = ArgumentReader::new(call(json!({"n": 2.5, "m": 300.0})));
+        assert_eq!(reader.required(param::<u8>(), "n"), None);
+        assert_eq!(reader.required(param::<u8>(), "m"), None);
+        assert_eq!(
+            reader.problems_message(),
+            "invalid arguments: `n`: expected an integer (u8), got floating point `2.5`; \
+             `m`: expected an integer (u8), got floating point `300.0`"
         );
     }
 

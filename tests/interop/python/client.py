@@ -154,6 +154,64 @@ def check_call(report: Report, name: str, case: dict[str, Any], outcome: Outcome
     report.check(not problems, label, lambda: "; ".join(problems))
 
 
+async def read(session: ClientSession, uri: str) -> list[Any]:
+    return list((await session.read_resource(uri)).contents)
+
+
+async def get_prompt(session: ClientSession, name: str, arguments: dict[str, str]) -> list[Any]:
+    return [message.content for message in (await session.get_prompt(name, arguments)).messages]
+
+
+async def check_contents(
+    report: Report, label: str, case: dict[str, Any], error_code: int, fetch: Awaitable[list[Any]]
+) -> None:
+    """A read's contents or a prompt's messages' contents, or the JSON-RPC error expected."""
+    label += f" ({case['why']})" if "why" in case else ""
+    try:
+        items = await fetch
+    except MCPError as e:
+        report.check(
+            case.get("error", False) and e.code == error_code,
+            f"{label}{' gives JSON-RPC error ' + str(error_code) if case.get('error') else ''}",
+            lambda: f"JSON-RPC error {e.code}: {e.error.message}",
+        )
+        return
+    except Exception as e:  # noqa: BLE001
+        report.fail(f"{label}: {type(e).__name__}: {e}")
+        return
+    if case.get("error", False):
+        report.fail(f"{label}: a result, expected JSON-RPC error {error_code}")
+        return
+    problems: list[str] = []
+    text = "".join(getattr(item, "text", "") or "" for item in items)
+    if not items:
+        problems.append("nothing in it")
+    if "count" in case and len(items) != case["count"]:
+        problems.append(f"{len(items)} items, expected {case['count']}")
+    if "textContains" in case and case["textContains"] not in text:
+        problems.append(f"text {text!r} lacks {case['textContains']!r}")
+    if "mimeType" in case and (not items or getattr(items[0], "mime_type", None) != case["mimeType"]):
+        problems.append(f"mimeType is {getattr(items[0], 'mime_type', None) if items else None!r}, expected {case['mimeType']!r}")
+    report.check(not problems, label, lambda: "; ".join(problems))
+
+
+async def check_completion(report: Report, session: ClientSession, case: dict[str, Any]) -> None:
+    ref_json = case["ref"]
+    ref: types.ResourceTemplateReference | types.PromptReference
+    if ref_json["type"] == "ref/prompt":
+        ref = types.PromptReference(type="ref/prompt", name=ref_json["name"])
+    else:
+        ref = types.ResourceTemplateReference(type="ref/resource", uri=ref_json["uri"])
+    label = f"completion/complete {json.dumps(ref_json)} {json.dumps(case['argument'])}"
+    label += f" ({case['why']})" if "why" in case else ""
+    try:
+        values = (await session.complete(ref, case["argument"])).completion.values
+    except Exception as e:  # noqa: BLE001
+        report.fail(f"{label}: {type(e).__name__}: {e}")
+        return
+    report.check(values == case["values"], label, lambda: f"values {values}, expected {case['values']}")
+
+
 async def run_checks(report: Report, session: ClientSession, fixture: dict[str, Any], era: str) -> None:
     if era == "modern":
         await session.discover()
@@ -219,6 +277,19 @@ async def run_checks(report: Report, session: ClientSession, fixture: dict[str, 
             "no prompts capability",
             lambda: "the fixture expects prompts but the server does not declare the capability",
         )
+
+    # Reads, prompts and completions, through the SDK's own result types.
+    not_found = -32602 if era == "modern" else -32002
+    for case in fixture.get("reads", []):
+        await check_contents(report, f"resources/read {case['uri']}", case, not_found, read(session, case["uri"]))
+    for case in fixture.get("promptGets", []):
+        arguments = case.get("arguments", {})
+        label = f"prompts/get {case['name']} {json.dumps(arguments, ensure_ascii=False)}"
+        await check_contents(report, label, case, -32602, get_prompt(session, case["name"], arguments))
+    if fixture.get("completions"):
+        report.check(caps.completions is not None, "server declares the completions capability", lambda: caps.model_dump_json())
+    for case in fixture.get("completions", []):
+        await check_completion(report, session, case)
 
     for name, cases in fixture["tools"].items():
         report.check(bool(cases), f"fixture has a call for {name}", lambda: "add at least one case")

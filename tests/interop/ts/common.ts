@@ -22,6 +22,34 @@ export interface CallCase {
     why?: string;
 }
 
+/** One expected `resources/read` or `prompts/get`: what the contents or messages must show. */
+export interface ContentsCase {
+    /** `resources/read`: the URI to read. */
+    uri?: string;
+    /** `prompts/get`: the prompt and its arguments. */
+    name?: string;
+    arguments?: Record<string, string>;
+    /** The text of the contents (or messages), joined, must contain this. */
+    textContains?: string;
+    /** `resources/read`: the first item's `mimeType` must equal this. */
+    mimeType?: string;
+    /** How many contents items (or messages) there must be. */
+    count?: number;
+    /** A JSON-RPC error is expected instead (resource not found: -32002 legacy, -32602
+     * modern; prompts: -32602). */
+    error?: boolean;
+    why?: string;
+}
+
+/** One expected `completion/complete`. */
+export interface CompletionCase {
+    ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+    argument: { name: string; value: string };
+    /** The suggested values must equal these. */
+    values: string[];
+    why?: string;
+}
+
 /** A per-example fixture: see ../README.md. */
 export interface Fixture {
     example: string;
@@ -29,6 +57,9 @@ export interface Fixture {
     resources?: string[];
     resourceTemplates?: string[];
     prompts?: string[];
+    reads?: ContentsCase[];
+    promptGets?: ContentsCase[];
+    completions?: CompletionCase[];
 }
 
 /** The server's declared capabilities, as far as the checks care. */
@@ -36,7 +67,16 @@ export interface DeclaredCapabilities {
     tools?: object;
     resources?: object;
     prompts?: object;
+    completions?: object;
 }
+
+/** What one `resources/read` or `prompts/get` produced, through the client's own types. */
+export type ContentsOutcome =
+    | { kind: 'result'; count: number; text: string; mimeTypes: (string | undefined)[] }
+    | ProtocolErrorOutcome;
+
+/** What one `completion/complete` produced. */
+export type CompleteOutcome = { kind: 'result'; values: string[] } | ProtocolErrorOutcome;
 
 /** A listed tool, as far as the checks care. */
 export interface ListedTool {
@@ -47,7 +87,10 @@ export interface ListedTool {
 /** What one `tools/call` produced, through the client's own types. */
 export type CallOutcome =
     | { kind: 'result'; isError: boolean; text: string; structuredContent: unknown; contentTypes: string[] }
-    | { kind: 'protocolError'; code: number | undefined; message: string };
+    | ProtocolErrorOutcome;
+
+/** A JSON-RPC error in answer to a request. */
+export type ProtocolErrorOutcome = { kind: 'protocolError'; code: number | undefined; message: string };
 
 /** A page of a paginated list. */
 export interface Page<T> {
@@ -66,6 +109,9 @@ export interface Session {
     listResourceTemplates(cursor: string | undefined): Promise<Page<{ uriTemplate: string; name: string }>>;
     listPrompts(cursor: string | undefined): Promise<Page<{ name: string }>>;
     callTool(name: string, args: Record<string, unknown>): Promise<CallOutcome>;
+    readResource(uri: string): Promise<ContentsOutcome>;
+    getPrompt(name: string, args: Record<string, string>): Promise<ContentsOutcome>;
+    complete(ref: CompletionCase['ref'], argument: CompletionCase['argument']): Promise<CompleteOutcome>;
 }
 
 /** Legacy revisions a server may negotiate through `initialize`. */
@@ -277,6 +323,30 @@ export async function runChecks(report: Report, session: Session, fixture: Fixtu
         );
     }
 
+    // Reads, prompts and completions, through the client's own result types.
+    const notFound = session.era().era === 'modern' ? -32602 : -32002;
+    for (const c of fixture.reads ?? []) {
+        const uri = c.uri ?? '';
+        checkContents(report, `resources/read ${uri}`, c, await session.readResource(uri), notFound);
+    }
+    for (const c of fixture.promptGets ?? []) {
+        const name = c.name ?? '';
+        const label = `prompts/get ${name} ${JSON.stringify(c.arguments ?? {})}`;
+        checkContents(report, label, c, await session.getPrompt(name, c.arguments ?? {}), -32602);
+    }
+    if ((fixture.completions ?? []).length > 0) {
+        report.check(caps.completions !== undefined, 'server declares the completions capability', () => JSON.stringify(caps));
+    }
+    for (const c of fixture.completions ?? []) {
+        const outcome = await session.complete(c.ref, c.argument);
+        const why = c.why === undefined ? '' : ` (${c.why})`;
+        report.check(
+            outcome.kind === 'result' && JSON.stringify(outcome.values) === JSON.stringify(c.values),
+            `completion/complete ${JSON.stringify(c.ref)} ${JSON.stringify(c.argument)}${why}`,
+            () => `${JSON.stringify(outcome)}, expected values ${JSON.stringify(c.values)}`
+        );
+    }
+
     // Every fixture case, through the client's own result types.
     for (const [name, cases] of Object.entries(fixture.tools)) {
         report.check(cases.length > 0, `fixture has a call for ${name}`, () => 'add at least one case');
@@ -306,6 +376,41 @@ export async function runChecks(report: Report, session: Session, fixture: Fixtu
     );
 }
 
+function checkContents(report: Report, label: string, c: ContentsCase, outcome: ContentsOutcome, errorCode: number): void {
+    const why = c.why === undefined ? '' : ` (${c.why})`;
+    if (c.error === true) {
+        report.check(outcome.kind === 'protocolError' && outcome.code === errorCode, `${label}${why} gives JSON-RPC error ${errorCode}`, () =>
+            JSON.stringify(outcome)
+        );
+        return;
+    }
+    if (outcome.kind !== 'result') {
+        report.fail(`${label}${why}: ${JSON.stringify(outcome)}; expected a result`);
+        return;
+    }
+    const problems: string[] = [];
+    if (outcome.count === 0) problems.push('nothing in it');
+    if (c.count !== undefined && outcome.count !== c.count) problems.push(`${outcome.count} items, expected ${c.count}`);
+    if (c.textContains !== undefined && !outcome.text.includes(c.textContains)) {
+        problems.push(`text ${JSON.stringify(outcome.text)} lacks ${JSON.stringify(c.textContains)}`);
+    }
+    if (c.mimeType !== undefined && outcome.mimeTypes[0] !== c.mimeType) {
+        problems.push(`mimeType is ${String(outcome.mimeTypes[0])}, expected ${c.mimeType}`);
+    }
+    report.check(problems.length === 0, `${label}${why}`, () => problems.join('; '));
+}
+
+/** The text of resource contents or prompt messages, joined (other kinds are skipped). */
+export function contentsOutcome(items: ReadonlyArray<object>): ContentsOutcome {
+    const fields = items.map(item => item as { text?: unknown; mimeType?: unknown });
+    return {
+        kind: 'result',
+        count: fields.length,
+        text: fields.map(item => (typeof item.text === 'string' ? item.text : '')).join(''),
+        mimeTypes: fields.map(item => (typeof item.mimeType === 'string' ? item.mimeType : undefined))
+    };
+}
+
 function isInvalidParams(outcome: CallOutcome): boolean {
     return outcome.kind === 'protocolError' && outcome.code === -32602;
 }
@@ -319,7 +424,7 @@ export function joinText(content: ReadonlyArray<{ type: string; text?: unknown }
 }
 
 /** Turns a thrown call error into an outcome (protocol errors carry a numeric code). */
-export function errorOutcome(error: unknown): CallOutcome {
+export function errorOutcome(error: unknown): ProtocolErrorOutcome {
     const code = (error as { code?: unknown } | null)?.code;
     return {
         kind: 'protocolError',

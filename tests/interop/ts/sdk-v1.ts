@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { errorOutcome, joinText, parseArgs, Report, runChecks, type CallOutcome, type Session } from './common.ts';
+import { contentsOutcome, errorOutcome, joinText, parseArgs, Report, runChecks, type CallOutcome, type Session } from './common.ts';
 
 const cli = parseArgs(process.argv, ['legacy']);
 const report = new Report(`typescript-sdk-v1 (${cli.era}) ${cli.fixture.example}`);
@@ -55,6 +55,28 @@ const session: Session = {
                 structuredContent: result.structuredContent,
                 contentTypes: result.content.map(b => b.type)
             };
+        } catch (error) {
+            return errorOutcome(error);
+        }
+    },
+    readResource: async uri => {
+        try {
+            return contentsOutcome((await client.readResource({ uri })).contents);
+        } catch (error) {
+            return errorOutcome(error);
+        }
+    },
+    getPrompt: async (name, args) => {
+        try {
+            const result = await client.getPrompt({ name, arguments: args });
+            return contentsOutcome(result.messages.map(message => message.content));
+        } catch (error) {
+            return errorOutcome(error);
+        }
+    },
+    complete: async (ref, argument) => {
+        try {
+            return { kind: 'result', values: (await client.complete({ ref, argument })).completion.values };
         } catch (error) {
             return errorOutcome(error);
         }

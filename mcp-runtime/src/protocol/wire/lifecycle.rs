@@ -44,6 +44,9 @@ pub(crate) struct ServerCapabilities {
     /// Present when some prompt argument or template variable has a completer (2025-03-26 on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) completions: Option<EmptyObject>,
+    /// Present when the server may send log messages (`notifications/message`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) logging: Option<EmptyObject>,
 }
 
 impl ServerCapabilities {

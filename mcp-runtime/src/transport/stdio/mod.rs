@@ -10,7 +10,7 @@ mod calls;
 mod io_thread;
 mod lines;
 mod output;
-mod signals;
+pub(crate) mod signals;
 mod stdout;
 
 use std::io::{self, IsTerminal};
@@ -26,6 +26,7 @@ use self::calls::Calls;
 use self::io_thread::{End, IoThread};
 use self::output::Output;
 use crate::dispatch::Dispatcher;
+use crate::peer::Outbound;
 use crate::session::Session;
 
 /// How the stdio transport behaves.
@@ -56,7 +57,19 @@ pub(crate) async fn serve(dispatcher: Dispatcher, options: StdioOptions) -> io::
     );
     drop(tools);
 
-    let session = Session::new();
+    let mut session = Session::new();
+    // Progress and logs of a request go straight into the output and leave at once: the
+    // request's response is written after them (by this thread, or queued to the writer once
+    // the call ends), so they always precede it.
+    let notifications_output = output.clone();
+    session.set_outbound(Outbound::new(move |message| {
+        let written = notifications_output
+            .write(&message)
+            .and_then(|()| notifications_output.flush());
+        if let Err(error) = written {
+            tracing::debug!(%error, "a request's notification could not be written");
+        }
+    }));
     let in_flight = session.in_flight().clone();
     // Change notifications leave through the writer thread, as late answers do.
     let subscriptions = session.subscriptions().clone();

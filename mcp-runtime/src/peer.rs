@@ -1,0 +1,524 @@
+//! Notifications about one request, sent while it runs: progress (`notifications/progress`)
+//! and log messages (`notifications/message`).
+//!
+//! A transport gives each connection an [`Outbound`]: where such notifications are written,
+//! in order with the responses (over stdio, into the same output; over HTTP, the request's
+//! own stream). A request gets a [`RequestPeer`] only when it could send something: it carried
+//! a `progressToken`, or its logs may reach the client. A call that uses neither pays for
+//! nothing. Once the request is answered its peer is closed, and whatever a task it spawned
+//! still reports is dropped: nothing about a request may follow its response.
+
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::context::RequestContext;
+use crate::logging::{LogGate, LogLevel};
+use crate::protocol::ProtocolVersion;
+use crate::protocol::jsonrpc::Outgoing;
+
+/// Where one connection's request-related notifications go. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Outbound {
+    send: Arc<dyn Fn(Outgoing) + Send + Sync>,
+}
+
+impl Outbound {
+    /// Notifications are handed to `send`, which must deliver them before any response handed
+    /// over later (the transport's job).
+    pub(crate) fn new(send: impl Fn(Outgoing) + Send + Sync + 'static) -> Self {
+        Outbound {
+            send: Arc::new(send),
+        }
+    }
+
+    fn send(&self, message: Outgoing) {
+        (self.send)(message);
+    }
+}
+
+impl fmt::Debug for Outbound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Outbound")
+    }
+}
+
+/// The way back to the client for one running request.
+pub(crate) struct RequestPeer {
+    outbound: Outbound,
+    revision: ProtocolVersion,
+    log: LogGate,
+    progress_token: Option<Value>,
+    state: Mutex<PeerState>,
+}
+
+#[derive(Debug, Default)]
+struct PeerState {
+    /// Cleared when the request is answered.
+    closed: bool,
+    /// The last progress value sent.
+    last: Option<f64>,
+    /// The total last sent with it.
+    total: Option<f64>,
+    /// When the last progress notification left.
+    last_sent: Option<Instant>,
+}
+
+impl fmt::Debug for RequestPeer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestPeer")
+            .field("revision", &self.revision)
+            .field("log", &self.log)
+            .field("progress_token", &self.progress_token)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProgressParams<'a> {
+    progress_token: &'a Value,
+    progress: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct MessageParams<'a> {
+    level: LogLevel,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    logger: Option<&'a str>,
+    data: Value,
+}
+
+impl Serialize for LogLevel {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl RequestPeer {
+    /// A peer for a request, or `None` when the request can send nothing (no outbound, no
+    /// progress token and no log level that lets anything through).
+    pub(crate) fn for_request(
+        outbound: Option<&Outbound>,
+        revision: ProtocolVersion,
+        log: &LogGate,
+        progress_token: Option<&Value>,
+    ) -> Option<Arc<Self>> {
+        let outbound = outbound?;
+        if progress_token.is_none() && !log.may_allow_any() {
+            return None;
+        }
+        Some(Arc::new(RequestPeer {
+            outbound: outbound.clone(),
+            revision,
+            log: log.clone(),
+            progress_token: progress_token.cloned(),
+            state: Mutex::new(PeerState::default()),
+        }))
+    }
+
+    fn state(&self) -> MutexGuard<'_, PeerState> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Whether the request carried a progress token (so progress can be reported).
+    pub(crate) fn has_progress(&self) -> bool {
+        self.progress_token.is_some()
+    }
+
+    /// Send a progress notification if `progress` is finite and above the last one sent.
+    pub(crate) fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> bool {
+        let Some(token) = &self.progress_token else {
+            return false;
+        };
+        let total = total.filter(|total| total.is_finite());
+        let mut state = self.state();
+        if state.closed || !progress.is_finite() || state.last.is_some_and(|last| progress <= last)
+        {
+            return false;
+        }
+        state.last = Some(progress);
+        state.total = total;
+        state.last_sent = Some(Instant::now());
+        // The message arrived in 2025-03-26.
+        let message = message.filter(|_| self.revision >= ProtocolVersion::V2025_03_26);
+        let params = ProgressParams {
+            progress_token: token,
+            progress,
+            total,
+            message,
+        };
+        // Sent under the lock, so notifications leave in the order their values rise, and
+        // none after `close`.
+        self.outbound.send(Outgoing::notification(
+            "notifications/progress",
+            Some(&params),
+        ));
+        true
+    }
+
+    /// The heartbeat: unless progress was sent within `quiet`, send one a hair above the last
+    /// value (0 at first), keeping the last total while it is not exceeded.
+    pub(crate) fn heartbeat(&self, quiet: Duration) -> bool {
+        let (next, total) = {
+            let state = self.state();
+            if state.last_sent.is_some_and(|sent| sent.elapsed() < quiet) {
+                return false;
+            }
+            let next = state.last.map_or(0.0, next_up);
+            (next, state.total.filter(|&total| next <= total))
+        };
+        self.progress(next, total, None)
+    }
+
+    /// Send a log message if the request's level lets `level` through.
+    pub(crate) fn log(&self, level: LogLevel, logger: Option<&str>, data: Value) -> bool {
+        if !self.log.allows(level) {
+            return false;
+        }
+        let state = self.state();
+        if state.closed {
+            return false;
+        }
+        let params = MessageParams {
+            level,
+            logger,
+            data,
+        };
+        self.outbound.send(Outgoing::notification(
+            "notifications/message",
+            Some(&params),
+        ));
+        drop(state);
+        true
+    }
+
+    /// Whether a message at `level` would be sent.
+    pub(crate) fn log_enabled(&self, level: LogLevel) -> bool {
+        self.log.allows(level)
+    }
+
+    /// The request was answered (or dropped): nothing more is sent about it.
+    pub(crate) fn close(&self) {
+        self.state().closed = true;
+    }
+}
+
+/// The smallest float above `value` (for finite values).
+fn next_up(value: f64) -> f64 {
+    if !value.is_finite() {
+        return value;
+    }
+    if value == 0.0 {
+        return f64::from_bits(1);
+    }
+    let bits = value.to_bits();
+    f64::from_bits(if value > 0.0 { bits + 1 } else { bits - 1 })
+}
+
+/// Run `call`, sending a heartbeat progress notification through `peer` every `every` while it
+/// runs, unless the call reported progress itself meanwhile.
+pub(crate) async fn with_heartbeat<F: Future>(
+    call: F,
+    peer: Option<Arc<RequestPeer>>,
+    every: Option<Duration>,
+) -> F::Output {
+    let (Some(peer), Some(every)) = (peer.filter(|peer| peer.has_progress()), every) else {
+        return call.await;
+    };
+    tokio::pin!(call);
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            biased;
+            output = &mut call => return output,
+            _ = ticks.tick() => {
+                peer.heartbeat(every);
+            }
+        }
+    }
+}
+
+/// Reporting to the client from inside a handler.
+impl RequestContext {
+    /// Report progress: `done` out of `total` (if known), with a human-readable `message`.
+    ///
+    /// Sends `notifications/progress` only when the request carried a `progressToken`;
+    /// otherwise (and always in the command-line mode) this does nothing. Values must rise:
+    /// one not above the last value sent (or not finite) is dropped, so a report
+    /// that arrives out of order never moves the client's progress bar back. A non-finite
+    /// `total` is left out. `message` reaches clients from 2025-03-26 on and is left out for
+    /// 2024-11-05. Nothing is sent once the request has been answered.
+    ///
+    /// Returns whether a notification was sent.
+    ///
+    /// While a tool call that carries a token runs, the server also sends a heartbeat
+    /// progress by itself (see [`Server::progress_heartbeat`](crate::Server::progress_heartbeat)),
+    /// so clients that time out requests without progress do not give up on long tools.
+    ///
+    /// ```
+    /// use mcp_runtime::{RequestContext, mcp_tool};
+    ///
+    /// /// Index every file.
+    /// #[mcp_tool]
+    /// async fn index(files: Vec<String>, ctx: RequestContext) -> String {
+    ///     let total = files.len() as f64;
+    ///     for (done, file) in files.iter().enumerate() {
+    ///         // ... index `file` ...
+    ///         ctx.progress(done as f64 + 1.0, Some(total), Some(file));
+    ///     }
+    ///     format!("indexed {total} files")
+    /// }
+    /// ```
+    pub fn progress(&self, done: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        self.peer
+            .as_ref()
+            .is_some_and(|peer| peer.progress(done, total, message))
+    }
+
+    /// Send `data` (any JSON: a string, an object...) to the client as a log message at `level`
+    /// (`notifications/message`).
+    ///
+    /// Sent only when the client asked for logs at that level: for a legacy client, the level
+    /// it set with `logging/setLevel` (every level until it sets one); for a 2026-07-28 request,
+    /// the `_meta["io.modelcontextprotocol/logLevel"]` of this very request (nothing when it
+    /// has none). `data` is serialized only when the message is sent. Messages leave before the
+    /// request's response and never after it. Returns whether the message was sent.
+    ///
+    /// Logs reach the model's host, not just a terminal: keep secrets and personal data out.
+    /// Diagnostics for the server's operator belong in `tracing` (stderr).
+    ///
+    /// ```
+    /// use mcp_runtime::{LogLevel, RequestContext, mcp_tool};
+    ///
+    /// /// Fetch a page.
+    /// #[mcp_tool]
+    /// async fn fetch(url: String, ctx: RequestContext) -> String {
+    ///     ctx.log(LogLevel::Info, format!("fetching {url}"));
+    ///     url
+    /// }
+    /// ```
+    pub fn log(&self, level: LogLevel, data: impl Serialize) -> bool {
+        self.log_from(level, None, data)
+    }
+
+    /// [`log`](Self::log), naming the component that logs (`logger`).
+    pub fn log_from(&self, level: LogLevel, logger: Option<&str>, data: impl Serialize) -> bool {
+        let Some(peer) = self.peer.as_ref().filter(|peer| peer.log_enabled(level)) else {
+            return false;
+        };
+        match serde_json::to_value(data) {
+            Ok(data) => peer.log(level, logger, data),
+            Err(error) => {
+                tracing::warn!(%error, "a log message could not be serialized; not sent");
+                false
+            }
+        }
+    }
+
+    /// Whether a log message at `level` would reach the client: to skip building costly
+    /// messages nobody reads.
+    pub fn log_enabled(&self, level: LogLevel) -> bool {
+        self.peer
+            .as_ref()
+            .is_some_and(|peer| peer.log_enabled(level))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::logging::SessionLogLevel;
+
+    fn recorder() -> (Outbound, Arc<Mutex<Vec<Value>>>) {
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let sink = sent.clone();
+        let outbound = Outbound::new(move |message: Outgoing| {
+            let value = serde_json::from_slice(message.as_bytes()).unwrap();
+            sink.lock().unwrap().push(value);
+        });
+        (outbound, sent)
+    }
+
+    fn peer(revision: ProtocolVersion, log: LogGate, token: Option<Value>) -> Arc<RequestPeer> {
+        let (outbound, _) = recorder();
+        RequestPeer::for_request(Some(&outbound), revision, &log, token.as_ref()).unwrap()
+    }
+
+    #[test]
+    fn no_peer_without_anything_to_send() {
+        let (outbound, _) = recorder();
+        let quiet = LogGate::Request(None);
+        assert!(
+            RequestPeer::for_request(Some(&outbound), ProtocolVersion::V2026_07_28, &quiet, None)
+                .is_none()
+        );
+        let token = json!(1);
+        assert!(
+            RequestPeer::for_request(None, ProtocolVersion::V2026_07_28, &quiet, Some(&token))
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn progress_rises_strictly_and_keeps_its_message_from_2025_03_26() {
+        let (outbound, sent) = recorder();
+        let log = LogGate::Request(None);
+        let token = json!("t");
+        let peer = RequestPeer::for_request(
+            Some(&outbound),
+            ProtocolVersion::V2025_03_26,
+            &log,
+            Some(&token),
+        )
+        .unwrap();
+        assert!(peer.progress(1.0, Some(4.0), Some("one")));
+        assert!(!peer.progress(1.0, Some(4.0), None), "equal is dropped");
+        assert!(!peer.progress(0.5, None, None), "lower is dropped");
+        assert!(!peer.progress(f64::NAN, None, None));
+        assert!(peer.progress(2.5, Some(f64::INFINITY), None));
+        assert_eq!(
+            *sent.lock().unwrap(),
+            [
+                json!({"jsonrpc": "2.0", "method": "notifications/progress", "params":
+                    {"progressToken": "t", "progress": 1.0, "total": 4.0, "message": "one"}}),
+                json!({"jsonrpc": "2.0", "method": "notifications/progress", "params":
+                    {"progressToken": "t", "progress": 2.5}}),
+            ]
+        );
+    }
+
+    #[test]
+    fn no_progress_message_for_2024_11_05_and_nothing_after_close() {
+        let (outbound, sent) = recorder();
+        let token = json!(7);
+        let peer = RequestPeer::for_request(
+            Some(&outbound),
+            ProtocolVersion::V2024_11_05,
+            &LogGate::Request(None),
+            Some(&token),
+        )
+        .unwrap();
+        assert!(peer.progress(1.0, None, Some("dropped for this revision")));
+        peer.close();
+        assert!(!peer.progress(2.0, None, None));
+        assert_eq!(
+            sent.lock().unwrap()[..],
+            [
+                json!({"jsonrpc": "2.0", "method": "notifications/progress", "params":
+                {"progressToken": 7, "progress": 1.0}})
+            ]
+        );
+    }
+
+    #[test]
+    fn heartbeats_rise_above_the_last_value_and_respect_recent_progress() {
+        let peer = peer(
+            ProtocolVersion::V2025_06_18,
+            LogGate::Request(None),
+            Some(json!(1)),
+        );
+        assert!(peer.heartbeat(Duration::ZERO), "the first heartbeat is 0");
+        assert!(peer.heartbeat(Duration::ZERO), "then a hair above");
+        assert!(peer.progress(3.0, Some(3.0), None));
+        assert!(
+            !peer.heartbeat(Duration::from_secs(3600)),
+            "progress was just sent"
+        );
+        assert!(
+            peer.heartbeat(Duration::ZERO),
+            "above the total, without it"
+        );
+        assert!(peer.progress(3.5, None, None), "a real report still passes");
+        assert!(next_up(-1.0) > -1.0);
+        assert!(next_up(0.0) > 0.0);
+    }
+
+    #[test]
+    fn logs_follow_the_gate() {
+        let (outbound, sent) = recorder();
+        let session = SessionLogLevel::default();
+        let log = LogGate::Session(session.clone());
+        let peer =
+            RequestPeer::for_request(Some(&outbound), ProtocolVersion::V2025_06_18, &log, None)
+                .unwrap();
+        assert!(peer.log(LogLevel::Debug, None, json!("everything at first")));
+        session.set(LogLevel::Error);
+        assert!(!peer.log(LogLevel::Warning, None, json!("filtered")));
+        assert!(peer.log(LogLevel::Error, Some("db"), json!({"code": 5})));
+        assert_eq!(
+            sent.lock().unwrap()[1],
+            json!({"jsonrpc": "2.0", "method": "notifications/message", "params":
+                {"level": "error", "logger": "db", "data": {"code": 5}}})
+        );
+        assert_eq!(sent.lock().unwrap().len(), 2);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_long_call_with_a_token_gets_heartbeats() {
+        let (outbound, sent) = recorder();
+        let token = json!("slow");
+        let peer = RequestPeer::for_request(
+            Some(&outbound),
+            ProtocolVersion::V2025_06_18,
+            &LogGate::Request(None),
+            Some(&token),
+        );
+        let every = Duration::from_secs(5);
+        let answer = with_heartbeat(
+            async {
+                tokio::time::sleep(Duration::from_secs(17)).await;
+                42
+            },
+            peer,
+            Some(every),
+        )
+        .await;
+        assert_eq!(answer, 42);
+        let sent = sent.lock().unwrap();
+        assert_eq!(sent.len(), 3, "at 5, 10 and 15 s: {sent:?}");
+        assert_eq!(sent[0]["params"]["progress"], json!(0.0));
+        assert!(sent[1]["params"]["progress"].as_f64().unwrap() > 0.0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn no_heartbeat_when_switched_off_or_without_a_token() {
+        let (outbound, sent) = recorder();
+        let slow = || tokio::time::sleep(Duration::from_secs(30));
+        let token = json!(1);
+        let with_token = RequestPeer::for_request(
+            Some(&outbound),
+            ProtocolVersion::V2025_06_18,
+            &LogGate::Session(SessionLogLevel::default()),
+            Some(&token),
+        );
+        with_heartbeat(slow(), with_token, None).await;
+        let without = RequestPeer::for_request(
+            Some(&outbound),
+            ProtocolVersion::V2025_06_18,
+            &LogGate::Session(SessionLogLevel::default()),
+            None,
+        );
+        with_heartbeat(slow(), without, Some(Duration::from_secs(1))).await;
+        assert!(sent.lock().unwrap().is_empty());
+    }
+}

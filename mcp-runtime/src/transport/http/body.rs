@@ -1,0 +1,158 @@
+//! Bodies: the response body the service answers with (whole, or a server-sent event stream),
+//! and reading a request body within the size limit.
+
+use std::convert::Infallible;
+use std::future::poll_fn;
+use std::pin::{Pin, pin};
+use std::task::{Context, Poll};
+
+use bytes::{Buf, Bytes};
+use http_body::{Frame, SizeHint};
+use tokio::sync::mpsc;
+
+use crate::protocol::jsonrpc::Outgoing;
+
+/// The body of every response of the MCP HTTP service: empty, one JSON document, or a stream
+/// of server-sent events that ends when the server has nothing more to send.
+#[derive(Debug)]
+pub struct ResponseBody {
+    kind: Kind,
+}
+
+#[derive(Debug)]
+enum Kind {
+    Whole(Option<Bytes>),
+    Events(mpsc::Receiver<Bytes>),
+}
+
+impl ResponseBody {
+    pub(crate) fn empty() -> Self {
+        ResponseBody {
+            kind: Kind::Whole(None),
+        }
+    }
+
+    pub(crate) fn whole(bytes: impl Into<Bytes>) -> Self {
+        let bytes = bytes.into();
+        ResponseBody {
+            kind: Kind::Whole((!bytes.is_empty()).then_some(bytes)),
+        }
+    }
+
+    /// Events as `events` yields them (each already framed by [`event`]).
+    pub(crate) fn events(events: mpsc::Receiver<Bytes>) -> Self {
+        ResponseBody {
+            kind: Kind::Events(events),
+        }
+    }
+}
+
+impl http_body::Body for ResponseBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match &mut self.get_mut().kind {
+            Kind::Whole(bytes) => Poll::Ready(bytes.take().map(|bytes| Ok(Frame::data(bytes)))),
+            Kind::Events(events) => events
+                .poll_recv(cx)
+                .map(|event| event.map(|bytes| Ok(Frame::data(bytes)))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self.kind, Kind::Whole(None))
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match &self.kind {
+            Kind::Whole(bytes) => {
+                SizeHint::with_exact(bytes.as_ref().map_or(0, |bytes| bytes.len() as u64))
+            }
+            Kind::Events(_) => SizeHint::default(),
+        }
+    }
+}
+
+/// One server-sent event carrying `message` (compact JSON never holds a newline, so one
+/// `data:` line suffices).
+pub(crate) fn event(message: &Outgoing) -> Bytes {
+    let json = message.as_bytes();
+    let mut bytes = Vec::with_capacity(json.len() + 24);
+    bytes.extend_from_slice(b"event: message\ndata: ");
+    bytes.extend_from_slice(json);
+    bytes.extend_from_slice(b"\n\n");
+    bytes.into()
+}
+
+/// Why a request body could not be read.
+#[derive(Debug)]
+pub(crate) enum ReadError {
+    /// Longer than the limit.
+    TooLarge,
+    /// The connection failed mid-body.
+    Failed(String),
+}
+
+/// The whole body, refusing one over `limit` bytes without reading the rest.
+pub(crate) async fn read_limited<B>(body: B, limit: usize) -> Result<Vec<u8>, ReadError>
+where
+    B: http_body::Body,
+    B::Error: std::fmt::Display,
+{
+    let mut body = pin!(body);
+    let mut bytes = Vec::new();
+    while let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        let frame = frame.map_err(|error| ReadError::Failed(error.to_string()))?;
+        let Ok(mut data) = frame.into_data() else {
+            continue;
+        };
+        if bytes.len() + data.remaining() > limit {
+            return Err(ReadError::TooLarge);
+        }
+        while data.has_remaining() {
+            let chunk = data.chunk();
+            bytes.extend_from_slice(chunk);
+            let read = chunk.len();
+            data.advance(read);
+        }
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use http_body::Body as _;
+
+    use super::*;
+    use crate::protocol::jsonrpc::RequestId;
+
+    #[test]
+    fn an_event_is_one_data_line() {
+        let message = Outgoing::result(&RequestId::Number(1.into()), &serde_json::json!({}));
+        assert_eq!(
+            &event(&message)[..],
+            b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+        );
+    }
+
+    #[test]
+    fn a_whole_body_knows_its_length() {
+        assert_eq!(ResponseBody::whole("abc").size_hint().exact(), Some(3));
+        assert!(ResponseBody::empty().is_end_stream());
+    }
+
+    #[tokio::test]
+    async fn bodies_over_the_limit_are_refused() {
+        let body = ResponseBody::whole("0123456789");
+        assert!(matches!(
+            read_limited(body, 9).await,
+            Err(ReadError::TooLarge)
+        ));
+        let body = ResponseBody::whole("0123456789");
+        assert_eq!(read_limited(body, 10).await.unwrap(), b"0123456789");
+    }
+}

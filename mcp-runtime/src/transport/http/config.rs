@@ -1,0 +1,346 @@
+//! What an HTTP endpoint accepts: origins, hosts, body size, authorization, sessions.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::{HeaderMap, Method, StatusCode};
+use serde::Serialize;
+
+/// How the Streamable HTTP transport behaves; the defaults suit a server on the local machine.
+///
+/// ```
+/// use mcp_runtime::http::{AuthRejection, HttpConfig, ProtectedResource};
+///
+/// let config = HttpConfig::new()
+///     .allow_origin("https://app.example.com")
+///     .max_body_size(1 << 20)
+///     .protected_resource(
+///         ProtectedResource::new("https://mcp.example.com/mcp")
+///             .authorization_server("https://auth.example.com"),
+///     )
+///     .authorize(|request| match request.bearer_token {
+///         Some("let-me-in") => Ok(()),
+///         Some(_) => Err(AuthRejection::invalid_token("unknown token")),
+///         None => Err(AuthRejection::missing_token()),
+///     });
+/// # let _ = config;
+/// ```
+#[derive(Clone)]
+pub struct HttpConfig {
+    pub(crate) path: String,
+    pub(crate) allowed_origins: Vec<String>,
+    pub(crate) any_origin: bool,
+    pub(crate) allowed_hosts: Option<Vec<String>>,
+    pub(crate) max_body_size: Option<usize>,
+    pub(crate) authorizer: Option<Authorizer>,
+    pub(crate) resource: Option<ProtectedResource>,
+    pub(crate) session_idle_timeout: Duration,
+    pub(crate) max_sessions: usize,
+}
+
+/// The authorization hook: sees every request before it is served.
+pub(crate) type Authorizer = Arc<dyn Fn(&AuthRequest<'_>) -> Result<(), AuthRejection> + Send + Sync>;
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("path", &self.path)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("any_origin", &self.any_origin)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("max_body_size", &self.max_body_size)
+            .field("authorizer", &self.authorizer.as_ref().map(|_| ".."))
+            .field("resource", &self.resource)
+            .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("max_sessions", &self.max_sessions)
+            .finish()
+    }
+}
+
+impl HttpConfig {
+    /// Legacy sessions unused for this long are forgotten unless [`session_idle_timeout`]
+    /// says otherwise.
+    ///
+    /// [`session_idle_timeout`]: Self::session_idle_timeout
+    pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+    /// At most this many legacy sessions at once unless [`max_sessions`](Self::max_sessions)
+    /// says otherwise.
+    pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
+
+    /// The defaults: endpoint `/mcp`; browser pages from loopback origins only; request bodies
+    /// up to the server's [`max_message_size`](crate::Server::max_message_size); no
+    /// authorization; legacy sessions forgotten after 30 idle minutes.
+    pub fn new() -> Self {
+        HttpConfig {
+            path: "/mcp".to_owned(),
+            allowed_origins: Vec::new(),
+            any_origin: false,
+            allowed_hosts: None,
+            max_body_size: None,
+            authorizer: None,
+            resource: None,
+            session_idle_timeout: Self::DEFAULT_SESSION_IDLE_TIMEOUT,
+            max_sessions: Self::DEFAULT_MAX_SESSIONS,
+        }
+    }
+
+    /// The endpoint's path when the server serves on its own (default `/mcp`). A service
+    /// mounted into another app answers wherever the app routes it.
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// Also accept requests whose `Origin` is `origin` (`scheme://host[:port]`, compared
+    /// case-insensitively). Requests without `Origin` (not from a browser) are always
+    /// accepted, and so are loopback origins; any other is refused with 403, so that a web
+    /// page cannot reach a local server through DNS rebinding.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.allowed_origins
+            .push(origin.into().trim_end_matches('/').to_ascii_lowercase());
+        self
+    }
+
+    /// Accept any `Origin`: for a public server whose clients are not browsers, or that
+    /// authorizes every request.
+    pub fn allow_any_origin(mut self) -> Self {
+        self.any_origin = true;
+        self
+    }
+
+    /// Accept only requests whose `Host` (without port) is one of these. By default a server
+    /// bound to a loopback address accepts only loopback host names, and any other accepts
+    /// any host.
+    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allowed_hosts = Some(
+            hosts
+                .into_iter()
+                .map(|host| host.into().to_ascii_lowercase())
+                .collect(),
+        );
+        self
+    }
+
+    /// The largest request body accepted, in bytes; a larger one is refused with 413.
+    pub fn max_body_size(mut self, bytes: usize) -> Self {
+        self.max_body_size = Some(bytes);
+        self
+    }
+
+    /// Decide, before anything else is done with it, whether each request may be served: the
+    /// hook sees its bearer token (`Authorization: Bearer ...`) and headers. A rejection is
+    /// answered with its status (401 or 403) and a `WWW-Authenticate` header pointing at the
+    /// [`protected_resource`](Self::protected_resource) metadata when configured.
+    ///
+    /// The hook runs on the server's async workers: keep it quick (check a signature, look up
+    /// a cache), never block on I/O.
+    pub fn authorize<F>(mut self, hook: F) -> Self
+    where
+        F: Fn(&AuthRequest<'_>) -> Result<(), AuthRejection> + Send + Sync + 'static,
+    {
+        self.authorizer = Some(Arc::new(hook));
+        self
+    }
+
+    /// Publish OAuth 2.0 protected resource metadata (RFC 9728) at
+    /// `/.well-known/oauth-protected-resource` (and the same followed by the resource's path),
+    /// so clients can find the authorization server that issues tokens for this server.
+    pub fn protected_resource(mut self, resource: ProtectedResource) -> Self {
+        self.resource = Some(resource);
+        self
+    }
+
+    /// Forget a legacy session (its `Mcp-Session-Id` then answers 404) after this long
+    /// without requests or an open stream.
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// At most this many legacy sessions at once; `initialize` beyond that is answered with
+    /// 503 until idle ones expire.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions.max(1);
+        self
+    }
+}
+
+/// What the authorization hook sees of a request.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct AuthRequest<'a> {
+    /// The token of an `Authorization: Bearer <token>` header. Never log it.
+    pub bearer_token: Option<&'a str>,
+    /// The HTTP method.
+    pub method: &'a Method,
+    /// The request path.
+    pub path: &'a str,
+    /// Every header of the request.
+    pub headers: &'a HeaderMap,
+}
+
+/// Why the authorization hook refused a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthRejection {
+    pub(crate) status: StatusCode,
+    pub(crate) error: Option<&'static str>,
+    pub(crate) description: Option<String>,
+    pub(crate) scope: Option<String>,
+}
+
+impl AuthRejection {
+    /// 401 for a request without a token (RFC 6750: no error code, only the challenge).
+    pub fn missing_token() -> Self {
+        AuthRejection {
+            status: StatusCode::UNAUTHORIZED,
+            error: None,
+            description: None,
+            scope: None,
+        }
+    }
+
+    /// 401 `invalid_token`: expired, revoked, malformed, or issued for another resource.
+    pub fn invalid_token(description: impl Into<String>) -> Self {
+        AuthRejection {
+            status: StatusCode::UNAUTHORIZED,
+            error: Some("invalid_token"),
+            description: Some(description.into()),
+            scope: None,
+        }
+    }
+
+    /// 403 `insufficient_scope`: a valid token without the `scope` this request needs.
+    pub fn insufficient_scope(scope: impl Into<String>) -> Self {
+        AuthRejection {
+            status: StatusCode::FORBIDDEN,
+            error: Some("insufficient_scope"),
+            description: None,
+            scope: Some(scope.into()),
+        }
+    }
+}
+
+/// OAuth 2.0 protected resource metadata (RFC 9728) describing this server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProtectedResource {
+    resource: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    authorization_servers: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    scopes_supported: Vec<String>,
+    bearer_methods_supported: [&'static str; 1],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resource_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resource_documentation: Option<String>,
+}
+
+impl ProtectedResource {
+    /// Metadata for the resource identified by `resource`: the absolute URL of the MCP
+    /// endpoint, e.g. `https://mcp.example.com/mcp` (tokens must be issued for it).
+    pub fn new(resource: impl Into<String>) -> Self {
+        ProtectedResource {
+            resource: resource.into(),
+            authorization_servers: Vec::new(),
+            scopes_supported: Vec::new(),
+            bearer_methods_supported: ["header"],
+            resource_name: None,
+            resource_documentation: None,
+        }
+    }
+
+    /// An authorization server (its issuer URL) that issues tokens for this resource.
+    pub fn authorization_server(mut self, issuer: impl Into<String>) -> Self {
+        self.authorization_servers.push(issuer.into());
+        self
+    }
+
+    /// A scope clients may request.
+    pub fn scope(mut self, scope: impl Into<String>) -> Self {
+        self.scopes_supported.push(scope.into());
+        self
+    }
+
+    /// A human-readable name.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.resource_name = Some(name.into());
+        self
+    }
+
+    /// A page documenting the resource for developers.
+    pub fn documentation(mut self, url: impl Into<String>) -> Self {
+        self.resource_documentation = Some(url.into());
+        self
+    }
+
+    /// The resource's path (after the authority), e.g. `/mcp`; empty for a bare origin.
+    pub(crate) fn resource_path(&self) -> &str {
+        let after_scheme = self
+            .resource
+            .split_once("://")
+            .map_or(self.resource.as_str(), |(_, rest)| rest);
+        after_scheme
+            .find('/')
+            .map_or("", |slash| after_scheme[slash..].trim_end_matches('/'))
+    }
+
+    /// Where the metadata document is published (RFC 9728 §3.1): the well-known path inserted
+    /// between the resource's origin and its path.
+    pub(crate) fn metadata_url(&self) -> String {
+        let path = self.resource_path();
+        let origin = self.resource.trim_end_matches('/');
+        let origin = &origin[..origin.len() - path.len()];
+        format!("{origin}{WELL_KNOWN}{path}")
+    }
+}
+
+/// RFC 9728's well-known path.
+pub(crate) const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_metadata_url_inserts_the_well_known_path_before_the_resource_path() {
+        let with_path = ProtectedResource::new("https://mcp.example.com/tools/mcp");
+        assert_eq!(with_path.resource_path(), "/tools/mcp");
+        assert_eq!(
+            with_path.metadata_url(),
+            "https://mcp.example.com/.well-known/oauth-protected-resource/tools/mcp"
+        );
+        let bare = ProtectedResource::new("https://mcp.example.com/");
+        assert_eq!(bare.resource_path(), "");
+        assert_eq!(
+            bare.metadata_url(),
+            "https://mcp.example.com/.well-known/oauth-protected-resource"
+        );
+    }
+
+    #[test]
+    fn the_metadata_document_has_rfc_9728_names() {
+        let resource = ProtectedResource::new("https://a.example/mcp")
+            .authorization_server("https://auth.example")
+            .scope("mcp:tools");
+        assert_eq!(
+            serde_json::to_value(&resource).unwrap(),
+            serde_json::json!({
+                "resource": "https://a.example/mcp",
+                "authorization_servers": ["https://auth.example"],
+                "scopes_supported": ["mcp:tools"],
+                "bearer_methods_supported": ["header"],
+            })
+        );
+    }
+}

@@ -1,0 +1,351 @@
+//! Reading MCP's headers, and the checks on them: a 2026-07-28 request's headers must agree
+//! with its body; `Origin` and `Host` must be ones this server trusts.
+
+use http::HeaderMap;
+use serde_json::Value;
+
+use super::config::HttpConfig;
+use crate::handler::JsonObject;
+use crate::protocol::jsonrpc::ErrorObject;
+
+pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+pub(crate) const SESSION_ID: &str = "mcp-session-id";
+const METHOD: &str = "mcp-method";
+const NAME: &str = "mcp-name";
+
+/// 2026-07-28: a header disagrees with the body, or is missing or malformed (HTTP 400).
+pub(crate) const HEADER_MISMATCH: i32 = -32020;
+
+/// The value of header `name` (names are case-insensitive), trimmed; `Err` when it is not
+/// visible ASCII. Several values: the first.
+pub(crate) fn text<'h>(headers: &'h HeaderMap, name: &str) -> Result<Option<&'h str>, ()> {
+    match headers.get(name) {
+        None => Ok(None),
+        Some(value) => value.to_str().map(|value| Some(value.trim())).map_err(|_| ()),
+    }
+}
+
+/// The value of an MCP header that may carry any text: `=?base64?...?=` is decoded (RFC 2047
+/// style, as 2026-07-28 uses for names outside visible ASCII).
+fn decoded(headers: &HeaderMap, name: &str) -> Result<Option<String>, ErrorObject> {
+    let malformed = || mismatch(format!("the `{name}` header is malformed"));
+    let Some(value) = text(headers, name).map_err(|()| malformed())? else {
+        return Ok(None);
+    };
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    {
+        Some(encoded) => base64_decode(encoded)
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .map(Some)
+            .ok_or_else(malformed),
+        None => Ok(Some(value.to_owned())),
+    }
+}
+
+fn mismatch(message: String) -> ErrorObject {
+    ErrorObject::new(HEADER_MISMATCH, message)
+}
+
+/// 2026-07-28: `MCP-Protocol-Version` must equal `_meta`'s version, `Mcp-Method` the method,
+/// and `Mcp-Name` the tool or prompt name (`tools/call`, `prompts/get`) or the resource URI
+/// (`resources/read`). Intermediaries route and rate-limit on these headers without reading
+/// the body, so a request whose headers say something else must not be served.
+pub(crate) fn check_modern(
+    headers: &HeaderMap,
+    method: &str,
+    params: Option<&JsonObject>,
+) -> Result<(), ErrorObject> {
+    let meta_version = params
+        .and_then(|params| params.get("_meta"))
+        .and_then(|meta| meta.get("io.modelcontextprotocol/protocolVersion"))
+        .and_then(Value::as_str);
+    agree(
+        "MCP-Protocol-Version",
+        decoded(headers, PROTOCOL_VERSION)?,
+        meta_version,
+        "`_meta[\"io.modelcontextprotocol/protocolVersion\"]`",
+    )?;
+    agree(
+        "Mcp-Method",
+        decoded(headers, METHOD)?,
+        Some(method),
+        "the method",
+    )?;
+    let named = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(field) = named {
+        let body = params.and_then(|params| params.get(field));
+        match body {
+            // A missing or mistyped field is the params' fault, reported by the dispatcher.
+            None | Some(Value::Null) => {}
+            Some(value) => agree(
+                "Mcp-Name",
+                decoded(headers, NAME)?,
+                value.as_str(),
+                &format!("`params.{field}`"),
+            )?,
+        }
+    }
+    Ok(())
+}
+
+fn agree(
+    header: &str,
+    value: Option<String>,
+    body: Option<&str>,
+    what: &str,
+) -> Result<(), ErrorObject> {
+    match (value.as_deref(), body) {
+        (Some(value), Some(body)) if value == body => Ok(()),
+        (None, _) => Err(mismatch(format!(
+            "missing `{header}` header: 2026-07-28 requests repeat {what} in it"
+        ))),
+        (Some(value), body) => Err(mismatch(format!(
+            "the `{header}` header ({value:?}) does not match {what} ({})",
+            body.map_or_else(|| "absent".to_owned(), |body| format!("{body:?}"))
+        ))),
+    }
+}
+
+/// Standard base64 with or without padding; `None` for anything else.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    fn sextet(byte: u8) -> Option<u32> {
+        Some(match byte {
+            b'A'..=b'Z' => byte - b'A',
+            b'a'..=b'z' => byte - b'a' + 26,
+            b'0'..=b'9' => byte - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    }
+    let text = text.trim_end_matches('=').as_bytes();
+    if text.len() % 4 == 1 {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(text.len() * 3 / 4);
+    for chunk in text.chunks(4) {
+        let mut bits = 0u32;
+        for (i, &byte) in chunk.iter().enumerate() {
+            bits |= sextet(byte)? << (18 - 6 * i);
+        }
+        let produced = chunk.len() - 1;
+        bytes.extend_from_slice(&bits.to_be_bytes()[1..1 + produced]);
+    }
+    Some(bytes)
+}
+
+/// The host part (no port, lowercase) of a `host[:port]` or `[v6]:port` authority.
+fn host_of(authority: &str) -> String {
+    let host = if let Some(v6) = authority.strip_prefix('[') {
+        v6.split(']').next().unwrap_or(v6)
+    } else {
+        authority.rsplit_once(':').map_or(authority, |(host, _)| host)
+    };
+    host.to_ascii_lowercase()
+}
+
+fn is_loopback_host(host: &str) -> bool {
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host == "::1"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Whether the request's `Origin` may use this server: absent (not a browser), allowed by the
+/// configuration, or a loopback origin.
+pub(crate) fn origin_allowed(config: &HttpConfig, headers: &HeaderMap) -> bool {
+    let Ok(origin) = text(headers, "origin") else {
+        return false;
+    };
+    let Some(origin) = origin else {
+        return true;
+    };
+    if config.any_origin {
+        return true;
+    }
+    let origin = origin.trim_end_matches('/').to_ascii_lowercase();
+    if config.allowed_origins.contains(&origin) {
+        return true;
+    }
+    match origin.split_once("://") {
+        Some(("http" | "https", authority)) => is_loopback_host(&host_of(authority)),
+        _ => false,
+    }
+}
+
+/// Whether the `Host` header names this server. `loopback_only`: the server listens on a
+/// loopback address, so only loopback names are genuine (another name means a DNS-rebinding
+/// page is talking to it).
+pub(crate) fn host_allowed(config: &HttpConfig, headers: &HeaderMap, loopback_only: bool) -> bool {
+    let host = text(headers, "host").ok().flatten().map(host_of);
+    match (&config.allowed_hosts, host) {
+        (Some(allowed), Some(host)) => allowed.contains(&host),
+        (Some(_), None) => false,
+        (None, Some(host)) if loopback_only => is_loopback_host(&host),
+        (None, _) => true,
+    }
+}
+
+/// The token of `Authorization: Bearer <token>`.
+pub(crate) fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    let value = text(headers, "authorization").ok().flatten()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|token| !token.is_empty())
+}
+
+/// Whether the `Accept` header admits `media_type` (absent: anything is accepted).
+pub(crate) fn accepts(headers: &HeaderMap, media_type: &str) -> bool {
+    let Ok(Some(accept)) = text(headers, "accept") else {
+        return true;
+    };
+    let (kind, _) = media_type.split_once('/').unwrap_or((media_type, ""));
+    accept.split(',').any(|range| {
+        let range = range.split(';').next().unwrap_or("").trim();
+        range.eq_ignore_ascii_case(media_type)
+            || range == "*/*"
+            || range
+                .strip_suffix("/*")
+                .is_some_and(|prefix| prefix.eq_ignore_ascii_case(kind))
+    })
+}
+
+/// Whether the body is declared JSON (`application/json`, parameters allowed).
+pub(crate) fn is_json(headers: &HeaderMap) -> bool {
+    text(headers, "content-type").ok().flatten().is_some_and(|content_type| {
+        content_type
+            .split(';')
+            .next()
+            .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use http::HeaderValue;
+    use serde_json::json;
+
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    fn call_params(name: &str) -> JsonObject {
+        match json!({"name": name, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}) {
+            Value::Object(map) => map,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn base64_decodes_with_and_without_padding() {
+        assert_eq!(base64_decode("aGk=").unwrap(), b"hi");
+        assert_eq!(base64_decode("aGk").unwrap(), b"hi");
+        assert_eq!(base64_decode("w6lsw6g=").unwrap(), "élè".as_bytes());
+        assert_eq!(base64_decode("").unwrap(), b"");
+        assert!(base64_decode("a").is_none());
+        assert!(base64_decode("a*==").is_none());
+    }
+
+    #[test]
+    fn matching_headers_pass_whatever_their_case_and_spacing() {
+        let map = headers(&[
+            ("MCP-Protocol-Version", " 2026-07-28 "),
+            ("mcp-method", "tools/call"),
+            ("Mcp-Name", "=?base64?YWRk?="),
+        ]);
+        check_modern(&map, "tools/call", Some(&call_params("add"))).unwrap();
+    }
+
+    #[test]
+    fn a_missing_or_different_header_is_a_mismatch() {
+        let full = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "add"),
+        ];
+        for drop in 0..full.len() {
+            let partial: Vec<_> = full
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != drop)
+                .map(|(_, pair)| *pair)
+                .collect();
+            let error =
+                check_modern(&headers(&partial), "tools/call", Some(&call_params("add")))
+                    .unwrap_err();
+            assert_eq!(error.code, HEADER_MISMATCH, "without {:?}", full[drop]);
+        }
+        let error = check_modern(&headers(&full), "tools/call", Some(&call_params("sub")))
+            .unwrap_err();
+        assert!(error.message.contains("Mcp-Name"), "{}", error.message);
+        // Values are case-sensitive.
+        let upper = headers(&[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "TOOLS/CALL"),
+            ("mcp-name", "add"),
+        ]);
+        assert!(check_modern(&upper, "tools/call", Some(&call_params("add"))).is_err());
+    }
+
+    #[test]
+    fn origins_are_checked_against_loopback_and_the_allow_list() {
+        let config = HttpConfig::new().allow_origin("https://App.example.com/");
+        let allowed = |origin: &str| origin_allowed(&config, &headers(&[("origin", origin)]));
+        assert!(origin_allowed(&config, &HeaderMap::new()));
+        assert!(allowed("http://localhost:3000"));
+        assert!(allowed("http://127.0.0.1"));
+        assert!(allowed("http://[::1]:8080"));
+        assert!(allowed("https://app.example.com"));
+        assert!(!allowed("https://evil.example"));
+        assert!(!allowed("http://localhost.evil.example"));
+        assert!(!allowed("null"));
+        assert!(origin_allowed(
+            &HttpConfig::new().allow_any_origin(),
+            &headers(&[("origin", "https://evil.example")])
+        ));
+    }
+
+    #[test]
+    fn hosts_are_checked_when_loopback_only_or_configured() {
+        let config = HttpConfig::new();
+        let host = |value: &str| headers(&[("host", value)]);
+        assert!(host_allowed(&config, &host("127.0.0.1:8080"), true));
+        assert!(host_allowed(&config, &host("localhost"), true));
+        assert!(!host_allowed(&config, &host("evil.example:8080"), true));
+        assert!(host_allowed(&config, &host("evil.example:8080"), false));
+        let listed = HttpConfig::new().allowed_hosts(["mcp.example.com"]);
+        assert!(host_allowed(&listed, &host("MCP.example.com:443"), false));
+        assert!(!host_allowed(&listed, &host("127.0.0.1"), false));
+    }
+
+    #[test]
+    fn bearer_tokens_and_media_types_are_read() {
+        assert_eq!(
+            bearer_token(&headers(&[("authorization", "Bearer abc.def")])),
+            Some("abc.def")
+        );
+        assert_eq!(bearer_token(&headers(&[("authorization", "Basic x")])), None);
+        let accept = headers(&[("accept", "application/json, text/event-stream")]);
+        assert!(accepts(&accept, "text/event-stream"));
+        assert!(!accepts(&headers(&[("accept", "text/html")]), "application/json"));
+        assert!(accepts(&headers(&[("accept", "*/*")]), "application/json"));
+        assert!(is_json(&headers(&[("content-type", "application/json; charset=utf-8")])));
+        assert!(!is_json(&headers(&[("content-type", "text/plain")])));
+    }
+}

@@ -1,0 +1,214 @@
+//! MCP over Streamable HTTP (the `http` feature), for clients of every revision at one
+//! endpoint:
+//!
+//! * 2026-07-28 clients: each POST stands alone (`_meta` names the revision); headers must
+//!   agree with the body (`-32020`); unknown methods are 404, GET and DELETE 405; a client
+//!   that disconnects cancels its call; `subscriptions/listen` answers with an event stream.
+//! * 2025-03-26 to 2025-11-25 clients: `initialize` opens a session (`Mcp-Session-Id`), later
+//!   POSTs name it (400 without, 404 once unknown or expired), GET opens its notification
+//!   stream, DELETE ends it; batches in 2025-03-26 sessions.
+//! * For both: `Origin` and `Host` checks against DNS rebinding (403), a body size limit
+//!   (413), an authorization hook (401/403 with `WWW-Authenticate`), OAuth protected resource
+//!   metadata (RFC 9728), and a graceful shutdown.
+//!
+//! [`Server::serve_http`] serves on its own; [`Server::http_service`] gives the endpoint as a
+//! service to mount into an existing hyper or axum app.
+
+mod body;
+mod config;
+mod headers;
+mod legacy;
+mod modern;
+mod serve;
+mod service;
+mod sessions;
+
+use std::ffi::OsString;
+use std::future::Future;
+use std::io;
+
+use tokio::net::{TcpListener, ToSocketAddrs};
+
+pub use self::body::ResponseBody;
+pub use self::config::{AuthRejection, AuthRequest, HttpConfig, ProtectedResource};
+pub use self::service::HttpService;
+use crate::dispatch::Dispatcher;
+use crate::server::Server;
+use crate::transport::stderr_log;
+use crate::transport::stdio::signals;
+
+impl Server {
+    /// Serve MCP over Streamable HTTP at `addr` with the default [`HttpConfig`]: endpoint
+    /// `/mcp`, until SIGTERM or SIGINT.
+    ///
+    /// Give a loopback address (`"127.0.0.1:8080"`) for a server on the local machine; any
+    /// other address exposes the server to the network, which needs
+    /// [`HttpConfig::authorize`] and a TLS-terminating proxy in front.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Server, server_info};
+    ///
+    /// #[tokio::main]
+    /// async fn main() -> std::io::Result<()> {
+    ///     Server::new(server_info!()).serve_http("127.0.0.1:8080").await
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`serve_stdio`](Self::serve_stdio) for the server's definitions; and when the
+    /// address cannot be bound.
+    pub async fn serve_http(self, addr: impl ToSocketAddrs) -> io::Result<()> {
+        self.serve_http_with(addr, HttpConfig::new()).await
+    }
+
+    /// [`serve_http`](Self::serve_http) with `config`.
+    ///
+    /// # Errors
+    ///
+    /// As [`serve_http`](Self::serve_http).
+    pub async fn serve_http_with(
+        self,
+        addr: impl ToSocketAddrs,
+        config: HttpConfig,
+    ) -> io::Result<()> {
+        let listener = TcpListener::bind(addr).await?;
+        self.serve_http_on(listener, config, signals::stop_requested())
+            .await
+    }
+
+    /// Serve on `listener` until `shutdown` resolves. Then no new connection is accepted,
+    /// streams end (listen streams with their result), requests in progress get
+    /// [`shutdown_timeout`](Self::shutdown_timeout) to finish, and the rest are cancelled.
+    ///
+    /// # Errors
+    ///
+    /// As [`serve_http`](Self::serve_http).
+    pub async fn serve_http_on(
+        self,
+        listener: TcpListener,
+        config: HttpConfig,
+        shutdown: impl Future<Output = ()>,
+    ) -> io::Result<()> {
+        stderr_log::install_if_absent();
+        let local = listener.local_addr()?;
+        let loopback = local.ip().is_loopback();
+        if !loopback && config.authorizer.is_none() {
+            tracing::warn!(
+                %local,
+                "serving on a non-loopback address without an authorization hook: anyone who \
+                 can reach it can use every tool"
+            );
+        }
+        let path = config.path.clone();
+        let grace = self.shutdown_timeout;
+        let service = self.http_service(config)?.standalone(loopback);
+        tracing::info!(
+            server = %service_name(&service),
+            "serving MCP over HTTP at http://{local}{path}"
+        );
+        serve::serve(service, listener, shutdown, grace).await
+    }
+
+    /// The MCP endpoint as a service, to mount into an existing app: for axum,
+    /// `Router::new().route_service("/mcp", server.http_service(config)?)`; for hyper,
+    /// `serve_connection(io, service)`. It answers whatever path it is routed; shutting down
+    /// is the app's business.
+    ///
+    /// # Errors
+    ///
+    /// Fails when two tools (or two prompts) share a name, a tool's input schema is not an
+    /// object schema, or two resources answer the same URIs.
+    pub fn http_service(self, config: HttpConfig) -> io::Result<HttpService> {
+        let dispatcher = Dispatcher::new(&self)
+            .map_err(|error| io::Error::new(io::ErrorKind::InvalidInput, error))?;
+        Ok(HttpService::new(
+            dispatcher,
+            config,
+            self.max_message_size,
+        ))
+    }
+
+    /// Serve as the command line says: `--http ADDR` (`127.0.0.1:8080`, or a bare port for
+    /// `127.0.0.1:PORT`) serves over HTTP; anything else goes to
+    /// [`serve_stdio_with_args`](Self::serve_stdio_with_args) (no arguments: stdio; else the
+    /// command-line tool).
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Server, server_info};
+    ///
+    /// #[tokio::main]
+    /// async fn main() -> std::io::Result<()> {
+    ///     // `my-server` (stdio), `my-server --http 8080`, `my-server call add a=1 b=2`
+    ///     Server::new(server_info!()).serve_from_args().await
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`serve_http`](Self::serve_http) or [`serve_stdio`](Self::serve_stdio).
+    pub async fn serve_from_args(self) -> io::Result<()> {
+        let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+        match http_address(&args) {
+            Some(Ok(addr)) => self.serve_http(addr).await,
+            Some(Err(message)) => {
+                stderr_log::install_if_absent();
+                tracing::error!("{message}");
+                Err(io::Error::new(io::ErrorKind::InvalidInput, message))
+            }
+            None => self.serve_stdio_with_args(args).await,
+        }
+    }
+}
+
+fn service_name(service: &HttpService) -> String {
+    format!("{service:?}")
+}
+
+/// `--http ADDR` or `--http=ADDR` as the only arguments: the address (a bare port means
+/// loopback); `None` when the arguments are not about HTTP.
+fn http_address(args: &[OsString]) -> Option<Result<String, String>> {
+    let first = args.first()?.to_str()?;
+    let value = match first.strip_prefix("--http") {
+        Some("") => args.get(1).and_then(|arg| arg.to_str()).map(str::to_owned),
+        Some(rest) => Some(rest.strip_prefix('=')?.to_owned()),
+        None => return None,
+    };
+    let consumed = if first.contains('=') { 1 } else { 2 };
+    Some(match value {
+        None => Err("`--http` needs an address, e.g. `--http 127.0.0.1:8080`".to_owned()),
+        Some(_) if args.len() > consumed => {
+            Err("`--http ADDR` takes no other arguments".to_owned())
+        }
+        Some(port) if port.parse::<u16>().is_ok() => Ok(format!("127.0.0.1:{port}")),
+        Some(addr) => Ok(addr),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn the_http_flag_names_the_address() {
+        assert_eq!(
+            http_address(&args(&["--http", "127.0.0.1:9000"])),
+            Some(Ok("127.0.0.1:9000".to_owned()))
+        );
+        assert_eq!(
+            http_address(&args(&["--http=8080"])),
+            Some(Ok("127.0.0.1:8080".to_owned()))
+        );
+        assert!(matches!(http_address(&args(&["--http"])), Some(Err(_))));
+        assert!(matches!(
+            http_address(&args(&["--http", "1", "extra"])),
+            Some(Err(_))
+        ));
+        assert_eq!(http_address(&args(&["call", "add"])), None);
+        assert_eq!(http_address(&args(&[])), None);
+    }
+}

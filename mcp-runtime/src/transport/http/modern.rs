@@ -1,0 +1,189 @@
+//! 2026-07-28 over HTTP: every POST stands alone, served through the dispatcher with a
+//! throwaway session. The headers must agree with the body; errors the spec ties to a status
+//! get it; a client that goes away cancels its call.
+
+use std::sync::Arc;
+
+use http::{HeaderMap, Response, StatusCode};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::body::{self, ResponseBody};
+use super::headers::{self, HEADER_MISMATCH};
+use super::service::{Inner, accepted, events, json, rpc_error};
+use crate::dispatch::{InFlight, Reply};
+use crate::handler::BoxFuture;
+use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing, RequestId};
+use crate::session::Session;
+
+/// Events a listen stream may queue before the client reads them.
+const STREAM_CAPACITY: usize = 64;
+
+pub(crate) async fn post(
+    inner: &Arc<Inner>,
+    headers: &HeaderMap,
+    incoming: Incoming,
+) -> Response<ResponseBody> {
+    let Incoming::Single(message) = incoming else {
+        unreachable!("only single messages are classified modern");
+    };
+    match message {
+        Message::Notification(notification) => {
+            if let Err(error) = headers::check_modern(
+                headers,
+                &notification.method,
+                notification.params.as_ref(),
+            ) {
+                return rpc_error(StatusCode::BAD_REQUEST, None, error);
+            }
+            // Nothing a 2026-07-28 client notifies outlives its request: HTTP cancels by
+            // closing the stream, so there is no running call to reach.
+            tracing::debug!(method = notification.method, "ignoring a notification");
+            accepted()
+        }
+        Message::Response(_) => rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorObject::invalid_request("2026-07-28 clients never send responses"),
+        ),
+        Message::Request(request) => {
+            let id = request.id.clone();
+            if let Err(error) =
+                headers::check_modern(headers, &request.method, request.params.as_ref())
+            {
+                return rpc_error(StatusCode::BAD_REQUEST, Some(&id), error);
+            }
+            if let Err(error) = check_meta(request.params.as_ref()) {
+                return rpc_error(StatusCode::BAD_REQUEST, Some(&id), error);
+            }
+            let listen = request.method == "subscriptions/listen";
+            let mut session = Session::new();
+            let reply = inner
+                .dispatcher
+                .handle(Incoming::Single(Message::Request(request)), &mut session);
+            match reply {
+                Reply::None => accepted(),
+                Reply::Ready(answer) => answer_with_status(&answer),
+                Reply::Pending(call) if listen => listen_stream(inner, session, call, id),
+                Reply::Pending(call) => {
+                    match until_answered(call, session.in_flight().clone(), vec![id]).await {
+                        Some(answer) => answer_with_status(&answer),
+                        None => accepted(),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `_meta` must hold the client's capabilities: without them the request is invalid params
+/// (400), a status the dispatcher's answer alone would not tell apart from other `-32602`s.
+fn check_meta(params: Option<&crate::handler::JsonObject>) -> Result<(), ErrorObject> {
+    let capabilities = params
+        .and_then(|params| params.get("_meta"))
+        .and_then(|meta| meta.get("io.modelcontextprotocol/clientCapabilities"));
+    match capabilities {
+        Some(Value::Object(_)) => Ok(()),
+        _ => Err(ErrorObject::invalid_params(
+            "missing `_meta[\"io.modelcontextprotocol/clientCapabilities\"]`: 2026-07-28 \
+             requests declare the client's capabilities on every request",
+        )),
+    }
+}
+
+/// The status 2026-07-28 ties to an error: 404 for an unknown method, 400 for the modern
+/// protocol errors and malformed requests, else 200 (an ordinary JSON-RPC error).
+fn answer_with_status(answer: &Outgoing) -> Response<ResponseBody> {
+    let status = match super::service::error_code(answer) {
+        Some(-32601) => StatusCode::NOT_FOUND,
+        Some(-32700 | -32600 | -32022 | -32021) => StatusCode::BAD_REQUEST,
+        Some(HEADER_MISMATCH_CODE) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    };
+    json(status, answer)
+}
+
+const HEADER_MISMATCH_CODE: i64 = HEADER_MISMATCH as i64;
+
+/// Fires the calls' cancellation tokens unless disarmed: dropped with an unfinished request
+/// (the client went away, or shutdown gave up on it).
+pub(crate) struct CancelOnDrop {
+    in_flight: InFlight,
+    ids: Vec<RequestId>,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            tracing::debug!("the client went away; cancelling its call");
+            for id in &self.ids {
+                self.in_flight.cancel(id);
+            }
+        }
+    }
+}
+
+/// The call's answer; dropped before it arrives, the call is cancelled.
+pub(crate) async fn until_answered(
+    call: BoxFuture<'static, Option<Outgoing>>,
+    in_flight: InFlight,
+    ids: Vec<RequestId>,
+) -> Option<Outgoing> {
+    let mut guard = CancelOnDrop {
+        in_flight,
+        ids,
+        armed: true,
+    };
+    let answer = call.await;
+    guard.armed = false;
+    answer
+}
+
+/// `subscriptions/listen`: the acknowledgement and every notification of the stream as
+/// events, then (when the server shuts down) the listen result. The client ends it by going
+/// away.
+fn listen_stream(
+    inner: &Arc<Inner>,
+    session: Session,
+    call: BoxFuture<'static, Option<Outgoing>>,
+    id: RequestId,
+) -> Response<ResponseBody> {
+    // The acknowledgement already waits in the session's outbox, so it is the first event.
+    let mut forwarder = inner.dispatcher.notification_forwarder(&session);
+    let (sender, receiver) = mpsc::channel(STREAM_CAPACITY);
+    let shutdown = inner.shutdown.clone();
+    tokio::spawn(async move {
+        let answer = until_answered(call, session.in_flight().clone(), vec![id]);
+        tokio::pin!(answer);
+        let mut announcing = true;
+        let mut closing = false;
+        loop {
+            tokio::select! {
+                biased;
+                messages = forwarder.next(), if announcing => match messages {
+                    Some(messages) => {
+                        for message in &messages {
+                            if sender.send(body::event(message)).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    None => announcing = false,
+                },
+                answer = &mut answer => {
+                    if let Some(answer) = answer {
+                        let _ = sender.send(body::event(&answer)).await;
+                    }
+                    return;
+                }
+                () = shutdown.cancelled(), if !closing => {
+                    closing = true;
+                    session.subscriptions().close_streams();
+                }
+                () = sender.closed() => return,
+            }
+        }
+    });
+    events(receiver)
+}

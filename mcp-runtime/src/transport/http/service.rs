@@ -1,0 +1,472 @@
+//! The MCP endpoint as a service: from an HTTP request to its response.
+//!
+//! Every request passes the same gates first, in this order: the OAuth metadata document
+//! (served to anyone), `Host`, `Origin` (403), the authorization hook (401/403). Then by
+//! method: POST carries JSON-RPC (either era), GET opens a legacy session's event stream,
+//! DELETE ends a legacy session.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use http::{HeaderValue, Method, Request, Response, StatusCode, header, request::Parts};
+use serde_json::Value;
+
+use super::body::{self, ReadError, ResponseBody};
+use super::config::{HttpConfig, WELL_KNOWN};
+use super::headers;
+use super::sessions::Sessions;
+use crate::context::CancellationToken;
+use crate::dispatch::Dispatcher;
+use crate::handler::{BoxFuture, JsonObject};
+use crate::protocol::jsonrpc::{self, ErrorObject, Incoming, Message, Outgoing, RequestId};
+use crate::protocol::{ProtocolVersion, jsonrpc::InvalidMessage};
+
+/// The MCP endpoint of one [`Server`](crate::Server), as a service: a
+/// [`hyper::service::Service`] and a [`tower_service::Service`] (so it mounts into axum with
+/// `Router::route_service("/mcp", service)`, or any tower stack), or call
+/// [`handle`](Self::handle) yourself. Cheap to clone; clones share sessions.
+///
+/// Make one with [`Server::http_service`](crate::Server::http_service). It answers whatever
+/// path it is given (the app routes); requests for
+/// `/.well-known/oauth-protected-resource...` get the metadata document when configured.
+#[derive(Clone)]
+pub struct HttpService {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for HttpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpService")
+            .field("server", &self.inner.dispatcher.info().name)
+            .finish_non_exhaustive()
+    }
+}
+
+pub(crate) struct Inner {
+    pub(crate) dispatcher: Dispatcher,
+    pub(crate) config: HttpConfig,
+    pub(crate) max_body_size: usize,
+    pub(crate) sessions: Sessions,
+    /// Fires when the server begins shutting down: streams end.
+    pub(crate) shutdown: CancellationToken,
+    /// Set when the server serves on its own: the endpoint's path (others are 404), and
+    /// whether it listens on loopback only (then `Host` must be a loopback name).
+    pub(crate) standalone: Option<(String, bool)>,
+}
+
+impl HttpService {
+    pub(crate) fn new(dispatcher: Dispatcher, config: HttpConfig, max_body_size: usize) -> Self {
+        let sessions = Sessions::new(config.session_idle_timeout, config.max_sessions);
+        HttpService {
+            inner: Arc::new(Inner {
+                dispatcher,
+                max_body_size: config.max_body_size.unwrap_or(max_body_size),
+                config,
+                sessions,
+                shutdown: CancellationToken::new(),
+                standalone: None,
+            }),
+        }
+    }
+
+    /// This service answering only `path`, checking `Host` when bound to loopback.
+    pub(crate) fn standalone(self, loopback: bool) -> Self {
+        let mut inner = Arc::try_unwrap(self.inner)
+            .unwrap_or_else(|_| unreachable!("a new service is not shared yet"));
+        inner.standalone = Some((inner.config.path.clone(), loopback));
+        HttpService {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Begin shutting down: listen streams end with their result, sessions close.
+    pub(crate) fn begin_shutdown(&self) {
+        self.inner.shutdown.cancel();
+        self.inner.sessions.close_all();
+    }
+
+    /// Answer one request.
+    pub async fn handle<B>(&self, request: Request<B>) -> Response<ResponseBody>
+    where
+        B: http_body::Body,
+        B::Error: std::fmt::Display,
+    {
+        let inner = &self.inner;
+        let (parts, body) = request.into_parts();
+        let path = parts.uri.path();
+        if let Some(resource) = &inner.config.resource
+            && parts.method == Method::GET
+            && (path == WELL_KNOWN || path == format!("{WELL_KNOWN}{}", resource.resource_path()))
+        {
+            let document = serde_json::to_vec(resource).unwrap_or_default();
+            return respond(StatusCode::OK, Some("application/json"), document);
+        }
+        if let Some((endpoint, loopback)) = &inner.standalone {
+            if path != endpoint {
+                return plain(StatusCode::NOT_FOUND, "not found: the MCP endpoint is elsewhere");
+            }
+            if !headers::host_allowed(&inner.config, &parts.headers, *loopback) {
+                tracing::warn!("refused a request for another host (DNS rebinding?)");
+                return rpc_error(StatusCode::FORBIDDEN, None, forbidden("Host"));
+            }
+        } else if inner.config.allowed_hosts.is_some()
+            && !headers::host_allowed(&inner.config, &parts.headers, false)
+        {
+            return rpc_error(StatusCode::FORBIDDEN, None, forbidden("Host"));
+        }
+        if !headers::origin_allowed(&inner.config, &parts.headers) {
+            tracing::warn!("refused a request from a foreign origin");
+            return rpc_error(StatusCode::FORBIDDEN, None, forbidden("Origin"));
+        }
+        if let Some(refused) = self.authorize(&parts) {
+            return refused;
+        }
+        let response = match parts.method {
+            Method::POST => self.post(&parts, body).await,
+            Method::GET => self.get(&parts),
+            Method::DELETE => self.delete(&parts),
+            _ => not_allowed("GET, POST, DELETE"),
+        };
+        tracing::debug!(method = %parts.method, status = response.status().as_u16(), "HTTP request");
+        response
+    }
+
+    fn authorize(&self, parts: &Parts) -> Option<Response<ResponseBody>> {
+        let authorizer = self.inner.config.authorizer.as_ref()?;
+        let request = super::config::AuthRequest {
+            bearer_token: headers::bearer_token(&parts.headers),
+            method: &parts.method,
+            path: parts.uri.path(),
+            headers: &parts.headers,
+        };
+        let rejection = authorizer(&request).err()?;
+        let mut challenge = String::from("Bearer");
+        let mut params = Vec::new();
+        if let Some(resource) = &self.inner.config.resource {
+            params.push(format!("resource_metadata=\"{}\"", resource.metadata_url()));
+        }
+        if let Some(error) = rejection.error {
+            params.push(format!("error=\"{error}\""));
+        }
+        if let Some(description) = &rejection.description {
+            params.push(format!("error_description=\"{}\"", quotable(description)));
+        }
+        if let Some(scope) = &rejection.scope {
+            params.push(format!("scope=\"{}\"", quotable(scope)));
+        }
+        if !params.is_empty() {
+            challenge.push(' ');
+            challenge.push_str(&params.join(", "));
+        }
+        tracing::info!(status = rejection.status.as_u16(), "authorization refused a request");
+        let message = rejection
+            .description
+            .clone()
+            .unwrap_or_else(|| "authorization required".to_owned());
+        let mut response = rpc_error(
+            rejection.status,
+            None,
+            ErrorObject::invalid_request(message),
+        );
+        if let Ok(value) = HeaderValue::from_str(&challenge) {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, value);
+        }
+        Some(response)
+    }
+
+    async fn post<B>(&self, parts: &Parts, body: B) -> Response<ResponseBody>
+    where
+        B: http_body::Body,
+        B::Error: std::fmt::Display,
+    {
+        let inner = &self.inner;
+        if !headers::is_json(&parts.headers) {
+            return rpc_error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                None,
+                ErrorObject::invalid_request("the body must be JSON (`Content-Type: application/json`)"),
+            );
+        }
+        if !headers::accepts(&parts.headers, "application/json")
+            && !headers::accepts(&parts.headers, "text/event-stream")
+        {
+            return rpc_error(
+                StatusCode::NOT_ACCEPTABLE,
+                None,
+                ErrorObject::invalid_request(
+                    "the client must accept `application/json` and `text/event-stream`",
+                ),
+            );
+        }
+        let declared = parts
+            .headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|length| length.to_str().ok()?.parse::<u64>().ok());
+        if declared.is_some_and(|length| length > inner.max_body_size as u64) {
+            return too_large(inner.max_body_size);
+        }
+        let bytes = match body::read_limited(body, inner.max_body_size).await {
+            Ok(bytes) => bytes,
+            Err(ReadError::TooLarge) => return too_large(inner.max_body_size),
+            Err(ReadError::Failed(error)) => {
+                tracing::debug!(%error, "the request body could not be read");
+                return plain(StatusCode::BAD_REQUEST, "the request body could not be read");
+            }
+        };
+        let incoming = match jsonrpc::decode(&bytes) {
+            Ok(incoming) => incoming,
+            Err(InvalidMessage { id, error, .. }) => {
+                return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), *error);
+            }
+        };
+        let header_version = match headers::text(&parts.headers, headers::PROTOCOL_VERSION) {
+            Ok(version) => version,
+            Err(()) => {
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    ErrorObject::invalid_request("the `MCP-Protocol-Version` header is malformed"),
+                );
+            }
+        };
+        if is_modern(&incoming) {
+            return super::modern::post(inner, &parts.headers, incoming).await;
+        }
+        if let Some(version) = header_version
+            && version
+                .parse::<ProtocolVersion>()
+                .is_ok_and(ProtocolVersion::is_modern)
+        {
+            // The header speaks 2026-07-28 but the body does not say which revision it is.
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                request_id(&incoming),
+                ErrorObject::invalid_params(
+                    "missing `_meta[\"io.modelcontextprotocol/protocolVersion\"]`: 2026-07-28 \
+                     requests carry their revision and capabilities in `params._meta`",
+                ),
+            );
+        }
+        super::legacy::post(inner, parts, header_version, incoming).await
+    }
+
+    fn get(&self, parts: &Parts) -> Response<ResponseBody> {
+        match self.legacy_session(parts) {
+            Err(response) => response,
+            Ok(id) => super::legacy::stream(&self.inner, parts, id),
+        }
+    }
+
+    fn delete(&self, parts: &Parts) -> Response<ResponseBody> {
+        match self.legacy_session(parts) {
+            Err(response) => response,
+            Ok(id) if self.inner.sessions.close(id) => {
+                tracing::debug!("a client ended its legacy session");
+                respond(StatusCode::OK, None, Vec::new())
+            }
+            Ok(_) => unknown_session(None),
+        }
+    }
+
+    /// GET and DELETE belong to legacy sessions only: 2026-07-28 clients (and clients without
+    /// a session) get 405.
+    #[allow(clippy::result_large_err)]
+    fn legacy_session<'p>(&self, parts: &'p Parts) -> Result<&'p str, Response<ResponseBody>> {
+        let version = headers::text(&parts.headers, headers::PROTOCOL_VERSION)
+            .ok()
+            .flatten();
+        let modern = version
+            .and_then(|version| version.parse::<ProtocolVersion>().ok())
+            .is_some_and(ProtocolVersion::is_modern);
+        match headers::text(&parts.headers, headers::SESSION_ID) {
+            Ok(Some(id)) if !modern => Ok(id),
+            Ok(None) if version.is_some() && !modern && parts.method == Method::DELETE => {
+                Err(missing_session(None))
+            }
+            _ => Err(not_allowed("POST")),
+        }
+    }
+}
+
+/// Whether the body is one 2026-07-28 message: its `_meta` names a protocol version.
+fn is_modern(incoming: &Incoming) -> bool {
+    let params = match incoming {
+        Incoming::Single(Message::Request(request)) => request.params.as_ref(),
+        Incoming::Single(Message::Notification(notification)) => notification.params.as_ref(),
+        _ => None,
+    };
+    meta_has_version(params)
+}
+
+fn meta_has_version(params: Option<&JsonObject>) -> bool {
+    params
+        .and_then(|params| params.get("_meta"))
+        .and_then(Value::as_object)
+        .is_some_and(|meta| meta.contains_key("io.modelcontextprotocol/protocolVersion"))
+}
+
+/// The id of a single request, for its error response.
+pub(crate) fn request_id(incoming: &Incoming) -> Option<&RequestId> {
+    match incoming {
+        Incoming::Single(Message::Request(request)) => Some(&request.id),
+        _ => None,
+    }
+}
+
+/// A header value may not hold `"` or `\` unescaped, nor controls.
+fn quotable(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() && *c != '"' && *c != '\\')
+        .collect()
+}
+
+fn forbidden(what: &str) -> ErrorObject {
+    ErrorObject::invalid_request(format!("forbidden: this server does not accept this `{what}`"))
+}
+
+fn too_large(limit: usize) -> Response<ResponseBody> {
+    rpc_error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        None,
+        ErrorObject::invalid_request(format!("the body exceeds the limit of {limit} bytes")),
+    )
+}
+
+pub(crate) fn missing_session(id: Option<&RequestId>) -> Response<ResponseBody> {
+    rpc_error(
+        StatusCode::BAD_REQUEST,
+        id,
+        ErrorObject::invalid_request(
+            "missing `Mcp-Session-Id` header: send `initialize` first and repeat the session id \
+             it returns on every request",
+        ),
+    )
+}
+
+pub(crate) fn unknown_session(id: Option<&RequestId>) -> Response<ResponseBody> {
+    rpc_error(
+        StatusCode::NOT_FOUND,
+        id,
+        ErrorObject::invalid_request(
+            "unknown or expired session: send `initialize` again to open a new one",
+        ),
+    )
+}
+
+fn not_allowed(allow: &'static str) -> Response<ResponseBody> {
+    let mut response = rpc_error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        None,
+        ErrorObject::invalid_request("method not allowed on the MCP endpoint"),
+    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+/// A response with `body` typed `content_type`.
+pub(crate) fn respond(
+    status: StatusCode,
+    content_type: Option<&'static str>,
+    body: Vec<u8>,
+) -> Response<ResponseBody> {
+    let mut response = Response::new(ResponseBody::whole(body));
+    *response.status_mut() = status;
+    if let Some(content_type) = content_type {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    }
+    response
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
+    respond(status, Some("text/plain; charset=utf-8"), text.as_bytes().to_vec())
+}
+
+/// One JSON-RPC message as the body.
+pub(crate) fn json(status: StatusCode, message: &Outgoing) -> Response<ResponseBody> {
+    respond(status, Some("application/json"), message.as_bytes().to_vec())
+}
+
+/// A JSON-RPC error response (`id` null when unknown).
+pub(crate) fn rpc_error(
+    status: StatusCode,
+    id: Option<&RequestId>,
+    error: ErrorObject,
+) -> Response<ResponseBody> {
+    json(status, &Outgoing::error(id, &error))
+}
+
+/// 202: a notification or response, accepted.
+pub(crate) fn accepted() -> Response<ResponseBody> {
+    respond(StatusCode::ACCEPTED, None, Vec::new())
+}
+
+/// A stream of server-sent events.
+pub(crate) fn events(events: tokio::sync::mpsc::Receiver<bytes::Bytes>) -> Response<ResponseBody> {
+    let mut response = Response::new(ResponseBody::events(events));
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Proxies such as nginx would otherwise hold events back.
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// The JSON-RPC error code of `message`, if it is an error response.
+pub(crate) fn error_code(message: &Outgoing) -> Option<i64> {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        error: Option<ProbeError>,
+    }
+    #[derive(serde::Deserialize)]
+    struct ProbeError {
+        code: i64,
+    }
+    serde_json::from_slice::<Probe>(message.as_bytes())
+        .ok()?
+        .error
+        .map(|error| error.code)
+}
+
+impl<B> hyper::service::Service<Request<B>> for HttpService
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: std::fmt::Display,
+{
+    type Response = Response<ResponseBody>;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response<ResponseBody>, Infallible>>;
+
+    fn call(&self, request: Request<B>) -> Self::Future {
+        let service = self.clone();
+        Box::pin(async move { Ok(service.handle(request).await) })
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for HttpService
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: std::fmt::Display,
+{
+    type Response = Response<ResponseBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<ResponseBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        hyper::service::Service::call(&*self, request)
+    }
+}
