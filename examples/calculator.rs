@@ -1,7 +1,8 @@
 //! A calculator MCP server over stdio: the README's first example.
 //!
 //! Run it with `cargo run --example calculator`; from a terminal it explains how to connect a
-//! client, from a client it speaks MCP on stdin/stdout.
+//! client, from a client it speaks MCP on stdin/stdout. With `-- --http 127.0.0.1:8080` it
+//! serves Streamable HTTP at `http://127.0.0.1:8080/mcp` instead.
 
 use mcp_runtime::{Server, mcp_tool, server_info, tools};
 use schemars::JsonSchema;
@@ -98,6 +99,6 @@ async fn main() -> std::io::Result<()> {
     Server::new(server_info!())
         .instructions("Arithmetic tools: add, divide, round, statistic, and echo.")
         .tools(tools![add, divide, echo, round_to, statistic])
-        .serve_stdio()
+        .serve_from_args()
         .await
 }

@@ -1,7 +1,8 @@
 //! A documentation server over a folder of Markdown files: tools to search and summarize them,
 //! each file as a `doc://{name}` resource, and prompts that put the documents to use.
 //!
-//! Run it with `cargo run --example doc_search [DIR]`. The folder is `DIR`, else the
+//! Run it with `cargo run --example doc_search [DIR]`. The folder is `DIR` (a first argument
+//! that is a directory; what follows is the runtime's command line), else the
 //! `DOC_SEARCH_DIR` environment variable, else `examples/docs` of this workspace. Edits to the
 //! folder are announced to subscribed clients (`notifications/resources/updated`, and
 //! `list_changed` when files come or go).
@@ -370,10 +371,14 @@ async fn watch(notifier: Notifier) {
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let dir = std::env::args_os()
-        .nth(1)
-        .or_else(|| std::env::var_os("DOC_SEARCH_DIR"))
-        .map(PathBuf::from);
+    // A leading argument that is a directory is the folder; the rest is the runtime's command
+    // line (`doc_search DIR manifest`, `doc_search call search_docs query=tools`).
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let dir = match args.first() {
+        Some(first) if Path::new(first).is_dir() => Some(args.remove(0)),
+        _ => std::env::var_os("DOC_SEARCH_DIR"),
+    }
+    .map(PathBuf::from);
     if let Some(dir) = dir {
         DOCS_DIR.set(dir).expect("set before any use");
     }
@@ -386,5 +391,5 @@ async fn main() -> std::io::Result<()> {
         .resources(resources![doc])
         .prompts(prompts![explain_concept, code_review]);
     tokio::spawn(watch(server.notifier()));
-    server.serve_stdio().await
+    server.serve_stdio_with_args(args).await
 }

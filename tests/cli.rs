@@ -1,6 +1,7 @@
 //! Every server binary is also a command-line tool: the `calculator` example run with
 //! arguments, as a person (or a script) would run it.
 
+#[allow(unused_macros)]
 mod support;
 
 use std::process::{Command, Output, Stdio};
@@ -134,5 +135,45 @@ fn manifest_lists_the_tools_with_token_estimates() {
     assert_eq!(
         serde_json::from_slice::<Value>(&calculator(&["--manifest"]).stdout).unwrap(),
         manifest
+    );
+}
+
+/// `read` and `prompt` reach the resources and prompts of the `doc_search` example; a leading
+/// directory is that example's own argument.
+#[test]
+fn read_and_prompt_print_resources_and_prompt_messages() {
+    let doc_search = |args: &[&str]| {
+        Command::new(example_path("doc_search"))
+            .args(args)
+            .env_remove("DOC_SEARCH_DIR")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let help = stdout(&doc_search(&["--help"]));
+    assert!(help.contains("Resource templates: doc://{name}."), "{help}");
+
+    let read = doc_search(&["read", "doc://tools"]);
+    assert_eq!(read.status.code(), Some(0), "{read:?}");
+    assert!(stdout(&read).starts_with("# "), "{read:?}");
+    let missing = doc_search(&["read", "doc://no-such-page"]);
+    assert_eq!(missing.status.code(), Some(1), "{missing:?}");
+    assert!(
+        stderr(&missing).contains("resource not found"),
+        "{missing:?}"
+    );
+
+    let prompt = doc_search(&["prompt", "explain_concept", "concept=tools"]);
+    assert_eq!(prompt.status.code(), Some(0), "{prompt:?}");
+    assert!(stdout(&prompt).starts_with("[user]\n"), "{prompt:?}");
+
+    let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/docs");
+    let manifest = doc_search(&[docs, "manifest"]);
+    assert_eq!(manifest.status.code(), Some(0), "{manifest:?}");
+    let manifest: Value = serde_json::from_slice(&manifest.stdout).unwrap();
+    assert!(!manifest["resources"].as_array().unwrap().is_empty());
+    assert_eq!(
+        manifest["resourceTemplates"][0]["uriTemplate"],
+        "doc://{name}"
     );
 }

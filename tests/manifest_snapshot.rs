@@ -3,6 +3,7 @@
 //! `MCP_BLESS=1 cargo test --test manifest_snapshot`. The recipe for any server is in
 //! `mcp_runtime::testing::assert_snapshot`.
 
+#[allow(unused_macros)]
 mod support;
 
 use std::process::Command;

@@ -4,6 +4,7 @@
 //! `MCP_LOAD_CALLS` sets how many calls the big test makes (default below); the memory
 //! figures are printed to stderr (`cargo test --test stdio_load -- --nocapture` shows them).
 
+#[allow(unused_macros)]
 mod support;
 
 use std::collections::HashMap;

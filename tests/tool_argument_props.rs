@@ -221,9 +221,14 @@ fn integer(schema: &Map<String, Value>) -> BoxedStrategy<Value> {
         (min..=max),
         (min.max(-1000)..=max.min(1000)),
     ]
-    .prop_map(|n| match u64::try_from(n) {
-        Ok(n) => Value::from(n),
-        Err(_) => Value::from(i64::try_from(n).expect("within i64")),
+    .prop_flat_map(|n| {
+        let integer = match u64::try_from(n) {
+            Ok(n) => Value::from(n),
+            Err(_) => Value::from(i64::try_from(n).expect("within i64")),
+        };
+        // JSON Schema's `integer` also takes `3.0`: write small ones that way at times.
+        let float = (n.unsigned_abs() < 1 << 53).then(|| json!(n as f64));
+        prop_oneof![3 => Just(integer.clone()), 1 => Just(float.unwrap_or(integer))]
     })
     .boxed()
 }
@@ -427,14 +432,14 @@ fn schema_of(tool: &dyn ToolHandler) -> (Value, jsonschema::Validator) {
 fn bound_integer_formats(schema: &mut Value) {
     match schema {
         Value::Object(members) => {
-            let bounds: Option<(Value, Value)> =
-                match members.get("format").and_then(Value::as_str) {
-                    Some("int64") => Some((i64::MIN.into(), i64::MAX.into())),
-                    Some("uint64") => Some((0.into(), u64::MAX.into())),
-                    Some("int32") => Some((i32::MIN.into(), i32::MAX.into())),
-                    Some("uint32") => Some((0.into(), u32::MAX.into())),
-                    _ => None,
-                };
+            let bounds: Option<(Value, Value)> = match members.get("format").and_then(Value::as_str)
+            {
+                Some("int64") => Some((i64::MIN.into(), i64::MAX.into())),
+                Some("uint64") => Some((0.into(), u64::MAX.into())),
+                Some("int32") => Some((i32::MIN.into(), i32::MAX.into())),
+                Some("uint32") => Some((0.into(), u32::MAX.into())),
+                _ => None,
+            };
             if let Some((minimum, maximum)) = bounds {
                 members.entry("minimum").or_insert(minimum);
                 members.entry("maximum").or_insert(maximum);

@@ -585,14 +585,14 @@ impl ArgumentTools {
 pub fn bound_integer_formats(schema: &mut Value) {
     match schema {
         Value::Object(members) => {
-            let bounds: Option<(Value, Value)> =
-                match members.get("format").and_then(Value::as_str) {
-                    Some("int64") => Some((i64::MIN.into(), i64::MAX.into())),
-                    Some("uint64") => Some((0.into(), u64::MAX.into())),
-                    Some("int32") => Some((i32::MIN.into(), i32::MAX.into())),
-                    Some("uint32") => Some((0.into(), u32::MAX.into())),
-                    _ => None,
-                };
+            let bounds: Option<(Value, Value)> = match members.get("format").and_then(Value::as_str)
+            {
+                Some("int64") => Some((i64::MIN.into(), i64::MAX.into())),
+                Some("uint64") => Some((0.into(), u64::MAX.into())),
+                Some("int32") => Some((i32::MIN.into(), i32::MAX.into())),
+                Some("uint32") => Some((0.into(), u32::MAX.into())),
+                _ => None,
+            };
             if let Some((minimum, maximum)) = bounds {
                 members.entry("minimum").or_insert(minimum);
                 members.entry("maximum").or_insert(maximum);

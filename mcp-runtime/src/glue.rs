@@ -452,6 +452,8 @@ mod tests {
 
     struct Opaque;
 
+    // The borrow is what picks `ViaNothing` when `ViaJsonSchema` does not apply.
+    #[allow(clippy::needless_borrow)]
     #[test]
     fn the_probe_finds_unit_enums_and_ignores_other_types() {
         let language = (&EnumProbe::<Language>::NEW).enum_values();

@@ -57,7 +57,7 @@ pub use registry::Tools;
 pub use routing::Resources;
 pub use server::{Server, ServerInfo};
 pub use state::State;
-pub use uri_template::{TemplatePart, UriTemplate, UriTemplateError};
+pub use uri_template::{TemplatePart, UriTemplate, UriTemplateError, UriVariables};
 
 /// The calling crate's identity (`CARGO_PKG_NAME`, `CARGO_PKG_VERSION`) as a [`ServerInfo`].
 ///

@@ -261,7 +261,8 @@ impl RequestContext {
     /// Report progress: `done` out of `total` (if known), with a human-readable `message`.
     ///
     /// Sends `notifications/progress` only when the request carried a `progressToken`;
-    /// otherwise (and always in the command-line mode) this does nothing. Values must rise:
+    /// otherwise this does nothing (the command-line mode's `call` sends one from a terminal,
+    /// and draws a progress bar on stderr). Values must rise:
     /// one not above the last value sent (or not finite) is dropped, so a report
     /// that arrives out of order never moves the client's progress bar back. A non-finite
     /// `total` is left out. `message` reaches clients from 2025-03-26 on and is left out for

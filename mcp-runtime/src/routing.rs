@@ -1,12 +1,12 @@
 //! The resources a server offers, and which one answers a `resources/read` for a given URI.
 
-use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
 use crate::handler::{ResourceDefinition, ResourceHandler};
+use crate::uri_template::UriVariables;
 
 /// An ordered set of resources. `resources![a, b]` builds one from `#[mcp_resource]` functions;
 /// hand-written [`ResourceHandler`]s can be added with [`Resources::with`].
@@ -154,7 +154,7 @@ impl ResourceRouter {
     }
 
     /// The resource that reads `uri`, with the template's variables taken from it.
-    pub(crate) fn route(&self, uri: &str) -> Option<(&Route, Vec<(Cow<'static, str>, String)>)> {
+    pub(crate) fn route(&self, uri: &str) -> Option<(&Route, UriVariables)> {
         if let Some(&index) = self.statics.get(uri) {
             return Some((&self.routes[index], Vec::new()));
         }

@@ -47,6 +47,10 @@ impl TemplatePart {
     }
 }
 
+/// The variables a URI gave a template: each name with its percent-decoded value, in template
+/// order.
+pub type UriVariables = Vec<(Cow<'static, str>, String)>;
+
 /// A parsed URI template: its text as clients see it, and its parts for matching.
 ///
 /// ```
@@ -156,7 +160,7 @@ impl UriTemplate {
     }
 
     /// The variables' values if `uri` matches, in template order; `None` if it does not.
-    pub fn match_uri(&self, uri: &str) -> Option<Vec<(Cow<'static, str>, String)>> {
+    pub fn match_uri(&self, uri: &str) -> Option<UriVariables> {
         let mut raw = Vec::new();
         if !match_parts(&self.parts, uri, &mut raw) {
             return None;

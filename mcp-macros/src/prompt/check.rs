@@ -23,6 +23,8 @@ pub struct ValidPrompt {
 }
 
 /// One parameter: an argument the client passes as a string, or an injected value.
+// A handful live for one expansion: their size does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum PromptParam {
     Argument(PromptArgument),
     Injected { ty: Type },

@@ -228,7 +228,10 @@ pub fn completions<'a>(
                 quote! {{
                     #[allow(unused_imports)]
                     use #p::{ViaJsonSchema as _, ViaNothing as _};
-                    (&#p::EnumProbe::<#ty>::NEW).enum_values()
+                    // The borrow picks `ViaNothing` when `ViaJsonSchema` does not apply.
+                    #[allow(clippy::needless_borrow)]
+                    let __mcp_values = (&#p::EnumProbe::<#ty>::NEW).enum_values();
+                    __mcp_values
                 }},
             )
         })

@@ -70,24 +70,38 @@ pub(crate) fn help(server: &Server, program: &str, executable: Option<&Path>) ->
         .iter()
         .map(|tool| tool.definition().name.into_owned())
         .collect();
-    let (mut resources, mut templates) = (0, 0);
+    let (mut resources, mut templates) = (Vec::new(), Vec::new());
     for handler in server.resources.handlers() {
         match handler.definition() {
-            ResourceDefinition::Static(_) => resources += 1,
-            ResourceDefinition::Template(_) => templates += 1,
+            ResourceDefinition::Static(resource) => resources.push(resource.uri.into_owned()),
+            ResourceDefinition::Template(template) => {
+                templates.push(template.uri_template.to_string())
+            }
         }
     }
-    let prompts = server.prompts.handlers().len();
+    let prompts: Vec<String> = server
+        .prompts
+        .handlers()
+        .iter()
+        .map(|prompt| prompt.definition().name.into_owned())
+        .collect();
     let _ = writeln!(
         text,
         "\nIt offers {}, {}, {} and {}.",
         count(tools.len(), "tool"),
-        count(resources, "resource"),
-        count(templates, "resource template"),
-        count(prompts, "prompt"),
+        count(resources.len(), "resource"),
+        count(templates.len(), "resource template"),
+        count(prompts.len(), "prompt"),
     );
-    if !tools.is_empty() {
-        let _ = writeln!(text, "Tools: {}.", tools.join(", "));
+    for (what, names) in [
+        ("Tools", &tools),
+        ("Resources", &resources),
+        ("Resource templates", &templates),
+        ("Prompts", &prompts),
+    ] {
+        if !names.is_empty() {
+            let _ = writeln!(text, "{what}: {}.", names.join(", "));
+        }
     }
 
     let _ = write!(

@@ -167,12 +167,37 @@ mod tests {
         }
     }
 
+    /// Takes a second, reporting progress on the way.
+    struct Steps;
+
+    impl ToolHandler for Steps {
+        fn definition(&self) -> ToolDefinition {
+            let mut definition = test_tools::named("steps").definition();
+            definition.description = Some("slow, with progress".into());
+            definition
+        }
+
+        fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult> {
+            let context = call.context;
+            Box::pin(async move {
+                let pause = || tokio::time::sleep(std::time::Duration::from_millis(300));
+                pause().await;
+                context.progress(1.0, Some(4.0), Some("started"));
+                pause().await;
+                context.progress(3.0, Some(4.0), Some("almost"));
+                pause().await;
+                CallToolResult::success(vec![Content::text("done")])
+            })
+        }
+    }
+
     fn server() -> Server {
         Server::new(ServerInfo::new("srv", "0.9")).tools(
             Tools::new()
                 .with(test_tools::named("echo"))
                 .with(test_tools::scripted("sleep", Behaviour::Sleep))
-                .with(Picture),
+                .with(Picture)
+                .with(Steps),
         )
     }
 
@@ -230,6 +255,18 @@ mod tests {
         assert_eq!((status, out.as_str()), (SUCCESS, "slept\n"));
         assert!(err.contains("sleep … 1.0s"), "{err:?}");
         assert!(err.ends_with("\r\x1b[2K"), "{err:?}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_tool_reporting_progress_gets_a_bar() {
+        let (status, out, err) = cli(&["call", "steps"], true).await;
+        assert_eq!((status, out.as_str()), (SUCCESS, "done\n"));
+        assert!(err.contains("steps [#######"), "{err:?}");
+        assert!(err.contains("]  25% started 0.6s"), "{err:?}");
+        assert!(err.contains("]  75% almost 0.8s"), "{err:?}");
+        // Off a terminal, nothing is drawn.
+        let (_, out, err) = cli(&["call", "steps"], false).await;
+        assert_eq!((out.as_str(), err.as_str()), ("done\n", ""));
     }
 
     #[tokio::test]

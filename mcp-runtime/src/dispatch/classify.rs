@@ -20,18 +20,28 @@ const PROGRESS_TOKEN: &str = "progressToken";
 const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 fn meta(params: Option<&JsonObject>) -> Option<&JsonObject> {
-    params?.get("_meta")?.as_object()
+    member(params?, "_meta")?.as_object()
+}
+
+/// `object[key]`. Every request is classified, and its objects have a handful of members:
+/// comparing them costs less than hashing `key` (SipHash, with serde_json's `preserve_order`).
+fn member<'a>(object: &'a JsonObject, key: &str) -> Option<&'a Value> {
+    if object.len() > 8 {
+        return object.get(key);
+    }
+    object
+        .iter()
+        .find_map(|(name, value)| (name == key).then_some(value))
 }
 
 /// Whether the request is in the 2026-07-28 era.
 pub(crate) fn is_modern(params: Option<&JsonObject>) -> bool {
-    meta(params).is_some_and(|meta| meta.contains_key(PROTOCOL_VERSION))
+    meta(params).is_some_and(|meta| member(meta, PROTOCOL_VERSION).is_some())
 }
 
 /// The request's `_meta.progressToken`, when it is a valid token (a string or an integer).
 pub(crate) fn progress_token(params: Option<&JsonObject>) -> Option<Value> {
-    meta(params)?
-        .get(PROGRESS_TOKEN)
+    member(meta(params)?, PROGRESS_TOKEN)
         .filter(|token| token.is_string() || token.is_i64() || token.is_u64())
         .cloned()
 }

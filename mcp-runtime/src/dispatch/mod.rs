@@ -13,6 +13,8 @@ mod catalog;
 mod catch_unwind;
 mod classify;
 mod completion;
+#[cfg(test)]
+mod context_tests;
 mod in_flight;
 mod legacy;
 mod logging;

@@ -9,7 +9,7 @@ use crate::context::RequestContext;
 use crate::handler::BoxFuture;
 use crate::handler::completion::CompletionRequest;
 use crate::protocol::{Annotations, Completion, ResourceContents};
-use crate::uri_template::UriTemplate;
+use crate::uri_template::{UriTemplate, UriVariables};
 
 /// A concrete resource, as `resources/list` shows it: a static resource, or one instance of a
 /// template that its lister enumerates.
@@ -138,7 +138,7 @@ pub struct ResourceRead {
     pub uri: String,
     /// Each template variable's value, percent-decoded, in template order (empty for a static
     /// resource).
-    pub variables: Vec<(Cow<'static, str>, String)>,
+    pub variables: UriVariables,
     /// The request's context.
     pub context: RequestContext,
 }

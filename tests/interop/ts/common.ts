@@ -324,7 +324,9 @@ export async function runChecks(report: Report, session: Session, fixture: Fixtu
     }
 
     // Reads, prompts and completions, through the client's own result types.
-    const notFound = session.era().era === 'modern' ? -32602 : -32002;
+    // Legacy servers answer a missing resource with -32002; the v2 SDK reports that (with
+    // `data.uri`) as its `ResourceNotFoundError`, whose code is -32602. Modern: -32602 only.
+    const notFound = session.era().era === 'modern' ? [-32602] : [-32002, -32602];
     for (const c of fixture.reads ?? []) {
         const uri = c.uri ?? '';
         checkContents(report, `resources/read ${uri}`, c, await session.readResource(uri), notFound);
@@ -332,7 +334,7 @@ export async function runChecks(report: Report, session: Session, fixture: Fixtu
     for (const c of fixture.promptGets ?? []) {
         const name = c.name ?? '';
         const label = `prompts/get ${name} ${JSON.stringify(c.arguments ?? {})}`;
-        checkContents(report, label, c, await session.getPrompt(name, c.arguments ?? {}), -32602);
+        checkContents(report, label, c, await session.getPrompt(name, c.arguments ?? {}), [-32602]);
     }
     if ((fixture.completions ?? []).length > 0) {
         report.check(caps.completions !== undefined, 'server declares the completions capability', () => JSON.stringify(caps));
@@ -376,11 +378,13 @@ export async function runChecks(report: Report, session: Session, fixture: Fixtu
     );
 }
 
-function checkContents(report: Report, label: string, c: ContentsCase, outcome: ContentsOutcome, errorCode: number): void {
+function checkContents(report: Report, label: string, c: ContentsCase, outcome: ContentsOutcome, errorCodes: number[]): void {
     const why = c.why === undefined ? '' : ` (${c.why})`;
     if (c.error === true) {
-        report.check(outcome.kind === 'protocolError' && outcome.code === errorCode, `${label}${why} gives JSON-RPC error ${errorCode}`, () =>
-            JSON.stringify(outcome)
+        report.check(
+            outcome.kind === 'protocolError' && outcome.code !== undefined && errorCodes.includes(outcome.code),
+            `${label}${why} gives JSON-RPC error ${errorCodes.join(' or ')}`,
+            () => JSON.stringify(outcome)
         );
         return;
     }

@@ -1,8 +1,19 @@
 //! One line of bytes -> a request, notification, response or batch, or the error to answer.
+//!
+//! The envelope is decoded in one pass straight into typed members: `jsonrpc` is compared
+//! where it lies in the input, `result` and `error` are skipped unread, and `params` becomes
+//! its object directly. No `Value` tree is built for the envelope itself: with serde_json's
+//! `preserve_order`, each JSON object is an `IndexMap` hashed with SipHash, so every object
+//! not built is time saved on the hottest path of the server.
 
-use serde::{Deserialize, Deserializer};
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::error::Category;
+use serde_json::value::RawValue;
 
 use super::{ErrorObject, RequestId};
 use crate::handler::JsonObject;
@@ -85,7 +96,7 @@ pub(crate) fn decode(line: &[u8]) -> Result<Incoming, InvalidMessage> {
     if opens_array {
         return decode_batch(line);
     }
-    let envelope: Envelope = serde_json::from_slice(line).map_err(|error| {
+    let envelope: Envelope<'_> = serde_json::from_slice(line).map_err(|error| {
         InvalidMessage::unidentified(match error.classify() {
             // Well-formed JSON of the wrong shape: a number, a string, a duplicate member.
             Category::Data => {
@@ -98,7 +109,8 @@ pub(crate) fn decode(line: &[u8]) -> Result<Incoming, InvalidMessage> {
 }
 
 fn decode_batch(line: &[u8]) -> Result<Incoming, InvalidMessage> {
-    let elements: Vec<Value> = serde_json::from_slice(line)
+    // Each element is only delimited here (checked, not built), then decoded like a line.
+    let elements: Vec<&RawValue> = serde_json::from_slice(line)
         .map_err(|error| InvalidMessage::unidentified(ErrorObject::parse_error(error)))?;
     if elements.is_empty() {
         return Err(InvalidMessage::unidentified(ErrorObject::invalid_request(
@@ -108,7 +120,7 @@ fn decode_batch(line: &[u8]) -> Result<Incoming, InvalidMessage> {
     let messages = elements
         .into_iter()
         .map(|element| {
-            Envelope::deserialize(element)
+            serde_json::from_str::<Envelope<'_>>(element.get())
                 .map_err(|error| {
                     InvalidMessage::unidentified(ErrorObject::invalid_request(format!(
                         "batch element is not a JSON-RPC message: {error}"
@@ -120,31 +132,119 @@ fn decode_batch(line: &[u8]) -> Result<Incoming, InvalidMessage> {
     Ok(Incoming::Batch(messages))
 }
 
-/// Every member that matters, kept as raw values so that a wrong type in one member still lets
-/// the others (the id above all) be read.
+/// Every member that matters, each read whatever its type, so that a wrong type in one member
+/// still lets the others (the id above all) be read. Unknown members are skipped unread; a
+/// duplicate member is an error (of the `Data` category).
 #[derive(Deserialize)]
-struct Envelope {
-    #[serde(default, deserialize_with = "present")]
-    jsonrpc: Option<Value>,
+struct Envelope<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    jsonrpc: Option<Member<'a>>,
+    /// A `Value` (a string or a number: no map is built for a valid id), so that integer ids
+    /// keep their exact `Number` whatever serde_json's number features.
     #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    method: Option<Member<'a>>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    params: Option<Member<'a>>,
     #[serde(default, deserialize_with = "present")]
-    method: Option<Value>,
+    result: Option<IgnoredAny>,
     #[serde(default, deserialize_with = "present")]
-    params: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    result: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    error: Option<Value>,
+    error: Option<IgnoredAny>,
 }
 
 /// `Some` whenever the member is there, `null` included (plain `Option` would map `null` to
 /// `None`, and `"id": null` must not turn a request into a notification).
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(deserializer).map(Some)
+fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
 }
 
-impl Envelope {
+/// One envelope member, reduced to what the envelope checks need. Never fails on a type: only
+/// invalid JSON makes reading it fail.
+#[derive(Debug)]
+enum Member<'a> {
+    /// A string; borrowed from the line unless it held escapes.
+    Str(Cow<'a, str>),
+    /// `null`.
+    Null,
+    /// An object, kept (it is `params`, or a mistake).
+    Object(JsonObject),
+    /// An array, skipped.
+    Array,
+    /// A number or a boolean.
+    Other,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Member<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(MemberVisitor)
+    }
+}
+
+struct MemberVisitor;
+
+impl<'de> Visitor<'de> for MemberVisitor {
+    type Value = Member<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Member::Other)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Member::Other)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Member::Other)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Member::Other)
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(Member::Str(Cow::Borrowed(s)))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(Member::Str(Cow::Owned(s.to_owned())))
+    }
+
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Self::Value, E> {
+        Ok(Member::Str(Cow::Owned(s)))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Member::Null)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Member::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Member::Array)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        JsonObject::deserialize(de::value::MapAccessDeserializer::new(map)).map(Member::Object)
+    }
+}
+
+impl Envelope<'_> {
     fn into_message(self) -> Result<Message, InvalidMessage> {
         let is_notification = self.id.is_none() && self.method.is_some();
         let had_id = self.id.is_some();
@@ -155,13 +255,13 @@ impl Envelope {
             is_notification,
         };
 
-        if !matches!(&self.jsonrpc, Some(Value::String(v)) if v == "2.0") {
+        if !matches!(&self.jsonrpc, Some(Member::Str(v)) if v == "2.0") {
             return Err(invalid(ErrorObject::invalid_request(
                 r#"`jsonrpc` must be "2.0""#,
             )));
         }
         let method = match self.method {
-            Some(Value::String(method)) => method,
+            Some(Member::Str(method)) => method.into_owned(),
             Some(_) => {
                 return Err(invalid(ErrorObject::invalid_request(
                     "`method` must be a string",
@@ -183,15 +283,15 @@ impl Envelope {
             )));
         }
         let params = match self.params {
-            None | Some(Value::Null) => None,
-            Some(Value::Object(params)) => Some(params),
+            None | Some(Member::Null) => None,
+            Some(Member::Object(params)) => Some(params),
             // By-position params are valid JSON-RPC, but no MCP method takes them.
-            Some(Value::Array(_)) => {
+            Some(Member::Array) => {
                 return Err(invalid(ErrorObject::invalid_params(
                     "`params` must be an object",
                 )));
             }
-            Some(_) => {
+            Some(Member::Str(_) | Member::Other) => {
                 return Err(invalid(ErrorObject::invalid_request(
                     "`params` must be an object",
                 )));
@@ -371,5 +471,213 @@ mod tests {
             decode(line).unwrap_err().error.code,
             ErrorObject::PARSE_ERROR
         );
+    }
+
+    #[test]
+    fn escaped_strings_are_read_like_plain_ones() {
+        let Message::Request(request) = single(
+            r#"{"jsonrpc":"2\u002e0","id":"a\"b","method":"tools\/call","params":{"k":"\u00e9"}}"#,
+        ) else {
+            panic!("not a request")
+        };
+        assert_eq!(request.id, RequestId::String("a\"b".into()));
+        assert_eq!(request.method, "tools/call");
+        assert_eq!(request.params.unwrap()["k"], json!("é"));
+    }
+
+    #[test]
+    fn unknown_members_are_skipped_whatever_they_hold() {
+        let Message::Request(request) = single(
+            r#" {"extra":{"a":[1,{"b":null}]},"jsonrpc":"2.0","more":[[]],"id":-4,"method":"m"} "#,
+        ) else {
+            panic!("not a request")
+        };
+        assert_eq!(request.id, RequestId::Number((-4).into()));
+        assert!(request.params.is_none());
+    }
+
+    #[test]
+    fn params_keep_their_members_in_order_and_nested_values() {
+        let Message::Notification(notification) = single(
+            r#"{"jsonrpc":"2.0","method":"n","params":{"z":1,"a":{"y":[1.5,true],"b":null},"m":"s"}}"#,
+        ) else {
+            panic!("not a notification")
+        };
+        let params = notification.params.unwrap();
+        assert_eq!(params.keys().collect::<Vec<_>>(), ["z", "a", "m"]);
+        assert_eq!(
+            Value::Object(params),
+            json!({"z": 1, "a": {"y": [1.5, true], "b": null}, "m": "s"})
+        );
+    }
+
+    #[test]
+    fn large_and_negative_integer_ids_are_kept_exactly() {
+        for (line, id) in [
+            (
+                r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"m"}"#,
+                RequestId::Number(u64::MAX.into()),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"m"}"#,
+                RequestId::Number(i64::MIN.into()),
+            ),
+        ] {
+            let Message::Request(request) = single(line) else {
+                panic!("not a request: {line}")
+            };
+            assert_eq!(request.id, id);
+        }
+    }
+
+    #[test]
+    fn ids_of_other_types_are_invalid_requests_without_id() {
+        for id in ["true", "[1]", r#"{"a":1}"#, "1e3", "1.0"] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            let invalid = failure(&line);
+            assert_eq!(invalid.error.code, ErrorObject::INVALID_REQUEST, "{line}");
+            assert_eq!(invalid.id, None, "{line}");
+            assert!(!invalid.is_notification, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_wrong_jsonrpc_member_keeps_the_id() {
+        for jsonrpc in [
+            "",
+            r#","jsonrpc":2"#,
+            r#","jsonrpc":null"#,
+            r#","jsonrpc":{"v":"2.0"}"#,
+            r#","jsonrpc":["2.0"]"#,
+            r#","jsonrpc":"2.00""#,
+        ] {
+            let line = format!(r#"{{"id":"k","method":"ping"{jsonrpc}}}"#);
+            let invalid = failure(&line);
+            assert_eq!(invalid.error.code, ErrorObject::INVALID_REQUEST, "{line}");
+            assert_eq!(invalid.id, Some(RequestId::String("k".into())), "{line}");
+        }
+    }
+
+    #[test]
+    fn a_method_of_another_type_keeps_the_id() {
+        for method in ["null", "[]", r#"{"m":1}"#, "false", "3"] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":5,"method":{method}}}"#);
+            let invalid = failure(&line);
+            assert_eq!(invalid.error.code, ErrorObject::INVALID_REQUEST, "{line}");
+            assert_eq!(invalid.id, Some(RequestId::Number(5.into())), "{line}");
+            assert!(!invalid.is_notification, "{line}");
+        }
+    }
+
+    #[test]
+    fn params_of_another_type_say_which_error() {
+        for (params, code) in [
+            ("[]", ErrorObject::INVALID_PARAMS),
+            (r#"[{"a":1},[2]]"#, ErrorObject::INVALID_PARAMS),
+            (r#""s""#, ErrorObject::INVALID_REQUEST),
+            ("true", ErrorObject::INVALID_REQUEST),
+            ("-1.5", ErrorObject::INVALID_REQUEST),
+        ] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":"p","method":"m","params":{params}}}"#);
+            let invalid = failure(&line);
+            assert_eq!(invalid.error.code, code, "{line}");
+            assert_eq!(invalid.id, Some(RequestId::String("p".into())), "{line}");
+        }
+    }
+
+    #[test]
+    fn broken_json_anywhere_is_a_parse_error_without_id() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":[1,]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","result":{"x":}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","extra":nul}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m\x"}"#,
+            "",
+            "   ",
+        ] {
+            let invalid = failure(line);
+            assert_eq!(invalid.error.code, ErrorObject::PARSE_ERROR, "{line}");
+            assert_eq!(invalid.id, None, "{line}");
+            assert!(!invalid.is_notification, "{line}");
+        }
+    }
+
+    #[test]
+    fn null_results_and_errors_still_make_responses() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":3,"result":null}"#,
+            r#"{"jsonrpc":"2.0","id":3,"error":null}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":[1,{"a":[]}]}"#,
+        ] {
+            let Message::Response(response) = single(line) else {
+                panic!("not a response: {line}")
+            };
+            assert_eq!(response.id, Some(RequestId::Number(3.into())), "{line}");
+        }
+        let invalid = failure(r#"{"result":{}}"#);
+        assert_eq!(invalid.error.code, ErrorObject::INVALID_REQUEST);
+    }
+
+    #[test]
+    fn duplicate_members_of_any_kind_are_rejected_without_id() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#,
+            r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{},"params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":1,"result":2}"#,
+        ] {
+            let invalid = failure(line);
+            assert_eq!(invalid.error.code, ErrorObject::INVALID_REQUEST, "{line}");
+            assert_eq!(invalid.id, None, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_batch_keeps_every_element_error_and_kind() {
+        let Ok(Incoming::Batch(messages)) = decode(
+            br#"[{"jsonrpc":"2.0","id":"r","result":{}},
+                {"jsonrpc":"1.0","id":7,"method":"m"},
+                {"jsonrpc":"2.0","method":"n","params":5},
+                {"jsonrpc":"2.0","id":8,"method":"m","params":[]},
+                [{"jsonrpc":"2.0","id":9,"method":"m"}],
+                {"jsonrpc":"2.0","id":1,"id":2,"method":"m"},
+                {"jsonrpc":"2.0","id":10,"method":"m","params":{"a":{"b":1}}}]"#,
+        ) else {
+            panic!("not a batch")
+        };
+        assert_eq!(messages.len(), 7);
+        assert!(matches!(
+            &messages[0],
+            Ok(Message::Response(Response { id: Some(RequestId::String(id)) })) if id == "r"
+        ));
+        let error = |i: usize| messages[i].as_ref().unwrap_err();
+        assert_eq!(error(1).error.code, ErrorObject::INVALID_REQUEST);
+        assert_eq!(error(1).id, Some(RequestId::Number(7.into())));
+        assert!(error(2).is_notification);
+        assert_eq!(error(3).error.code, ErrorObject::INVALID_PARAMS);
+        assert_eq!(error(3).id, Some(RequestId::Number(8.into())));
+        // Batches do not nest.
+        assert_eq!(error(4).error.code, ErrorObject::INVALID_REQUEST);
+        assert_eq!(error(4).id, None);
+        assert_eq!(error(5).error.code, ErrorObject::INVALID_REQUEST);
+        let Ok(Message::Request(request)) = &messages[6] else {
+            panic!("not a request")
+        };
+        assert_eq!(request.params.as_ref().unwrap()["a"], json!({"b": 1}));
+    }
+
+    #[test]
+    fn a_batch_with_broken_json_anywhere_is_one_parse_error() {
+        for line in [
+            r#"[{"jsonrpc":"2.0","id":1,"method":"m"},{"jsonrpc":"2.0","id":2,"method":}]"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"m"}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"m"}] x"#,
+        ] {
+            let invalid = failure(line);
+            assert_eq!(invalid.error.code, ErrorObject::PARSE_ERROR, "{line}");
+            assert_eq!(invalid.id, None, "{line}");
+        }
     }
 }

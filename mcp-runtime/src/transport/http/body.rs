@@ -26,6 +26,7 @@ enum Kind {
 }
 
 impl ResponseBody {
+    #[cfg(test)]
     pub(crate) fn empty() -> Self {
         ResponseBody {
             kind: Kind::Whole(None),

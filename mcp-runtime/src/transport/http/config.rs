@@ -40,7 +40,8 @@ pub struct HttpConfig {
 }
 
 /// The authorization hook: sees every request before it is served.
-pub(crate) type Authorizer = Arc<dyn Fn(&AuthRequest<'_>) -> Result<(), AuthRejection> + Send + Sync>;
+pub(crate) type Authorizer =
+    Arc<dyn Fn(&AuthRequest<'_>) -> Result<(), AuthRejection> + Send + Sync>;
 
 impl Default for HttpConfig {
     fn default() -> Self {

@@ -21,7 +21,10 @@ pub(crate) const HEADER_MISMATCH: i32 = -32020;
 pub(crate) fn text<'h>(headers: &'h HeaderMap, name: &str) -> Result<Option<&'h str>, ()> {
     match headers.get(name) {
         None => Ok(None),
-        Some(value) => value.to_str().map(|value| Some(value.trim())).map_err(|_| ()),
+        Some(value) => value
+            .to_str()
+            .map(|value| Some(value.trim()))
+            .map_err(|_| ()),
     }
 }
 
@@ -145,7 +148,9 @@ fn host_of(authority: &str) -> String {
     let host = if let Some(v6) = authority.strip_prefix('[') {
         v6.split(']').next().unwrap_or(v6)
     } else {
-        authority.rsplit_once(':').map_or(authority, |(host, _)| host)
+        authority
+            .rsplit_once(':')
+            .map_or(authority, |(host, _)| host)
     };
     host.to_ascii_lowercase()
 }
@@ -222,12 +227,15 @@ pub(crate) fn accepts(headers: &HeaderMap, media_type: &str) -> bool {
 
 /// Whether the body is declared JSON (`application/json`, parameters allowed).
 pub(crate) fn is_json(headers: &HeaderMap) -> bool {
-    text(headers, "content-type").ok().flatten().is_some_and(|content_type| {
-        content_type
-            .split(';')
-            .next()
-            .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
-    })
+    text(headers, "content-type")
+        .ok()
+        .flatten()
+        .is_some_and(|content_type| {
+            content_type
+                .split(';')
+                .next()
+                .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+        })
 }
 
 #[cfg(test)]
@@ -246,7 +254,8 @@ mod tests {
     }
 
     fn call_params(name: &str) -> JsonObject {
-        match json!({"name": name, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}) {
+        match json!({"name": name, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})
+        {
             Value::Object(map) => map,
             _ => unreachable!(),
         }
@@ -286,13 +295,12 @@ mod tests {
                 .filter(|(i, _)| *i != drop)
                 .map(|(_, pair)| *pair)
                 .collect();
-            let error =
-                check_modern(&headers(&partial), "tools/call", Some(&call_params("add")))
-                    .unwrap_err();
+            let error = check_modern(&headers(&partial), "tools/call", Some(&call_params("add")))
+                .unwrap_err();
             assert_eq!(error.code, HEADER_MISMATCH, "without {:?}", full[drop]);
         }
-        let error = check_modern(&headers(&full), "tools/call", Some(&call_params("sub")))
-            .unwrap_err();
+        let error =
+            check_modern(&headers(&full), "tools/call", Some(&call_params("sub"))).unwrap_err();
         assert!(error.message.contains("Mcp-Name"), "{}", error.message);
         // Values are case-sensitive.
         let upper = headers(&[
@@ -340,12 +348,21 @@ mod tests {
             bearer_token(&headers(&[("authorization", "Bearer abc.def")])),
             Some("abc.def")
         );
-        assert_eq!(bearer_token(&headers(&[("authorization", "Basic x")])), None);
+        assert_eq!(
+            bearer_token(&headers(&[("authorization", "Basic x")])),
+            None
+        );
         let accept = headers(&[("accept", "application/json, text/event-stream")]);
         assert!(accepts(&accept, "text/event-stream"));
-        assert!(!accepts(&headers(&[("accept", "text/html")]), "application/json"));
+        assert!(!accepts(
+            &headers(&[("accept", "text/html")]),
+            "application/json"
+        ));
         assert!(accepts(&headers(&[("accept", "*/*")]), "application/json"));
-        assert!(is_json(&headers(&[("content-type", "application/json; charset=utf-8")])));
+        assert!(is_json(&headers(&[(
+            "content-type",
+            "application/json; charset=utf-8"
+        )])));
         assert!(!is_json(&headers(&[("content-type", "text/plain")])));
     }
 }

@@ -130,7 +130,11 @@ fn request_ids(incoming: &Incoming) -> Vec<RequestId> {
 }
 
 /// GET: the session's stream of notifications (one at a time per session).
-pub(crate) fn stream(inner: &Arc<Inner>, parts: &Parts, session_id: &str) -> Response<ResponseBody> {
+pub(crate) fn stream(
+    inner: &Arc<Inner>,
+    parts: &Parts,
+    session_id: &str,
+) -> Response<ResponseBody> {
     if !headers::accepts(&parts.headers, "text/event-stream") {
         return rpc_error(
             StatusCode::NOT_ACCEPTABLE,

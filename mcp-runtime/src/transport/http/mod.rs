@@ -122,11 +122,7 @@ impl Server {
     pub fn http_service(self, config: HttpConfig) -> io::Result<HttpService> {
         let dispatcher = Dispatcher::new(&self)
             .map_err(|error| io::Error::new(io::ErrorKind::InvalidInput, error))?;
-        Ok(HttpService::new(
-            dispatcher,
-            config,
-            self.max_message_size,
-        ))
+        Ok(HttpService::new(dispatcher, config, self.max_message_size))
     }
 
     /// Serve as the command line says: `--http ADDR` (`127.0.0.1:8080`, or a bare port for

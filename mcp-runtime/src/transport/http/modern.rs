@@ -2,7 +2,10 @@
 //! throwaway session. The headers must agree with the body; errors the spec ties to a status
 //! get it; a client that goes away cancels its call.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, ready};
 
 use http::{HeaderMap, Response, StatusCode};
 use serde_json::Value;
@@ -29,11 +32,9 @@ pub(crate) async fn post(
     };
     match message {
         Message::Notification(notification) => {
-            if let Err(error) = headers::check_modern(
-                headers,
-                &notification.method,
-                notification.params.as_ref(),
-            ) {
+            if let Err(error) =
+                headers::check_modern(headers, &notification.method, notification.params.as_ref())
+            {
                 return rpc_error(StatusCode::BAD_REQUEST, None, error);
             }
             // Nothing a 2026-07-28 client notifies outlives its request: HTTP cancels by
@@ -105,17 +106,30 @@ fn answer_with_status(answer: &Outgoing) -> Response<ResponseBody> {
 
 const HEADER_MISMATCH_CODE: i64 = HEADER_MISMATCH as i64;
 
-/// Fires the calls' cancellation tokens unless disarmed: dropped with an unfinished request
-/// (the client went away, or shutdown gave up on it).
-pub(crate) struct CancelOnDrop {
+/// A call's answer; dropped before it arrives (the client went away, or shutdown gave up on
+/// it), it fires the call's cancellation token first, so the tool sees the cancellation even as
+/// its future is dropped.
+pub(crate) struct UntilAnswered {
+    call: BoxFuture<'static, Option<Outgoing>>,
     in_flight: InFlight,
     ids: Vec<RequestId>,
-    armed: bool,
+    answered: bool,
 }
 
-impl Drop for CancelOnDrop {
+impl Future for UntilAnswered {
+    type Output = Option<Outgoing>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Outgoing>> {
+        let answer = ready!(self.call.as_mut().poll(cx));
+        self.answered = true;
+        Poll::Ready(answer)
+    }
+}
+
+impl Drop for UntilAnswered {
+    // Runs before the fields drop: the token fires while the call still exists.
     fn drop(&mut self) {
-        if self.armed {
+        if !self.answered {
             tracing::debug!("the client went away; cancelling its call");
             for id in &self.ids {
                 self.in_flight.cancel(id);
@@ -125,19 +139,17 @@ impl Drop for CancelOnDrop {
 }
 
 /// The call's answer; dropped before it arrives, the call is cancelled.
-pub(crate) async fn until_answered(
+pub(crate) fn until_answered(
     call: BoxFuture<'static, Option<Outgoing>>,
     in_flight: InFlight,
     ids: Vec<RequestId>,
-) -> Option<Outgoing> {
-    let mut guard = CancelOnDrop {
+) -> UntilAnswered {
+    UntilAnswered {
+        call,
         in_flight,
         ids,
-        armed: true,
-    };
-    let answer = call.await;
-    guard.armed = false;
-    answer
+        answered: false,
+    }
 }
 
 /// `subscriptions/listen`: the acknowledgement and every notification of the stream as

@@ -63,7 +63,11 @@ pub(crate) async fn serve(
     Ok(())
 }
 
-async fn connection(stream: tokio::net::TcpStream, service: HttpService, closing: CancellationToken) {
+async fn connection(
+    stream: tokio::net::TcpStream,
+    service: HttpService,
+    closing: CancellationToken,
+) {
     let _ = stream.set_nodelay(true);
     let connection = http1::Builder::new()
         .timer(TokioTimer::new())

@@ -106,7 +106,10 @@ impl HttpService {
         }
         if let Some((endpoint, loopback)) = &inner.standalone {
             if path != endpoint {
-                return plain(StatusCode::NOT_FOUND, "not found: the MCP endpoint is elsewhere");
+                return plain(
+                    StatusCode::NOT_FOUND,
+                    "not found: the MCP endpoint is elsewhere",
+                );
             }
             if !headers::host_allowed(&inner.config, &parts.headers, *loopback) {
                 tracing::warn!("refused a request for another host (DNS rebinding?)");
@@ -161,7 +164,10 @@ impl HttpService {
             challenge.push(' ');
             challenge.push_str(&params.join(", "));
         }
-        tracing::info!(status = rejection.status.as_u16(), "authorization refused a request");
+        tracing::info!(
+            status = rejection.status.as_u16(),
+            "authorization refused a request"
+        );
         let message = rejection
             .description
             .clone()
@@ -189,7 +195,9 @@ impl HttpService {
             return rpc_error(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 None,
-                ErrorObject::invalid_request("the body must be JSON (`Content-Type: application/json`)"),
+                ErrorObject::invalid_request(
+                    "the body must be JSON (`Content-Type: application/json`)",
+                ),
             );
         }
         if !headers::accepts(&parts.headers, "application/json")
@@ -215,7 +223,10 @@ impl HttpService {
             Err(ReadError::TooLarge) => return too_large(inner.max_body_size),
             Err(ReadError::Failed(error)) => {
                 tracing::debug!(%error, "the request body could not be read");
-                return plain(StatusCode::BAD_REQUEST, "the request body could not be read");
+                return plain(
+                    StatusCode::BAD_REQUEST,
+                    "the request body could not be read",
+                );
             }
         };
         let incoming = match jsonrpc::decode(&bytes) {
@@ -326,7 +337,9 @@ fn quotable(text: &str) -> String {
 }
 
 fn forbidden(what: &str) -> ErrorObject {
-    ErrorObject::invalid_request(format!("forbidden: this server does not accept this `{what}`"))
+    ErrorObject::invalid_request(format!(
+        "forbidden: this server does not accept this `{what}`"
+    ))
 }
 
 fn too_large(limit: usize) -> Response<ResponseBody> {
@@ -387,12 +400,20 @@ pub(crate) fn respond(
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
-    respond(status, Some("text/plain; charset=utf-8"), text.as_bytes().to_vec())
+    respond(
+        status,
+        Some("text/plain; charset=utf-8"),
+        text.as_bytes().to_vec(),
+    )
 }
 
 /// One JSON-RPC message as the body.
 pub(crate) fn json(status: StatusCode, message: &Outgoing) -> Response<ResponseBody> {
-    respond(status, Some("application/json"), message.as_bytes().to_vec())
+    respond(
+        status,
+        Some("application/json"),
+        message.as_bytes().to_vec(),
+    )
 }
 
 /// A JSON-RPC error response (`id` null when unknown).
@@ -413,7 +434,10 @@ pub(crate) fn accepted() -> Response<ResponseBody> {
 pub(crate) fn events(events: tokio::sync::mpsc::Receiver<bytes::Bytes>) -> Response<ResponseBody> {
     let mut response = Response::new(ResponseBody::events(events));
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     // Proxies such as nginx would otherwise hold events back.
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));

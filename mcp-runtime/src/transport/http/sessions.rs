@@ -42,7 +42,9 @@ pub(crate) struct Full;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // Every critical section leaves its data consistent, even one cut short by a panic.
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Entry {
@@ -111,7 +113,9 @@ impl Sessions {
                 };
                 for message in &messages {
                     if stream.try_send(body::event(message)).is_err() {
-                        tracing::debug!("a session's stream is full or closed; notification dropped");
+                        tracing::debug!(
+                            "a session's stream is full or closed; notification dropped"
+                        );
                     }
                 }
             }
@@ -227,6 +231,9 @@ mod tests {
         let first = entry.open_stream(4).unwrap();
         assert!(entry.open_stream(4).is_none());
         drop(first);
-        assert!(entry.open_stream(4).is_some(), "a closed stream may be reopened");
+        assert!(
+            entry.open_stream(4).is_some(),
+            "a closed stream may be reopened"
+        );
     }
 }

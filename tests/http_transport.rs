@@ -1,0 +1,828 @@
+//! The Streamable HTTP transport over a real socket, driven by a hand-written HTTP/1.1 client:
+//! every status and JSON-RPC error it promises, in both eras, and every JSON-RPC body checked
+//! against the official schema of its revision.
+
+// Not every helper is used here (`per_revision!` among them).
+#[allow(unused_macros)]
+mod support;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use mcp_runtime::http::{AuthRejection, HttpConfig, ProtectedResource};
+use mcp_runtime::protocol::ProtocolVersion;
+use mcp_runtime::{CancellationToken, Server, mcp_tool, server_info, tools};
+use serde_json::{Value, json};
+use support::schema::check_server_message;
+
+const MODERN: &str = "2026-07-28";
+
+/// Repeat the text back.
+///
+/// # Arguments
+/// * `text` - what to echo
+#[mcp_tool]
+async fn echo(text: String) -> String {
+    text
+}
+
+/// Sleep, then answer.
+///
+/// # Arguments
+/// * `millis` - how long to sleep
+#[mcp_tool]
+async fn nap(millis: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+    "rested".to_owned()
+}
+
+/// Set when `wait_for_cancel` was dropped with its token fired.
+static CANCELLED: AtomicBool = AtomicBool::new(false);
+
+/// Wait until the request is cancelled.
+#[mcp_tool]
+async fn wait_for_cancel(cancellation: CancellationToken) -> String {
+    struct Observe(CancellationToken);
+    impl Drop for Observe {
+        fn drop(&mut self) {
+            if self.0.is_cancelled() {
+                CANCELLED.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+    let _observe = Observe(cancellation.clone());
+    cancellation.cancelled().await;
+    "cancelled".to_owned()
+}
+
+/// A server on a loopback port, running on its own runtime thread until dropped.
+struct TestServer {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+}
+
+impl TestServer {
+    fn start(config: HttpConfig) -> Self {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener)?;
+                Server::new(server_info!())
+                    .tools(tools![echo, nap, wait_for_cancel])
+                    .shutdown_timeout(Duration::from_secs(2))
+                    .serve_http_on(listener, config, async {
+                        let _ = stopped.await;
+                    })
+                    .await
+            })
+        });
+        TestServer {
+            addr,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    /// Stop the server; `serve_http_on` must return `Ok` within the grace period.
+    fn shut_down(mut self) {
+        self.stop.take().unwrap().send(()).unwrap();
+        let started = Instant::now();
+        self.thread.take().unwrap().join().unwrap().unwrap();
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// An HTTP response, its body de-chunked.
+#[derive(Debug)]
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|error| panic!("{error}: {:?}", String::from_utf8_lossy(&self.body)))
+    }
+
+    /// The JSON-RPC message of the body, checked against `revision`'s schema.
+    fn message(&self, revision: ProtocolVersion, method: Option<&str>) -> Value {
+        let message = self.json();
+        check_server_message(revision, method, &message)
+            .unwrap_or_else(|violation| panic!("{violation:?}"));
+        message
+    }
+
+    fn error_code(&self) -> i64 {
+        self.json()["error"]["code"].as_i64().unwrap()
+    }
+}
+
+fn request_bytes(method: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+    let mut head = format!("{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if !body.is_empty() || method == "POST" {
+        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    head.push_str("\r\n");
+    let mut bytes = head.into_bytes();
+    bytes.extend_from_slice(body);
+    bytes
+}
+
+fn send(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+        .write_all(&request_bytes(method, headers, body))
+        .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    parse(&raw)
+}
+
+fn parse(raw: &[u8]) -> Reply {
+    let split = raw
+        .windows(4)
+        .position(|window| window == b"\r\n\r\n")
+        .expect("a complete head");
+    let head = String::from_utf8(raw[..split].to_vec()).unwrap();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .map(|line| {
+            let (name, value) = line.split_once(':').unwrap();
+            (name.trim().to_owned(), value.trim().to_owned())
+        })
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    let chunked = headers
+        .iter()
+        .any(|(name, value)| name.eq_ignore_ascii_case("transfer-encoding") && value == "chunked");
+    if chunked {
+        body = dechunk(&body);
+    }
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut bytes: &[u8]) -> Vec<u8> {
+    let mut body = Vec::new();
+    loop {
+        let line_end = bytes.windows(2).position(|w| w == b"\r\n").unwrap();
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&bytes[..line_end]).unwrap(), 16).unwrap();
+        if size == 0 {
+            return body;
+        }
+        body.extend_from_slice(&bytes[line_end + 2..line_end + 2 + size]);
+        bytes = &bytes[line_end + 4 + size..];
+    }
+}
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+/// A 2026-07-28 request body.
+fn modern(id: i64, method: &str, mut params: Value) -> Vec<u8> {
+    params["_meta"] = meta();
+    serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+        .unwrap()
+}
+
+const JSON: (&str, &str) = ("Content-Type", "application/json");
+const ACCEPT: (&str, &str) = ("Accept", "application/json, text/event-stream");
+
+/// POST a 2026-07-28 request with the headers it needs (`Mcp-Name` when given).
+fn post_modern(addr: SocketAddr, method: &str, name: Option<&str>, body: &[u8]) -> Reply {
+    let mut headers = vec![
+        JSON,
+        ACCEPT,
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", method),
+    ];
+    if let Some(name) = name {
+        headers.push(("Mcp-Name", name));
+    }
+    send(addr, "POST", &headers, body)
+}
+
+#[test]
+fn modern_requests_are_served_statelessly() {
+    let server = TestServer::start(HttpConfig::new());
+    let addr = server.addr;
+    let discover = post_modern(
+        addr,
+        "server/discover",
+        None,
+        &modern(1, "server/discover", json!({})),
+    );
+    assert_eq!(discover.status, 200);
+    assert_eq!(discover.header("content-type"), Some("application/json"));
+    assert!(
+        discover.header("mcp-session-id").is_none(),
+        "2026-07-28 has no sessions"
+    );
+    let discover = discover.message(ProtocolVersion::V2026_07_28, Some("server/discover"));
+    assert_eq!(discover["result"]["supportedVersions"][0], MODERN);
+
+    let list = post_modern(
+        addr,
+        "tools/list",
+        None,
+        &modern(2, "tools/list", json!({})),
+    );
+    assert_eq!(list.status, 200);
+    let list = list.message(ProtocolVersion::V2026_07_28, Some("tools/list"));
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 3);
+
+    let body = modern(
+        3,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "hi"}}),
+    );
+    let call = post_modern(addr, "tools/call", Some("echo"), &body);
+    assert_eq!(call.status, 200);
+    let call = call.message(ProtocolVersion::V2026_07_28, Some("tools/call"));
+    assert_eq!(call["result"]["content"][0]["text"], "hi");
+    assert_eq!(call["id"], 3);
+
+    // Header names in any case, values trimmed, names in base64.
+    let body = modern(
+        4,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "b64"}}),
+    );
+    let call = send(
+        addr,
+        "POST",
+        &[
+            JSON,
+            ACCEPT,
+            ("mcp-protocol-version", "  2026-07-28 "),
+            ("MCP-METHOD", "tools/call"),
+            ("mcp-name", "=?base64?ZWNobw==?="),
+        ],
+        &body,
+    );
+    assert_eq!(
+        call.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&call.body)
+    );
+    server.shut_down();
+}
+
+#[test]
+fn modern_header_mismatches_are_400_with_32020() {
+    let server = TestServer::start(HttpConfig::new());
+    let addr = server.addr;
+    let body = modern(
+        1,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "x"}}),
+    );
+    let cases: [&[(&str, &str)]; 5] = [
+        // Mcp-Name names another tool.
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "nap"),
+        ],
+        // Mcp-Method names another method.
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/list"),
+            ("Mcp-Name", "echo"),
+        ],
+        // The version header differs from `_meta`.
+        &[
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "echo"),
+        ],
+        // Headers missing.
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+        ],
+        &[("Mcp-Method", "tools/call"), ("Mcp-Name", "echo")],
+    ];
+    for extra in cases {
+        let mut headers = vec![JSON, ACCEPT];
+        headers.extend_from_slice(extra);
+        let reply = send(addr, "POST", &headers, &body);
+        assert_eq!(reply.status, 400, "{extra:?}");
+        let message = reply.message(ProtocolVersion::V2026_07_28, Some("tools/call"));
+        assert_eq!(message["error"]["code"], -32020, "{extra:?}: {message}");
+        assert_eq!(message["id"], 1);
+    }
+    server.shut_down();
+}
+
+#[test]
+fn modern_protocol_errors_have_their_statuses() {
+    let server = TestServer::start(HttpConfig::new());
+    let addr = server.addr;
+
+    // Missing `_meta` while the header speaks 2026-07-28.
+    let bare = serde_json::to_vec(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}),
+    )
+    .unwrap();
+    let reply = post_modern(addr, "tools/list", None, &bare);
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.error_code(), -32602);
+
+    // `_meta` without the client's capabilities.
+    let body = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+        "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": MODERN}}}))
+    .unwrap();
+    let reply = post_modern(addr, "tools/list", None, &body);
+    assert_eq!(reply.status, 400);
+    assert_eq!(
+        reply.message(ProtocolVersion::V2026_07_28, None)["error"]["code"],
+        -32602
+    );
+
+    // A revision the server does not serve.
+    let body = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list",
+        "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2030-01-01",
+            "io.modelcontextprotocol/clientCapabilities": {}}}}))
+    .unwrap();
+    let reply = send(
+        addr,
+        "POST",
+        &[
+            JSON,
+            ACCEPT,
+            ("MCP-Protocol-Version", "2030-01-01"),
+            ("Mcp-Method", "tools/list"),
+        ],
+        &body,
+    );
+    assert_eq!(reply.status, 400);
+    let message = reply.message(ProtocolVersion::V2026_07_28, None);
+    assert_eq!(message["error"]["code"], -32022);
+    assert_eq!(message["error"]["data"]["requested"], "2030-01-01");
+
+    // Unknown and removed methods: 404.
+    for method in ["no/such/method", "ping", "initialize"] {
+        let reply = post_modern(addr, method, None, &modern(4, method, json!({})));
+        assert_eq!(reply.status, 404, "{method}");
+        assert_eq!(
+            reply.message(ProtocolVersion::V2026_07_28, None)["error"]["code"],
+            -32601
+        );
+    }
+
+    // An unknown tool is an ordinary JSON-RPC error.
+    let body = modern(5, "tools/call", json!({"name": "nope"}));
+    let reply = post_modern(addr, "tools/call", Some("nope"), &body);
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.error_code(), -32602);
+
+    // A notification is accepted with no body.
+    let note = serde_json::to_vec(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 9, "_meta": meta()}}),
+    )
+    .unwrap();
+    let reply = post_modern(addr, "notifications/cancelled", None, &note);
+    assert_eq!(reply.status, 202);
+    assert!(reply.body.is_empty());
+
+    // GET and DELETE do not exist in 2026-07-28.
+    for method in ["GET", "DELETE"] {
+        let reply = send(
+            addr,
+            method,
+            &[ACCEPT, ("MCP-Protocol-Version", MODERN)],
+            b"",
+        );
+        assert_eq!(reply.status, 405, "{method}");
+        assert!(reply.header("allow").is_some());
+    }
+    server.shut_down();
+}
+
+/// `initialize` at `version`; the session id.
+fn initialize(addr: SocketAddr, version: &str) -> String {
+    let body = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": support::initialize_params(version)}))
+    .unwrap();
+    let reply = send(addr, "POST", &[JSON, ACCEPT], &body);
+    assert_eq!(reply.status, 200);
+    let revision: ProtocolVersion = version.parse().unwrap();
+    let message = reply.message(revision, Some("initialize"));
+    assert_eq!(message["result"]["protocolVersion"], version);
+    let id = reply
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    assert!(
+        id.len() >= 32 && id.bytes().all(|b| (0x21..=0x7e).contains(&b)),
+        "{id}"
+    );
+    let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let reply = send(
+        addr,
+        "POST",
+        &[
+            JSON,
+            ACCEPT,
+            ("Mcp-Session-Id", &id),
+            ("MCP-Protocol-Version", version),
+        ],
+        note,
+    );
+    assert_eq!(reply.status, 202);
+    id
+}
+
+#[test]
+fn legacy_clients_get_sessions() {
+    let server = TestServer::start(HttpConfig::new());
+    let addr = server.addr;
+    let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    for version in ["2025-06-18", "2025-11-25"] {
+        let revision: ProtocolVersion = version.parse().unwrap();
+        let session = initialize(addr, version);
+        let headers = [
+            JSON,
+            ACCEPT,
+            ("Mcp-Session-Id", session.as_str()),
+            ("MCP-Protocol-Version", version),
+        ];
+        let reply = send(addr, "POST", &headers, list);
+        assert_eq!(reply.status, 200);
+        let message = reply.message(revision, Some("tools/list"));
+        assert_eq!(message["result"]["tools"].as_array().unwrap().len(), 3);
+
+        let call = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nap","arguments":{"millis":10}}}"#;
+        let reply = send(addr, "POST", &headers, call);
+        assert_eq!(
+            reply.message(revision, Some("tools/call"))["result"]["content"][0]["text"],
+            "rested"
+        );
+
+        // An unsupported version header is refused.
+        let bad = [
+            JSON,
+            ACCEPT,
+            ("Mcp-Session-Id", session.as_str()),
+            ("MCP-Protocol-Version", "1999-01-01"),
+        ];
+        assert_eq!(send(addr, "POST", &bad, list).status, 400);
+
+        // DELETE ends the session; it is unknown afterwards.
+        let end = send(addr, "DELETE", &[("Mcp-Session-Id", session.as_str())], b"");
+        assert_eq!(end.status, 200);
+        let reply = send(addr, "POST", &headers, list);
+        assert_eq!(reply.status, 404);
+        assert_eq!(reply.message(revision, None)["error"]["code"], -32600);
+        assert_eq!(
+            send(addr, "DELETE", &[("Mcp-Session-Id", session.as_str())], b"").status,
+            404
+        );
+    }
+
+    // Without a session id, or with one never issued.
+    let reply = send(
+        addr,
+        "POST",
+        &[JSON, ACCEPT, ("MCP-Protocol-Version", "2025-06-18")],
+        list,
+    );
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.message(ProtocolVersion::V2025_06_18, None)["id"], 1);
+    let reply = send(
+        addr,
+        "POST",
+        &[JSON, ACCEPT, ("Mcp-Session-Id", "not-a-session")],
+        list,
+    );
+    assert_eq!(reply.status, 404);
+    // GET without a session: no standalone stream to open.
+    assert_eq!(
+        send(addr, "GET", &[("Accept", "text/event-stream")], b"").status,
+        405
+    );
+    server.shut_down();
+}
+
+#[test]
+fn a_2025_03_26_session_takes_batches_without_a_version_header() {
+    let server = TestServer::start(HttpConfig::new());
+    let addr = server.addr;
+    let session = initialize(addr, "2025-03-26");
+    let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}},{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}]"#;
+    let reply = send(
+        addr,
+        "POST",
+        &[JSON, ACCEPT, ("Mcp-Session-Id", &session)],
+        batch,
+    );
+    assert_eq!(reply.status, 200);
+    let answers = reply.json();
+    let answers = answers.as_array().unwrap();
+    assert_eq!(answers.len(), 2);
+    for answer in answers {
+        check_server_message(ProtocolVersion::V2025_03_26, None, answer).unwrap();
+    }
+    let notes =
+        br#"[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}]"#;
+    assert_eq!(
+        send(
+            addr,
+            "POST",
+            &[JSON, ACCEPT, ("Mcp-Session-Id", &session)],
+            notes
+        )
+        .status,
+        202
+    );
+    server.shut_down();
+}
+
+#[test]
+fn legacy_sessions_open_one_notification_stream() {
+    let server = TestServer::start(HttpConfig::new());
+    let addr = server.addr;
+    let session = initialize(addr, "2025-11-25");
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+        .write_all(&request_bytes(
+            "GET",
+            &[
+                ("Accept", "text/event-stream"),
+                ("Mcp-Session-Id", &session),
+            ],
+            b"",
+        ))
+        .unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut status = String::new();
+    reader.read_line(&mut status).unwrap();
+    assert!(status.contains(" 200 "), "{status}");
+    let mut content_type = None;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        if line == "\r\n" {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-type")
+        {
+            content_type = Some(value.trim().to_owned());
+        }
+    }
+    assert_eq!(content_type.as_deref(), Some("text/event-stream"));
+    // A second stream for the same session is refused while the first is open.
+    let second = send(
+        addr,
+        "GET",
+        &[
+            ("Accept", "text/event-stream"),
+            ("Mcp-Session-Id", &session),
+        ],
+        b"",
+    );
+    assert_eq!(second.status, 409);
+    // Shutting down ends the stream.
+    server.shut_down();
+    let mut rest = Vec::new();
+    reader.read_to_end(&mut rest).unwrap();
+}
+
+#[test]
+fn foreign_origins_bad_content_and_oversize_bodies_are_refused() {
+    let server = TestServer::start(
+        HttpConfig::new()
+            .max_body_size(1024)
+            .allow_origin("https://app.example"),
+    );
+    let addr = server.addr;
+    let body = modern(1, "tools/list", json!({}));
+    let headers = |origin: &'static str| {
+        vec![
+            JSON,
+            ACCEPT,
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/list"),
+            ("Origin", origin),
+        ]
+    };
+    let reply = send(addr, "POST", &headers("https://evil.example"), &body);
+    assert_eq!(reply.status, 403);
+    assert_eq!(reply.error_code(), -32600);
+    assert_eq!(
+        send(addr, "POST", &headers("http://localhost:5173"), &body).status,
+        200
+    );
+    assert_eq!(
+        send(addr, "POST", &headers("https://app.example"), &body).status,
+        200
+    );
+
+    // DNS rebinding: a loopback server answers only loopback host names.
+    let raw = format!(
+        "POST /mcp HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.write_all(raw.as_bytes()).unwrap();
+    stream.write_all(&body).unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    assert_eq!(parse(&raw).status, 403);
+
+    let text = send(
+        addr,
+        "POST",
+        &[("Content-Type", "text/plain"), ACCEPT],
+        &body,
+    );
+    assert_eq!(text.status, 415);
+    let html_only = send(addr, "POST", &[JSON, ("Accept", "text/html")], &body);
+    assert_eq!(html_only.status, 406);
+
+    let mut big = modern(
+        2,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "x".repeat(2000)}}),
+    );
+    let reply = post_modern(addr, "tools/call", Some("echo"), &big);
+    assert_eq!(reply.status, 413);
+    assert_eq!(reply.error_code(), -32600);
+    big.truncate(10);
+    let reply = post_modern(addr, "tools/call", Some("echo"), &big);
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.error_code(), -32700);
+
+    let reply = send(addr, "PUT", &[JSON], b"{}");
+    assert_eq!(reply.status, 405);
+    server.shut_down();
+}
+
+#[test]
+fn the_authorization_hook_refuses_with_a_challenge() {
+    let config = HttpConfig::new()
+        .protected_resource(
+            ProtectedResource::new("http://127.0.0.1/mcp")
+                .authorization_server("https://auth.example"),
+        )
+        .authorize(|request| match request.bearer_token {
+            Some("good") => Ok(()),
+            Some(_) => Err(AuthRejection::invalid_token("unknown token")),
+            None => Err(AuthRejection::missing_token()),
+        });
+    let server = TestServer::start(config);
+    let addr = server.addr;
+    let body = modern(1, "tools/list", json!({}));
+    let base = [
+        JSON,
+        ACCEPT,
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/list"),
+    ];
+
+    let reply = send(addr, "POST", &base, &body);
+    assert_eq!(reply.status, 401);
+    let challenge = reply.header("www-authenticate").unwrap();
+    assert!(challenge.starts_with("Bearer "), "{challenge}");
+    assert!(
+        challenge.contains(
+            r#"resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp""#
+        ),
+        "{challenge}"
+    );
+
+    let mut wrong = base.to_vec();
+    wrong.push(("Authorization", "Bearer bad"));
+    let reply = send(addr, "POST", &wrong, &body);
+    assert_eq!(reply.status, 401);
+    assert!(
+        reply
+            .header("www-authenticate")
+            .unwrap()
+            .contains(r#"error="invalid_token""#)
+    );
+
+    let mut right = base.to_vec();
+    right.push(("Authorization", "Bearer good"));
+    assert_eq!(send(addr, "POST", &right, &body).status, 200);
+
+    // The metadata document is public.
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .write_all(b"GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let document = parse(&raw);
+    assert_eq!(document.status, 200);
+    assert_eq!(
+        document.json(),
+        json!({"resource": "http://127.0.0.1/mcp", "authorization_servers": ["https://auth.example"],
+            "bearer_methods_supported": ["header"]})
+    );
+    server.shut_down();
+}
+
+#[test]
+fn a_client_that_disconnects_cancels_its_call() {
+    let server = TestServer::start(HttpConfig::new());
+    let body = modern(1, "tools/call", json!({"name": "wait_for_cancel"}));
+    let mut stream = TcpStream::connect(server.addr).unwrap();
+    let headers = [
+        JSON,
+        ACCEPT,
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "wait_for_cancel"),
+    ];
+    stream
+        .write_all(&request_bytes("POST", &headers, &body))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!CANCELLED.load(Ordering::SeqCst));
+    drop(stream);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !CANCELLED.load(Ordering::SeqCst) {
+        assert!(Instant::now() < deadline, "the call was not cancelled");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server.shut_down();
+}
+
+#[test]
+fn shutdown_lets_a_running_call_finish() {
+    let server = TestServer::start(HttpConfig::new());
+    let addr = server.addr;
+    let body = modern(
+        1,
+        "tools/call",
+        json!({"name": "nap", "arguments": {"millis": 300}}),
+    );
+    let call = std::thread::spawn(move || post_modern(addr, "tools/call", Some("nap"), &body));
+    std::thread::sleep(Duration::from_millis(100));
+    server.shut_down();
+    let reply = call.join().unwrap();
+    assert_eq!(reply.status, 200);
+    assert_eq!(
+        reply.message(ProtocolVersion::V2026_07_28, Some("tools/call"))["result"]["content"][0]["text"],
+        "rested"
+    );
+    assert!(TcpStream::connect(addr).is_err(), "no longer accepting");
+}

@@ -1,0 +1,183 @@
+//! The request context over real pipes, in every revision: progress and log notifications
+//! (each checked against the revision's schema by the test client) arrive before the response
+//! and only when asked for; the heartbeat keeps a silent tool's client waiting; shared state
+//! outlives calls (`examples/math.rs`).
+
+mod support;
+
+use mcp_runtime::protocol::ProtocolVersion;
+use serde_json::{Value, json};
+use support::{Client, ServerProcess, per_revision, text_of};
+
+/// The `progress` example with the heartbeat at `heartbeat_ms` (`"0"`: off), opened in
+/// `revision`.
+fn progress_server(revision: ProtocolVersion, heartbeat_ms: &str) -> Client {
+    let server =
+        ServerProcess::example_with_env("progress", &[("PROGRESS_HEARTBEAT_MS", heartbeat_ms)]);
+    Client::open(server, revision)
+}
+
+/// Send `tools/call` with `meta` and return the notifications that came before its response,
+/// and the result.
+fn call_collecting(
+    client: &mut Client,
+    name: &str,
+    arguments: Value,
+    meta: Value,
+) -> (Vec<Value>, Value) {
+    let id = client.send_request(
+        "tools/call",
+        json!({"name": name, "arguments": arguments, "_meta": meta}),
+    );
+    let mut before = Vec::new();
+    loop {
+        let message = client.next_message();
+        if message.get("id") == Some(&id) {
+            let result = message
+                .get("result")
+                .unwrap_or_else(|| panic!("expected a result, got {message}"))
+                .clone();
+            return (before, result);
+        }
+        before.push(message);
+    }
+}
+
+fn of_method<'a>(messages: &'a [Value], method: &str) -> Vec<&'a Value> {
+    messages
+        .iter()
+        .filter(|message| message["method"] == method)
+        .collect()
+}
+
+fn progress_and_logs_precede_the_response(revision: ProtocolVersion) {
+    let mut client = progress_server(revision, "0");
+    let meta = if revision.is_modern() {
+        json!({"progressToken": "count-1", "io.modelcontextprotocol/logLevel": "debug"})
+    } else {
+        client.result("logging/setLevel", json!({"level": "debug"}));
+        json!({"progressToken": "count-1"})
+    };
+    let (before, result) =
+        call_collecting(&mut client, "count", json!({"to": 3, "step_ms": 1}), meta);
+    assert_eq!(text_of(&result), "counted to 3");
+
+    let progress = of_method(&before, "notifications/progress");
+    let values: Vec<f64> = progress
+        .iter()
+        .map(|message| message["params"]["progress"].as_f64().unwrap())
+        .collect();
+    // The out-of-order reports (1.5 after 2 ...) were never sent.
+    assert_eq!(values, [1.0, 2.0, 3.0], "{before:?}");
+    for message in &progress {
+        assert_eq!(message["params"]["progressToken"], json!("count-1"));
+        assert_eq!(message["params"]["total"], json!(3.0));
+        // `message` exists from 2025-03-26 on.
+        assert_eq!(
+            message["params"].get("message").is_some(),
+            revision >= ProtocolVersion::V2025_03_26,
+            "{message}"
+        );
+    }
+    let logs = of_method(&before, "notifications/message");
+    let levels: Vec<&Value> = logs.iter().map(|log| &log["params"]["level"]).collect();
+    assert_eq!(levels, [&json!("debug"), &json!("info")]);
+    assert_eq!(
+        logs[1]["params"]["data"],
+        json!({"event": "counted", "to": 3})
+    );
+    client.finish();
+}
+
+fn nothing_is_sent_unless_asked(revision: ProtocolVersion) {
+    let mut client = progress_server(revision, "0");
+    if !revision.is_modern() {
+        // Legacy sessions get every level until the client sets one.
+        client.result("logging/setLevel", json!({"level": "warning"}));
+    }
+    let (before, result) = call_collecting(
+        &mut client,
+        "count",
+        json!({"to": 2, "step_ms": 1}),
+        json!({}),
+    );
+    assert_eq!(text_of(&result), "counted to 2");
+    assert!(before.is_empty(), "no token and no level: {before:?}");
+    client.finish();
+}
+
+fn a_silent_tool_gets_heartbeats(revision: ProtocolVersion) {
+    let mut client = progress_server(revision, "100");
+    let (before, result) = call_collecting(
+        &mut client,
+        "wait",
+        json!({"ms": 650}),
+        json!({"progressToken": 42}),
+    );
+    assert_eq!(text_of(&result), "waited 650 ms");
+    let beats = of_method(&before, "notifications/progress");
+    assert!(beats.len() >= 3, "heartbeats every 100 ms: {before:?}");
+    let values: Vec<f64> = beats
+        .iter()
+        .map(|beat| beat["params"]["progress"].as_f64().unwrap())
+        .collect();
+    assert!(
+        values.windows(2).all(|pair| pair[0] < pair[1]),
+        "{values:?}"
+    );
+    assert!(
+        beats
+            .iter()
+            .all(|beat| beat["params"]["progressToken"] == 42)
+    );
+    // Without a token, the same wait is silent.
+    let (before, _) = call_collecting(&mut client, "wait", json!({"ms": 250}), json!({}));
+    assert!(before.is_empty(), "{before:?}");
+    client.finish();
+}
+
+fn logging_is_declared(revision: ProtocolVersion) {
+    let mut client = Client::new(ServerProcess::example("progress"));
+    let capabilities = if revision.is_modern() {
+        client.send_modern_request("server/discover", json!({}));
+        client.next_message()["result"]["capabilities"].clone()
+    } else {
+        client.initialize(revision.as_str())["capabilities"].clone()
+    };
+    assert_eq!(capabilities["logging"], json!({}), "{capabilities}");
+    client.finish();
+}
+
+fn an_unknown_log_level_is_invalid_params(revision: ProtocolVersion) {
+    let mut client = progress_server(revision, "0");
+    // Deliberately outside the schema's `LoggingLevel`.
+    let request = json!({"jsonrpc": "2.0", "id": "bad-level", "method": "logging/setLevel",
+        "params": {"level": "verbose"}});
+    client.send_unchecked(&request, revision);
+    let error = support::expect_error(&client.response(&json!("bad-level")));
+    assert_eq!(error["code"], json!(-32602));
+    assert!(error["message"].as_str().unwrap().contains("verbose"));
+    client.finish();
+}
+
+fn state_is_shared_by_calls_and_resources(revision: ProtocolVersion) {
+    let mut client = Client::open(ServerProcess::example("math"), revision);
+    for (a, b) in [(1, 2), (3, 4), (5, 6)] {
+        let result = client.call_tool("add", json!({"a": a, "b": b}));
+        assert_eq!(text_of(&result), (a + b).to_string());
+    }
+    let read = client.result("resources/read", json!({"uri": "stats://server"}));
+    let stats: Value = serde_json::from_str(read["contents"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(stats["additions"], json!(3));
+    assert!(stats["uptimeSeconds"].as_f64().unwrap() >= 0.0);
+    client.finish();
+}
+
+per_revision!(all:
+    progress_and_logs_precede_the_response,
+    nothing_is_sent_unless_asked,
+    a_silent_tool_gets_heartbeats,
+    logging_is_declared,
+    state_is_shared_by_calls_and_resources,
+);
+per_revision!(legacy: an_unknown_log_level_is_invalid_params);
