@@ -13,7 +13,10 @@ use std::time::{Duration, Instant};
 
 use mcp_runtime::http::{AuthRejection, HttpConfig, ProtectedResource};
 use mcp_runtime::protocol::ProtocolVersion;
-use mcp_runtime::{CancellationToken, Server, mcp_tool, server_info, tools};
+use mcp_runtime::{
+    CancellationToken, RequestContext, Server, mcp_resource, mcp_tool, resources, server_info,
+    tools,
+};
 use serde_json::{Value, json};
 use support::schema::check_server_message;
 
@@ -36,6 +39,21 @@ async fn echo(text: String) -> String {
 async fn nap(millis: u64) -> String {
     tokio::time::sleep(Duration::from_millis(millis)).await;
     "rested".to_owned()
+}
+
+/// Report progress twice, then answer.
+#[mcp_tool]
+async fn count(context: RequestContext) -> String {
+    context.progress(1.0, Some(2.0), Some("one"));
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    context.progress(2.0, Some(2.0), Some("two"));
+    "counted".to_owned()
+}
+
+/// A fixed note, so the server offers resources (and listen streams).
+#[mcp_resource("note://hello", mime_type = "text/plain")]
+async fn hello() -> String {
+    "hello".to_owned()
 }
 
 /// Set when `wait_for_cancel` was dropped with its token fired.
@@ -79,7 +97,8 @@ impl TestServer {
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::from_std(listener)?;
                 Server::new(server_info!())
-                    .tools(tools![echo, nap, wait_for_cancel])
+                    .tools(tools![echo, nap, wait_for_cancel, count])
+                    .resources(resources![hello])
                     .shutdown_timeout(Duration::from_secs(2))
                     .serve_http_on(listener, config, async {
                         let _ = stopped.await;
@@ -279,7 +298,7 @@ fn modern_requests_are_served_statelessly() {
     );
     assert_eq!(list.status, 200);
     let list = list.message(ProtocolVersion::V2026_07_28, Some("tools/list"));
-    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 3);
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 4);
 
     let body = modern(
         3,
@@ -363,6 +382,16 @@ fn modern_header_mismatches_are_400_with_32020() {
         assert_eq!(message["error"]["code"], -32020, "{extra:?}: {message}");
         assert_eq!(message["id"], 1);
     }
+
+    // `resources/read` repeats its URI in `Mcp-Name`.
+    let read = modern(2, "resources/read", json!({"uri": "note://hello"}));
+    let reply = post_modern(addr, "resources/read", Some("note://hello"), &read);
+    assert_eq!(reply.status, 200);
+    let message = reply.message(ProtocolVersion::V2026_07_28, Some("resources/read"));
+    assert_eq!(message["result"]["contents"][0]["text"], "hello");
+    let reply = post_modern(addr, "resources/read", Some("note://other"), &read);
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.error_code(), -32020);
     server.shut_down();
 }
 
@@ -503,7 +532,7 @@ fn legacy_clients_get_sessions() {
         let reply = send(addr, "POST", &headers, list);
         assert_eq!(reply.status, 200);
         let message = reply.message(revision, Some("tools/list"));
-        assert_eq!(message["result"]["tools"].as_array().unwrap().len(), 3);
+        assert_eq!(message["result"]["tools"].as_array().unwrap().len(), 4);
 
         let call = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nap","arguments":{"millis":10}}}"#;
         let reply = send(addr, "POST", &headers, call);
@@ -825,4 +854,130 @@ fn shutdown_lets_a_running_call_finish() {
         "rested"
     );
     assert!(TcpStream::connect(addr).is_err(), "no longer accepting");
+}
+
+/// The JSON of each `data:` line of an event stream.
+fn events(body: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(body)
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .map(|data| serde_json::from_str(data).unwrap())
+        .collect()
+}
+
+#[test]
+fn progress_of_a_modern_call_streams_before_its_response() {
+    let server = TestServer::start(HttpConfig::new());
+    let mut body = modern(7, "tools/call", json!({"name": "count"}));
+    let mut request: Value = serde_json::from_slice(&body).unwrap();
+    request["params"]["_meta"]["progressToken"] = json!("p7");
+    body = serde_json::to_vec(&request).unwrap();
+    let reply = post_modern(server.addr, "tools/call", Some("count"), &body);
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("content-type"), Some("text/event-stream"));
+    let events = events(&reply.body);
+    assert_eq!(events.len(), 3, "{events:?}");
+    for event in &events[..2] {
+        check_server_message(ProtocolVersion::V2026_07_28, None, event).unwrap();
+        assert_eq!(event["method"], "notifications/progress");
+        assert_eq!(event["params"]["progressToken"], "p7");
+    }
+    assert_eq!(events[1]["params"]["progress"], 2.0);
+    check_server_message(ProtocolVersion::V2026_07_28, Some("tools/call"), &events[2]).unwrap();
+    assert_eq!(events[2]["id"], 7);
+    assert_eq!(events[2]["result"]["content"][0]["text"], "counted");
+
+    // Without a progress token the same call is plain JSON.
+    let reply = post_modern(
+        server.addr,
+        "tools/call",
+        Some("count"),
+        &modern(8, "tools/call", json!({"name": "count"})),
+    );
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    assert_eq!(
+        reply.message(ProtocolVersion::V2026_07_28, Some("tools/call"))["result"]["content"][0]["text"],
+        "counted"
+    );
+    server.shut_down();
+}
+
+#[test]
+fn progress_of_a_legacy_call_goes_on_the_session_stream() {
+    let server = TestServer::start(HttpConfig::new());
+    let addr = server.addr;
+    let session = initialize(addr, "2025-11-25");
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let get = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", session.as_str()),
+    ];
+    stream.write_all(&request_bytes("GET", &get, b"")).unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    assert!(line.contains(" 200 "), "{line}");
+
+    let call = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"count","_meta":{"progressToken":"t5"}}}"#;
+    let headers = [
+        JSON,
+        ACCEPT,
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let reply = send(addr, "POST", &headers, call);
+    let answer = reply.message(ProtocolVersion::V2025_11_25, Some("tools/call"));
+    assert_eq!(answer["result"]["content"][0]["text"], "counted");
+
+    let mut progress = Vec::new();
+    while progress.len() < 2 {
+        line.clear();
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "the stream ended early"
+        );
+        if let Some(data) = line.trim_end().strip_prefix("data: ") {
+            let message: Value = serde_json::from_str(data).unwrap();
+            check_server_message(ProtocolVersion::V2025_11_25, None, &message).unwrap();
+            progress.push(message);
+        }
+    }
+    assert_eq!(progress[0]["method"], "notifications/progress");
+    assert_eq!(progress[0]["params"]["progressToken"], "t5");
+    assert_eq!(progress[1]["params"]["progress"], 2.0);
+    server.shut_down();
+}
+
+#[test]
+fn a_listen_stream_is_acknowledged_and_ends_with_its_result_at_shutdown() {
+    let server = TestServer::start(HttpConfig::new());
+    let body = modern(
+        9,
+        "subscriptions/listen",
+        json!({"notifications": {"resourcesListChanged": true}}),
+    );
+    let addr = server.addr;
+    let listen = std::thread::spawn(move || post_modern(addr, "subscriptions/listen", None, &body));
+    std::thread::sleep(Duration::from_millis(200));
+    server.shut_down();
+    let reply = listen.join().unwrap();
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("content-type"), Some("text/event-stream"));
+    let events = events(&reply.body);
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(
+        events[0]["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    check_server_message(ProtocolVersion::V2026_07_28, None, &events[0]).unwrap();
+    assert_eq!(events[1]["id"], 9);
+    check_server_message(
+        ProtocolVersion::V2026_07_28,
+        Some("subscriptions/listen"),
+        &events[1],
+    )
+    .unwrap();
 }

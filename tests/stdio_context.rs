@@ -173,7 +173,53 @@ fn state_is_shared_by_calls_and_resources(revision: ProtocolVersion) {
     client.finish();
 }
 
+fn structured_output_per_revision(revision: ProtocolVersion) {
+    let mut client = Client::open(ServerProcess::example("math"), revision);
+    let tools = client.list_all_tools();
+    let schema_of = |name: &str| {
+        tools
+            .iter()
+            .find(|tool| tool["name"] == name)
+            .unwrap()
+            .get("outputSchema")
+            .cloned()
+    };
+    let structured = revision >= ProtocolVersion::V2025_06_18;
+    let divide_schema = schema_of("divide");
+    assert_eq!(divide_schema.is_some(), structured, "{tools:?}");
+    if let Some(schema) = divide_schema {
+        assert_eq!(schema["type"], json!("object"));
+        assert_eq!(schema["properties"]["quotient"]["type"], json!("number"));
+    }
+    // An array root reaches only 2026-07-28.
+    assert_eq!(schema_of("squares").is_some(), revision.is_modern());
+    assert!(schema_of("add").is_none());
+
+    let divided = client.call_tool("divide", json!({"a": 7, "b": 2}));
+    let value = json!({"quotient": 3.0, "remainder": 1.0});
+    assert_eq!(divided.get("structuredContent").is_some(), structured);
+    if structured {
+        assert_eq!(divided["structuredContent"], value);
+    }
+    // Every revision reads the same data as text.
+    let text: Value = serde_json::from_str(&text_of(&divided)).unwrap();
+    assert_eq!(text, value);
+
+    let squares = client.call_tool("squares", json!({"n": 3}));
+    assert_eq!(
+        squares.get("structuredContent"),
+        revision.is_modern().then_some(&json!([1, 4, 9]))
+    );
+    assert_eq!(text_of(&squares), "[1,4,9]");
+
+    let failed = client.call_tool("divide", json!({"a": 1, "b": 0}));
+    assert_eq!(failed["isError"], json!(true));
+    assert!(failed.get("structuredContent").is_none());
+    client.finish();
+}
+
 per_revision!(all:
+    structured_output_per_revision,
     progress_and_logs_precede_the_response,
     nothing_is_sent_unless_asked,
     a_silent_tool_gets_heartbeats,

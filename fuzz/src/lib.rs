@@ -16,8 +16,8 @@ use std::time::Duration;
 use mcp_runtime::fuzzing::{self, Answer, Connection, Decoded};
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::{
-    CallToolResult, CancellationToken, Content, RequestContext, Server, ServerInfo, ToolCall,
-    ToolHandler, mcp_tool, tools,
+    CallToolResult, CancellationToken, Content, RequestContext, Resource, Server, ServerInfo,
+    ToolCall, ToolHandler, mcp_prompt, mcp_resource, mcp_tool, prompts, resources, tools,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -291,11 +291,54 @@ async fn rich(text: String) -> CallToolResult {
     result
 }
 
+/// A fixed text resource.
+#[mcp_resource("fixed://note", mime_type = "text/plain")]
+async fn fixed_note() -> String {
+    "a fixed note".to_owned()
+}
+
+/// A note by name: a resource template with a listing and completions.
+#[mcp_resource("note://{name}", list = list_notes, complete(name = complete_name))]
+async fn named_note(name: String) -> Result<String, String> {
+    if name.starts_with('x') {
+        return Err(format!("no note `{name}`"));
+    }
+    Ok(format!("the note {name}"))
+}
+
+/// Every note.
+fn list_notes() -> Result<Vec<Resource>, String> {
+    Ok(vec![
+        Resource::new("note://alpha", "alpha"),
+        Resource::new("note://beta", "beta"),
+    ])
+}
+
+/// The names starting with what was typed.
+fn complete_name(typed: &str) -> Vec<String> {
+    ["alpha", "beta", "gamma"]
+        .into_iter()
+        .filter(|name| name.starts_with(typed))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Greet someone, in a style.
+#[mcp_prompt(complete(name = complete_name))]
+async fn greeting(name: String, style: Option<String>) -> String {
+    format!(
+        "Greet {name} in a {} style.",
+        style.as_deref().unwrap_or("plain")
+    )
+}
+
 /// The server every dispatcher input talks to: small pages so cursors matter.
 pub fn dispatcher_server() -> Server {
     Server::new(ServerInfo::new("fuzz-server", "0.0.0"))
         .instructions("Fuzzing.")
         .page_size(3)
+        .resources(resources![fixed_note, named_note])
+        .prompts(prompts![greeting])
         .tools(tools![
             echo,
             add,
@@ -349,6 +392,11 @@ pub fn dispatcher(input: &[u8]) -> usize {
         answers
     });
 
+    if show_answers() {
+        for answer in &answers {
+            eprintln!("{}", String::from_utf8_lossy(answer));
+        }
+    }
     let mut answered: HashMap<String, usize> = HashMap::new();
     for answer in &answers {
         let message = if answer.first() == Some(&b'[') {
@@ -367,6 +415,12 @@ pub fn dispatcher(input: &[u8]) -> usize {
     }
     check_answer_counts(&lines, &answered);
     answers.len()
+}
+
+/// Whether `MCP_FUZZ_SHOW` is set: then every answer goes to stderr, to see what an input does.
+fn show_answers() -> bool {
+    static SHOW: OnceLock<bool> = OnceLock::new();
+    *SHOW.get_or_init(|| std::env::var_os("MCP_FUZZ_SHOW").is_some())
 }
 
 fn count_answer(answered: &mut HashMap<String, usize>, message: &Value) {

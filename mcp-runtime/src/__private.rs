@@ -17,6 +17,7 @@ pub use crate::handler::{
     ArgumentDefault, ArgumentReader, BoxFuture, IntoToolResult, JsonObject, ParamFns,
     ToolAnnotations, ToolCall, ToolDefinition, ToolHandler, param,
 };
+pub use crate::handler::{OutputProbe, ViaIntoToolResult, ViaNoResult};
 pub use crate::protocol::CallToolResult;
 pub use crate::registry::Tools;
 pub use crate::schema::{ArgumentSpec, InputSchema, Requirement, SchemaError};
@@ -66,7 +67,7 @@ pub const fn annotations(
 }
 
 /// Everything about a tool that the macro knows as literals.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ToolSpec {
     /// The tool's name.
     pub name: &'static str,
@@ -78,6 +79,8 @@ pub struct ToolSpec {
     pub annotations: ToolAnnotations,
     /// `#[mcp_tool(recursive)]`: keep `$defs` rather than fail on a recursive argument type.
     pub recursive: bool,
+    /// The return type's [`IntoToolResult::output_schema`].
+    pub output_schema: Option<JsonObject>,
 }
 
 /// The definition of the tool `spec` describes, with the parameters `schema` has gathered.
@@ -87,7 +90,7 @@ pub fn definition(spec: ToolSpec, schema: InputSchema) -> Result<ToolDefinition,
         title: spec.title.map(Cow::Borrowed),
         description: spec.description.map(Cow::Borrowed),
         input_schema: schema.finish(spec.name, spec.recursive)?,
-        output_schema: None,
+        output_schema: spec.output_schema,
         annotations: spec.annotations,
     })
 }

@@ -37,7 +37,7 @@ pub use transport::http;
 
 pub use context::{CancellationToken, RequestContext};
 pub use handler::{
-    ArgumentDefault, ArgumentError, BoxFuture, IntoToolResult, JsonObject, ToolAnnotations,
+    ArgumentDefault, ArgumentError, BoxFuture, IntoToolResult, Json, JsonObject, ToolAnnotations,
     ToolCall, ToolDefinition, ToolHandler, ToolParam,
 };
 pub use handler::{

@@ -106,6 +106,7 @@ fn definition(tool: &ValidTool) -> TokenStream {
     let description = optional_str(tool.description.as_deref());
     let annotations = annotations(&tool.annotations);
     let recursive = tool.recursive;
+    let output_schema = output_schema(tool);
     let schema = Ident::new("__mcp_schema", Span::mixed_site());
     let params = tool.params.iter().enumerate().map(|(index, param)| {
         let fns = param_fns(param);
@@ -147,11 +148,38 @@ fn definition(tool: &ValidTool) -> TokenStream {
                     description: #description,
                     annotations: #annotations,
                     recursive: #recursive,
+                    output_schema: #output_schema,
                 },
                 #schema,
             )
         })
     }
+}
+
+/// The return type's output schema (`Json<T>` has one), asked without requiring the type to be
+/// a tool result: a type that is not is reported once, where the result is converted.
+fn output_schema(tool: &ValidTool) -> TokenStream {
+    let p = paths::private();
+    let ty = match &tool.item.sig.output {
+        ReturnType::Type(_, ty) => ty,
+        ReturnType::Default => return quote!(::core::option::Option::None),
+    };
+    // `impl Trait` cannot name a type argument; such a return has no schema.
+    if quote!(#ty)
+        .to_string()
+        .split_whitespace()
+        .any(|word| word == "impl")
+    {
+        return quote!(::core::option::Option::None);
+    }
+    quote! {{
+        #[allow(unused_imports)]
+        use #p::{ViaIntoToolResult as _, ViaNoResult as _};
+        // The borrow picks `ViaNoResult` when `ViaIntoToolResult` does not apply.
+        #[allow(clippy::needless_borrow)]
+        let __mcp_output_schema = (&#p::OutputProbe::<#ty>::NEW).output_schema();
+        __mcp_output_schema
+    }}
 }
 
 /// The body of `ToolHandler::call`: read every argument (gathering every problem), then run the

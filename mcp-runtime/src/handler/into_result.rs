@@ -20,11 +20,21 @@ use crate::protocol::{CallToolResult, Content};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from an MCP tool",
     label = "this return type does not implement `IntoToolResult`",
-    note = "return `String`, `&str`, a number, `bool`, `()`, `Content`, `Vec<Content>`, `CallToolResult`, or `Result<T, E>` of one of these with `E: Display`"
+    note = "return `String`, `&str`, a number, `bool`, `()`, `Content`, `Vec<Content>`, `Json<T>`, `CallToolResult`, or `Result<T, E>` of one of these with `E: Display`"
 )]
 pub trait IntoToolResult {
     /// Convert into the result sent to the client.
     fn into_tool_result(self) -> CallToolResult;
+
+    /// The JSON Schema of the results' `structuredContent` (the tool's `outputSchema`), when
+    /// this type has one: [`Json<T>`](crate::Json) does, through `Result` too. `#[mcp_tool]`
+    /// asks the function's return type.
+    fn output_schema() -> Option<crate::JsonObject>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 impl IntoToolResult for CallToolResult {
@@ -90,5 +100,9 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
             Ok(value) => value.into_tool_result(),
             Err(error) => CallToolResult::error(error.to_string()),
         }
+    }
+
+    fn output_schema() -> Option<crate::JsonObject> {
+        T::output_schema()
     }
 }

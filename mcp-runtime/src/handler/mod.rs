@@ -4,6 +4,7 @@
 pub(crate) mod completion;
 mod injected;
 mod into_result;
+mod json;
 mod params;
 mod prompt;
 mod resource;
@@ -14,6 +15,7 @@ pub use completion::{
 };
 pub use injected::Injected;
 pub use into_result::IntoToolResult;
+pub use json::{Json, OutputProbe, ViaIntoToolResult, ViaNoResult};
 pub use params::{ArgumentDefault, ArgumentError, ArgumentReader, ParamFns, ToolParam, param};
 pub use prompt::{
     IntoPromptResult, PromptArgument, PromptArgumentDefinition, PromptArgumentReader,

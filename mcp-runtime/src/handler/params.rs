@@ -45,7 +45,7 @@ use crate::protocol::CallToolResult;
     label = "not an argument type, nor a value the request can inject",
     note = "an argument's type must implement `serde::Deserialize` and `schemars::JsonSchema`: \
             add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to it",
-    note = "the values a request can inject are `RequestContext`, `CancellationToken` and `State<T>`"
+    note = "the values a request can inject are `RequestContext`, `CancellationToken` and `State<T>` (for any `T: Send + Sync + 'static`)"
 )]
 pub trait ToolParam: Sized + Send + 'static {
     /// The JSON Schema of this parameter as an argument, or `None` when it is injected (and so is

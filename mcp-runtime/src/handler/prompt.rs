@@ -185,7 +185,7 @@ impl<T: IntoPromptResult, E: Into<PromptError>> IntoPromptResult for Result<T, E
     message = "`{Self}` cannot be a prompt argument",
     label = "prompt arguments are strings: this type must implement `FromStr`",
     note = "use `String`, a number type, or implement `std::str::FromStr` (with an `Err: Display`) for `{Self}`",
-    note = "the values a request can inject are `RequestContext`, `CancellationToken` and `State<T>`"
+    note = "the values a request can inject are `RequestContext`, `CancellationToken` and `State<T>` (for any `T: Send + Sync + 'static`)"
 )]
 pub trait PromptArgument: Sized + Send + 'static {
     /// Parse the argument's text; the error says what was expected.

@@ -5,7 +5,8 @@
 
 use serde_json::Value;
 
-use super::ResourceContents;
+use super::{Annotations, ResourceContents};
+use crate::handler::Resource;
 
 /// One block of content in a tool result or prompt message.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +36,18 @@ pub enum Content {
         /// The embedded contents.
         resource: ResourceContents,
     },
+    /// A link to a resource the client may read or show (`resource_link`, clients from
+    /// 2025-06-18 on; older ones get a text block naming the URI). The resource need not be in
+    /// `resources/list`; its own `annotations` are the link's.
+    ResourceLink(Resource),
+    /// A block with hints for the client: who it is for, how important it is
+    /// ([`Content::with_annotations`]).
+    Annotated {
+        /// The block.
+        content: Box<Content>,
+        /// The hints (`lastModified` reaches clients from 2025-06-18 on).
+        annotations: Annotations,
+    },
 }
 
 impl Content {
@@ -46,6 +59,67 @@ impl Content {
     /// ```
     pub fn text(text: impl Into<String>) -> Self {
         Content::Text { text: text.into() }
+    }
+
+    /// An image from its bytes (sent base64-encoded), of MIME type `mime_type` (`image/png`).
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::Content;
+    /// let pixel = Content::image([0x89, b'P', b'N', b'G'], "image/png");
+    /// assert_eq!(
+    ///     pixel,
+    ///     Content::Image { data: "iVBORw==".into(), mime_type: "image/png".into() }
+    /// );
+    /// ```
+    pub fn image(bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
+        Content::Image {
+            data: super::wire::base64(bytes.as_ref()),
+            mime_type: mime_type.into(),
+        }
+    }
+
+    /// Audio from its bytes (sent base64-encoded), of MIME type `mime_type` (`audio/wav`).
+    /// Clients from 2025-03-26 on get it; 2024-11-05 clients, which cannot, a note instead.
+    pub fn audio(bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
+        Content::Audio {
+            data: super::wire::base64(bytes.as_ref()),
+            mime_type: mime_type.into(),
+        }
+    }
+
+    /// The contents of a resource, embedded.
+    pub fn embedded(resource: ResourceContents) -> Self {
+        Content::Resource { resource }
+    }
+
+    /// A link to `resource` (see [`Content::ResourceLink`]).
+    pub fn resource_link(resource: Resource) -> Self {
+        Content::ResourceLink(resource)
+    }
+
+    /// The same block with `annotations` (replacing any it had). A resource link keeps its
+    /// resource's own annotations and ignores these.
+    ///
+    /// ```
+    /// use std::borrow::Cow;
+    /// use mcp_runtime::protocol::{Annotations, Content, Role};
+    ///
+    /// let note = Content::text("for the user only").with_annotations(Annotations {
+    ///     audience: Cow::Borrowed(&[Role::User]),
+    ///     priority: Some(0.2),
+    ///     ..Annotations::NONE
+    /// });
+    /// # let _ = note;
+    /// ```
+    pub fn with_annotations(self, annotations: Annotations) -> Self {
+        let content = match self {
+            Content::Annotated { content, .. } => content,
+            content => Box::new(content),
+        };
+        Content::Annotated {
+            content,
+            annotations,
+        }
     }
 }
 

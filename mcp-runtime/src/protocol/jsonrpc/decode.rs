@@ -96,7 +96,13 @@ pub(crate) fn decode(line: &[u8]) -> Result<Incoming, InvalidMessage> {
     if opens_array {
         return decode_batch(line);
     }
-    let envelope: Envelope<'_> = serde_json::from_slice(line).map_err(|error| {
+    let envelope: Result<Envelope<'_>, _> = match std::str::from_utf8(line) {
+        // Checked once for the whole line, the text need not be checked string by string.
+        Ok(text) => serde_json::from_str(text),
+        // The decoder then reports (or skips, in members nobody reads) the bad bytes as ever.
+        Err(_) => serde_json::from_slice(line),
+    };
+    let envelope = envelope.map_err(|error| {
         InvalidMessage::unidentified(match error.classify() {
             // Well-formed JSON of the wrong shape: a number, a string, a duplicate member.
             Category::Data => {
@@ -109,9 +115,19 @@ pub(crate) fn decode(line: &[u8]) -> Result<Incoming, InvalidMessage> {
 }
 
 fn decode_batch(line: &[u8]) -> Result<Incoming, InvalidMessage> {
+    let parse_error = |error| InvalidMessage::unidentified(ErrorObject::parse_error(error));
     // Each element is only delimited here (checked, not built), then decoded like a line.
-    let elements: Vec<&RawValue> = serde_json::from_slice(line)
-        .map_err(|error| InvalidMessage::unidentified(ErrorObject::parse_error(error)))?;
+    let elements: Vec<&RawValue> = match std::str::from_utf8(line) {
+        Ok(text) => serde_json::from_str(text).map_err(parse_error)?,
+        // Every string of a batch is read, so bytes that are not UTF-8 fail it.
+        Err(_) => {
+            return Err(parse_error(
+                serde_json::from_slice::<Vec<Value>>(line)
+                    .err()
+                    .unwrap_or_else(|| serde::de::Error::custom("invalid UTF-8")),
+            ));
+        }
+    };
     if elements.is_empty() {
         return Err(InvalidMessage::unidentified(ErrorObject::invalid_request(
             "empty batch",
@@ -666,6 +682,40 @@ mod tests {
             panic!("not a request")
         };
         assert_eq!(request.params.as_ref().unwrap()["a"], json!({"b": 1}));
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_fail_only_where_they_are_read() {
+        // In a member nobody reads, they are skipped, as serde_json skips them.
+        let Message::Request(request) =
+            single_bytes(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"x\":\"\xff\"}")
+        else {
+            panic!("not a request")
+        };
+        assert_eq!(request.method, "m");
+        for line in [
+            &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"\xc3\":1}}"[..],
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"\xe2\x82\",\"method\":\"m\"}",
+            b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"x\":\"\xff\"}]",
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}\xff",
+        ] {
+            let invalid = decode(line).unwrap_err();
+            assert_eq!(invalid.error.code, ErrorObject::PARSE_ERROR, "{line:?}");
+            assert_eq!(invalid.id, None);
+        }
+        // Where a line has them makes no difference to the message.
+        let invalid = decode(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}").unwrap_err();
+        assert_eq!(
+            invalid.error.message,
+            "parse error: invalid unicode code point at line 1 column 35"
+        );
+    }
+
+    fn single_bytes(line: &[u8]) -> Message {
+        match decode(line) {
+            Ok(Incoming::Single(message)) => message,
+            other => panic!("expected a single message, got {other:?}"),
+        }
     }
 
     #[test]

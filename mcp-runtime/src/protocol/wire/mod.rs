@@ -23,6 +23,7 @@ pub(crate) use lifecycle::{
 };
 pub(crate) use modern::{ModernResult, result_meta};
 pub(crate) use prompt::{GetPromptResultWire, ListPromptsResult};
+pub(crate) use resource::base64;
 pub(crate) use resource::{ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult};
 pub(crate) use tool::ListToolsResult;
 

@@ -16,6 +16,7 @@ use super::headers::{self, HEADER_MISMATCH};
 use super::service::{Inner, accepted, events, json, rpc_error};
 use crate::dispatch::{InFlight, Reply};
 use crate::handler::BoxFuture;
+use crate::peer::Outbound;
 use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing, RequestId};
 use crate::session::Session;
 
@@ -59,6 +60,17 @@ pub(crate) async fn post(
             }
             let listen = request.method == "subscriptions/listen";
             let mut session = Session::new();
+            // A request that may be told about while it runs (a progress token, a log level) is
+            // answered with an event stream: its notifications, then its response.
+            let notifications = (may_notify(request.params.as_ref())
+                && headers::accepts(headers, "text/event-stream"))
+            .then(|| {
+                let (sender, receiver) = mpsc::unbounded_channel();
+                session.set_outbound(Outbound::new(move |message| {
+                    let _ = sender.send(message);
+                }));
+                receiver
+            });
             let reply = inner
                 .dispatcher
                 .handle(Incoming::Single(Message::Request(request)), &mut session);
@@ -66,6 +78,10 @@ pub(crate) async fn post(
                 Reply::None => accepted(),
                 Reply::Ready(answer) => answer_with_status(&answer),
                 Reply::Pending(call) if listen => listen_stream(inner, session, call, id),
+                Reply::Pending(call) if notifications.is_some() => {
+                    let notifications = notifications.unwrap_or_else(|| unreachable!());
+                    notifying_stream(session, notifications, call, id)
+                }
                 Reply::Pending(call) => {
                     match until_answered(call, session.in_flight().clone(), vec![id]).await {
                         Some(answer) => answer_with_status(&answer),
@@ -150,6 +166,56 @@ pub(crate) fn until_answered(
         ids,
         answered: false,
     }
+}
+
+/// Whether the request's `_meta` asks for notifications about it: progress or logs.
+fn may_notify(params: Option<&crate::handler::JsonObject>) -> bool {
+    params
+        .and_then(|params| params.get("_meta"))
+        .and_then(Value::as_object)
+        .is_some_and(|meta| {
+            meta.contains_key("progressToken")
+                || meta.contains_key("io.modelcontextprotocol/logLevel")
+        })
+}
+
+/// A call's progress and log notifications as events while it runs, then its response. The
+/// client going away cancels the call.
+fn notifying_stream(
+    session: Session,
+    mut notifications: mpsc::UnboundedReceiver<Outgoing>,
+    call: BoxFuture<'static, Option<Outgoing>>,
+    id: RequestId,
+) -> Response<ResponseBody> {
+    let (sender, receiver) = mpsc::channel(STREAM_CAPACITY);
+    tokio::spawn(async move {
+        let answer = until_answered(call, session.in_flight().clone(), vec![id]);
+        tokio::pin!(answer);
+        loop {
+            tokio::select! {
+                biased;
+                Some(message) = notifications.recv() => {
+                    if sender.send(body::event(&message)).await.is_err() {
+                        return;
+                    }
+                }
+                answer = &mut answer => {
+                    // Whatever was reported before the answer goes out before it.
+                    while let Ok(message) = notifications.try_recv() {
+                        if sender.send(body::event(&message)).await.is_err() {
+                            return;
+                        }
+                    }
+                    if let Some(answer) = answer {
+                        let _ = sender.send(body::event(&answer)).await;
+                    }
+                    return;
+                }
+                () = sender.closed() => return,
+            }
+        }
+    });
+    events(receiver)
 }
 
 /// `subscriptions/listen`: the acknowledgement and every notification of the stream as

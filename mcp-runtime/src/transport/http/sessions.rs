@@ -16,6 +16,7 @@ use tokio::task::AbortHandle;
 
 use super::body;
 use crate::dispatch::Dispatcher;
+use crate::peer::Outbound;
 use crate::protocol::ProtocolVersion;
 use crate::session::Session;
 
@@ -94,7 +95,7 @@ impl Sessions {
     /// notifications. Must run inside a tokio runtime.
     pub(crate) fn open(
         &self,
-        session: Session,
+        mut session: Session,
         version: ProtocolVersion,
         dispatcher: &Dispatcher,
     ) -> Result<String, Full> {
@@ -104,6 +105,16 @@ impl Sessions {
             return Err(Full);
         }
         let stream: Arc<Mutex<Option<mpsc::Sender<Bytes>>>> = Arc::default();
+        // Progress and logs of the session's requests go on its GET stream: each POST is
+        // answered with JSON, and one session may have several requests running.
+        let to_stream = stream.clone();
+        session.set_outbound(Outbound::new(move |message| {
+            if let Some(stream) = lock(&to_stream).as_ref()
+                && stream.try_send(body::event(&message)).is_err()
+            {
+                tracing::debug!("a session's stream is full or closed; notification dropped");
+            }
+        }));
         let mut forwarder = dispatcher.notification_forwarder(&session);
         let to_stream = stream.clone();
         let forwarder = tokio::spawn(async move {
