@@ -8,7 +8,12 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use mcp_runtime::{Json, Server, State, mcp_resource, mcp_tool, resources, server_info, tools};
+use std::borrow::Cow;
+
+use mcp_runtime::protocol::{Annotations, Content, Icon, ResourceContents, Role};
+use mcp_runtime::{
+    Json, Resource, Server, State, mcp_resource, mcp_tool, resources, server_info, tools,
+};
 
 /// What the server counts, shared by every call: no globals.
 struct Stats {
@@ -65,6 +70,33 @@ fn squares(n: u32) -> Json<Vec<u64>> {
     Json((1..=u64::from(n.min(1000))).map(|k| k * k).collect())
 }
 
+/// A report on the server in several forms: a note for the user, a (tiny) chart image, a beep,
+/// the statistics embedded, and a link to read them again later.
+#[mcp_tool(annotations(read_only))]
+fn report() -> Vec<Content> {
+    let stats = Resource {
+        mime_type: Some("application/json".into()),
+        ..Resource::new("stats://server", "server statistics")
+    };
+    vec![
+        Content::text("Statistics follow.").with_annotations(Annotations {
+            audience: Cow::Borrowed(&[Role::User]),
+            priority: Some(0.8),
+            ..Annotations::NONE
+        }),
+        Content::image(
+            [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a],
+            "image/png",
+        ),
+        Content::audio(b"RIFF\0\0\0\0WAVE", "audio/wav"),
+        Content::embedded(
+            ResourceContents::text("stats://server", r#"{"additions":0}"#)
+                .with_mime_type("application/json"),
+        ),
+        Content::resource_link(stats),
+    ]
+}
+
 /// How many additions the server has made, and for how long it has been up.
 #[mcp_resource("stats://server", mime_type = "application/json")]
 async fn server_stats(stats: State<Stats>) -> String {
@@ -77,12 +109,13 @@ async fn server_stats(stats: State<Stats>) -> String {
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    Server::new(server_info!().with_title("Math"))
+    let icon = Icon::new("data:image/svg+xml;base64,PHN2Zy8+").with_mime_type("image/svg+xml");
+    Server::new(server_info!().with_title("Math").with_icon(icon))
         .with_state(Stats {
             started: Instant::now(),
             additions: AtomicU64::new(0),
         })
-        .tools(tools![add, divide, squares])
+        .tools(tools![add, divide, squares, report])
         .resources(resources![server_stats])
         .serve_stdio()
         .await

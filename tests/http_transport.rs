@@ -18,6 +18,7 @@ use mcp_runtime::{
     tools,
 };
 use serde_json::{Value, json};
+use support::http::{Reply, events, parse, request_bytes, send};
 use support::schema::check_server_message;
 
 const MODERN: &str = "2026-07-28";
@@ -127,116 +128,6 @@ impl Drop for TestServer {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
-    }
-}
-
-/// An HTTP response, its body de-chunked.
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(key, _)| key.eq_ignore_ascii_case(name))
-            .map(|(_, value)| value.as_str())
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|error| panic!("{error}: {:?}", String::from_utf8_lossy(&self.body)))
-    }
-
-    /// The JSON-RPC message of the body, checked against `revision`'s schema.
-    fn message(&self, revision: ProtocolVersion, method: Option<&str>) -> Value {
-        let message = self.json();
-        check_server_message(revision, method, &message)
-            .unwrap_or_else(|violation| panic!("{violation:?}"));
-        message
-    }
-
-    fn error_code(&self) -> i64 {
-        self.json()["error"]["code"].as_i64().unwrap()
-    }
-}
-
-fn request_bytes(method: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
-    let mut head = format!("{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    if !body.is_empty() || method == "POST" {
-        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
-    }
-    head.push_str("\r\n");
-    let mut bytes = head.into_bytes();
-    bytes.extend_from_slice(body);
-    bytes
-}
-
-fn send(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    stream
-        .write_all(&request_bytes(method, headers, body))
-        .unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    parse(&raw)
-}
-
-fn parse(raw: &[u8]) -> Reply {
-    let split = raw
-        .windows(4)
-        .position(|window| window == b"\r\n\r\n")
-        .expect("a complete head");
-    let head = String::from_utf8(raw[..split].to_vec()).unwrap();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers: Vec<(String, String)> = lines
-        .map(|line| {
-            let (name, value) = line.split_once(':').unwrap();
-            (name.trim().to_owned(), value.trim().to_owned())
-        })
-        .collect();
-    let mut body = raw[split + 4..].to_vec();
-    let chunked = headers
-        .iter()
-        .any(|(name, value)| name.eq_ignore_ascii_case("transfer-encoding") && value == "chunked");
-    if chunked {
-        body = dechunk(&body);
-    }
-    Reply {
-        status,
-        headers,
-        body,
-    }
-}
-
-fn dechunk(mut bytes: &[u8]) -> Vec<u8> {
-    let mut body = Vec::new();
-    loop {
-        let line_end = bytes.windows(2).position(|w| w == b"\r\n").unwrap();
-        let size =
-            usize::from_str_radix(std::str::from_utf8(&bytes[..line_end]).unwrap(), 16).unwrap();
-        if size == 0 {
-            return body;
-        }
-        body.extend_from_slice(&bytes[line_end + 2..line_end + 2 + size]);
-        bytes = &bytes[line_end + 4 + size..];
     }
 }
 
@@ -856,15 +747,6 @@ fn shutdown_lets_a_running_call_finish() {
     assert!(TcpStream::connect(addr).is_err(), "no longer accepting");
 }
 
-/// The JSON of each `data:` line of an event stream.
-fn events(body: &[u8]) -> Vec<Value> {
-    String::from_utf8_lossy(body)
-        .lines()
-        .filter_map(|line| line.strip_prefix("data: "))
-        .map(|data| serde_json::from_str(data).unwrap())
-        .collect()
-}
-
 #[test]
 fn progress_of_a_modern_call_streams_before_its_response() {
     let server = TestServer::start(HttpConfig::new());
@@ -980,4 +862,22 @@ fn a_listen_stream_is_acknowledged_and_ends_with_its_result_at_shutdown() {
         &events[1],
     )
     .unwrap();
+}
+
+#[test]
+fn shutdown_lets_a_legacy_call_finish() {
+    let server = TestServer::start(HttpConfig::new());
+    let addr = server.addr;
+    let session = initialize(addr, "2025-06-18");
+    let call = std::thread::spawn(move || {
+        let nap = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nap","arguments":{"millis":300}}}"#;
+        let headers = [JSON, ACCEPT, ("Mcp-Session-Id", session.as_str())];
+        send(addr, "POST", &headers, nap)
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    server.shut_down();
+    let reply = call.join().unwrap();
+    assert_eq!(reply.status, 200);
+    let answer = reply.message(ProtocolVersion::V2025_06_18, Some("tools/call"));
+    assert_eq!(answer["result"]["content"][0]["text"], "rested");
 }

@@ -218,7 +218,67 @@ fn structured_output_per_revision(revision: ProtocolVersion) {
     client.finish();
 }
 
+fn rich_content_per_revision(revision: ProtocolVersion) {
+    let mut client = Client::open(ServerProcess::example("math"), revision);
+    // The client checks the result against the revision's schema.
+    let result = client.call_tool("report", json!({}));
+    let blocks = result["content"].as_array().unwrap();
+    let types: Vec<&str> = blocks
+        .iter()
+        .map(|block| block["type"].as_str().unwrap())
+        .collect();
+    let expected: &[&str] = match revision {
+        ProtocolVersion::V2024_11_05 => &["text", "image", "text", "resource", "text"],
+        ProtocolVersion::V2025_03_26 => &["text", "image", "audio", "resource", "text"],
+        _ => &["text", "image", "audio", "resource", "resource_link"],
+    };
+    assert_eq!(types, expected);
+    assert_eq!(
+        blocks[0]["annotations"],
+        json!({"audience": ["user"], "priority": 0.8})
+    );
+    assert_eq!(blocks[1]["data"], json!("iVBORw0KGgo="));
+    assert_eq!(blocks[1]["mimeType"], json!("image/png"));
+    if revision >= ProtocolVersion::V2025_06_18 {
+        assert_eq!(blocks[4]["uri"], json!("stats://server"));
+        assert_eq!(blocks[4]["mimeType"], json!("application/json"));
+    } else {
+        assert!(
+            blocks[4]["text"]
+                .as_str()
+                .unwrap()
+                .contains("stats://server")
+        );
+    }
+    client.finish();
+}
+
+fn server_title_and_icons_per_revision(revision: ProtocolVersion) {
+    let mut client = Client::new(ServerProcess::example("math"));
+    let info = if revision.is_modern() {
+        client.send_modern_request("server/discover", json!({}));
+        client.next_message()["result"]["_meta"]["io.modelcontextprotocol/serverInfo"].clone()
+    } else {
+        client.initialize(revision.as_str())["serverInfo"].clone()
+    };
+    assert_eq!(
+        info.get("title").is_some(),
+        revision >= ProtocolVersion::V2025_06_18,
+        "{info}"
+    );
+    assert_eq!(
+        info.get("icons"),
+        (revision >= ProtocolVersion::V2025_11_25).then_some(
+            &json!([{"src": "data:image/svg+xml;base64,PHN2Zy8+", "mimeType": "image/svg+xml"}])
+        ),
+        "{info}"
+    );
+    client.finish();
+}
+
 per_revision!(all:
+    server_title_and_icons_per_revision,
+    rich_content_per_revision,
     structured_output_per_revision,
     progress_and_logs_precede_the_response,
     nothing_is_sent_unless_asked,

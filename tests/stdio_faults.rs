@@ -420,11 +420,22 @@ fn a_cancellation_storm_silences_exactly_the_unfinished_calls() {
         let count = answers.get(&(call as u64)).copied().unwrap_or(0);
         assert!(count <= 1, "racing call {call} answered {count} times");
     }
-    let fired = server
-        .stderr()
-        .matches("wait_for_cancellation: token fired")
-        .count();
-    assert_eq!(fired, CALLS / 2, "every waiting call saw its cancellation");
+    // Stderr is read on its own thread: give it until every line is in.
+    let fired = || {
+        server
+            .stderr()
+            .matches("wait_for_cancellation: token fired")
+            .count()
+    };
+    let deadline = Instant::now() + PATIENCE;
+    while fired() < CALLS / 2 && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        fired(),
+        CALLS / 2,
+        "every waiting call saw its cancellation"
+    );
 }
 
 /// Over the size limit: an error naming both sizes, id `null` (the line is not read), and the

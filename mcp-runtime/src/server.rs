@@ -21,6 +21,8 @@ pub struct ServerInfo {
     pub version: Cow<'static, str>,
     /// A human-readable name (2025-06-18 on).
     pub title: Option<Cow<'static, str>>,
+    /// Icons a client may show for the server (2025-11-25 on).
+    pub icons: Vec<crate::protocol::Icon>,
 }
 
 impl ServerInfo {
@@ -30,7 +32,14 @@ impl ServerInfo {
             name: name.into(),
             version: version.into(),
             title: None,
+            icons: Vec::new(),
         }
+    }
+
+    /// The same identity with one more icon (sent to clients from 2025-11-25 on).
+    pub fn with_icon(mut self, icon: crate::protocol::Icon) -> Self {
+        self.icons.push(icon);
+        self
     }
 
     /// The same identity with a human-readable title.

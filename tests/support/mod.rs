@@ -4,6 +4,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod client;
+pub mod http;
 pub mod process;
 pub mod results;
 mod revisions;

@@ -24,8 +24,9 @@ use crate::protocol::CallToolResult;
 /// * **arguments**: any `T: serde::de::DeserializeOwned + schemars::JsonSchema + Send`. Each one
 ///   is a property of the tool's `inputSchema` and is read from the call's `arguments` under the
 ///   parameter's name (or its `#[arg(rename = "...")]`).
-/// * **injected values**: [`RequestContext`] and [`CancellationToken`]. They are not in the
-///   schema; each call hands the function the request's own.
+/// * **injected values**: [`RequestContext`], [`CancellationToken`] and the server's shared
+///   [`State<T>`](crate::State). They are not in the schema; each call hands the function the
+///   request's own (and the server's state).
 ///
 /// ```
 /// use mcp_runtime::{CancellationToken, mcp_tool};

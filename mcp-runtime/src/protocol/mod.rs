@@ -2,6 +2,7 @@
 
 mod completion;
 mod content;
+mod icon;
 pub(crate) mod jsonrpc;
 mod prompt;
 mod resource;
@@ -10,6 +11,7 @@ pub(crate) mod wire;
 
 pub use completion::Completion;
 pub use content::{CallToolResult, Content};
+pub use icon::{Icon, IconTheme};
 pub use prompt::{GetPromptResult, PromptMessage};
 pub use resource::{Annotations, ResourceBody, ResourceContents, Role};
 pub use version::{ProtocolVersion, UnknownVersion};

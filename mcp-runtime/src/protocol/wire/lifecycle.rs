@@ -13,6 +13,8 @@ pub(crate) struct Implementation<'a> {
     version: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     title: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    icons: &'a [crate::protocol::Icon],
 }
 
 impl<'a> Implementation<'a> {
@@ -24,6 +26,12 @@ impl<'a> Implementation<'a> {
                 .title
                 .as_deref()
                 .filter(|_| revision >= ProtocolVersion::V2025_06_18),
+            // Icons arrived in 2025-11-25.
+            icons: if revision >= ProtocolVersion::V2025_11_25 {
+                &info.icons
+            } else {
+                &[]
+            },
         }
     }
 }

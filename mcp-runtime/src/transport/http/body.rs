@@ -8,7 +8,10 @@ use std::task::{Context, Poll};
 
 use bytes::{Buf, Bytes};
 use http_body::{Frame, SizeHint};
+use std::time::Duration;
+
 use tokio::sync::mpsc;
+use tokio::time::{self, Instant, Interval, MissedTickBehavior};
 
 use crate::protocol::jsonrpc::Outgoing;
 
@@ -22,8 +25,13 @@ pub struct ResponseBody {
 #[derive(Debug)]
 enum Kind {
     Whole(Option<Bytes>),
-    Events(mpsc::Receiver<Bytes>),
+    /// Events, and a comment sent whenever none was for a while.
+    Events(mpsc::Receiver<Bytes>, Interval),
 }
+
+/// An event stream quiet for this long gets a comment, so that proxies and clients do not
+/// take the idle connection for a dead one.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 impl ResponseBody {
     #[cfg(test)]
@@ -40,10 +48,13 @@ impl ResponseBody {
         }
     }
 
-    /// Events as `events` yields them (each already framed by [`event`]).
+    /// Events as `events` yields them (each already framed by [`event`]). Must be made
+    /// inside a tokio runtime (for the keep-alive timer).
     pub(crate) fn events(events: mpsc::Receiver<Bytes>) -> Self {
+        let mut keep_alive = time::interval_at(Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
+        keep_alive.set_missed_tick_behavior(MissedTickBehavior::Delay);
         ResponseBody {
-            kind: Kind::Events(events),
+            kind: Kind::Events(events, keep_alive),
         }
     }
 }
@@ -58,9 +69,18 @@ impl http_body::Body for ResponseBody {
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         match &mut self.get_mut().kind {
             Kind::Whole(bytes) => Poll::Ready(bytes.take().map(|bytes| Ok(Frame::data(bytes)))),
-            Kind::Events(events) => events
-                .poll_recv(cx)
-                .map(|event| event.map(|bytes| Ok(Frame::data(bytes)))),
+            Kind::Events(events, keep_alive) => {
+                if let Poll::Ready(event) = events.poll_recv(cx) {
+                    keep_alive.reset();
+                    return Poll::Ready(event.map(|bytes| Ok(Frame::data(bytes))));
+                }
+                match keep_alive.poll_tick(cx) {
+                    Poll::Ready(_) => Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(
+                        b": keep-alive\n\n",
+                    ))))),
+                    Poll::Pending => Poll::Pending,
+                }
+            }
         }
     }
 
@@ -73,7 +93,7 @@ impl http_body::Body for ResponseBody {
             Kind::Whole(bytes) => {
                 SizeHint::with_exact(bytes.as_ref().map_or(0, |bytes| bytes.len() as u64))
             }
-            Kind::Events(_) => SizeHint::default(),
+            Kind::Events(..) => SizeHint::default(),
         }
     }
 }
@@ -144,6 +164,30 @@ mod tests {
     fn a_whole_body_knows_its_length() {
         assert_eq!(ResponseBody::whole("abc").size_hint().exact(), Some(3));
         assert!(ResponseBody::empty().is_end_stream());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_quiet_event_stream_sends_keep_alive_comments() {
+        let (sender, receiver) = mpsc::channel(1);
+        let mut body = pin!(ResponseBody::events(receiver));
+        sender
+            .send(Bytes::from_static(b"data: 1\n\n"))
+            .await
+            .unwrap();
+        let first = poll_fn(|cx| body.as_mut().poll_frame(cx))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(first.into_data().unwrap(), "data: 1\n\n");
+        let started = Instant::now();
+        let quiet = poll_fn(|cx| body.as_mut().poll_frame(cx))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(quiet.into_data().unwrap(), ": keep-alive\n\n");
+        assert!(started.elapsed() >= KEEP_ALIVE);
+        drop(sender);
+        assert!(poll_fn(|cx| body.as_mut().poll_frame(cx)).await.is_none());
     }
 
     #[tokio::test]

@@ -104,7 +104,7 @@ impl Server {
         let grace = self.shutdown_timeout;
         let service = self.http_service(config)?.standalone(loopback);
         tracing::info!(
-            server = %service_name(&service),
+            server = service.server_name(),
             "serving MCP over HTTP at http://{local}{path}"
         );
         serve::serve(service, listener, shutdown, grace).await
@@ -155,10 +155,6 @@ impl Server {
             None => self.serve_stdio_with_args(args).await,
         }
     }
-}
-
-fn service_name(service: &HttpService) -> String {
-    format!("{service:?}")
 }
 
 /// `--http ADDR` or `--http=ADDR` as the only arguments: the address (a bare port means

@@ -82,6 +82,11 @@ impl HttpService {
         }
     }
 
+    /// The served server's name, for logs.
+    pub(crate) fn server_name(&self) -> &str {
+        &self.inner.dispatcher.info().name
+    }
+
     /// Begin shutting down: listen streams end with their result, sessions close.
     pub(crate) fn begin_shutdown(&self) {
         self.inner.shutdown.cancel();
@@ -492,5 +497,73 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         hyper::service::Service::call(&*self, request)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http_body::Body as _;
+    use serde_json::json;
+
+    use super::*;
+    use crate::server::{Server, ServerInfo};
+
+    async fn body_json(response: Response<ResponseBody>) -> Value {
+        let bytes = body::read_limited(response.into_body(), 1 << 20)
+            .await
+            .unwrap_or_else(|_| unreachable!());
+        serde_json::from_slice(&bytes).unwrap()
+    }
+
+    fn post(path: &str, message: &Value) -> Request<ResponseBody> {
+        Request::builder()
+            .method(Method::POST)
+            .uri(path)
+            .header(header::CONTENT_TYPE, "application/json")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "server/discover")
+            .body(ResponseBody::whole(serde_json::to_vec(message).unwrap()))
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_mounted_service_answers_any_path_it_is_routed_through_tower() {
+        let config = HttpConfig::new().protected_resource(crate::http::ProtectedResource::new(
+            "https://a.example/api/mcp",
+        ));
+        let mut service = Server::new(ServerInfo::new("s", "1"))
+            .http_service(config)
+            .unwrap();
+        let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+            "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}}});
+        let response = tower_service::Service::call(&mut service, post("/api/mcp", &discover))
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        assert!(response.body().size_hint().exact().is_some());
+        assert_eq!(body_json(response).await["id"], 1);
+
+        let metadata = Request::builder()
+            .uri("/.well-known/oauth-protected-resource/api/mcp")
+            .body(ResponseBody::whole(Vec::new()))
+            .unwrap();
+        let response = service.handle(metadata).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(
+            body_json(response).await["resource"],
+            "https://a.example/api/mcp"
+        );
+    }
+
+    #[test]
+    fn error_codes_are_read_from_encoded_messages() {
+        let id = RequestId::Number(3.into());
+        let error = Outgoing::error(Some(&id), &ErrorObject::method_not_found("x"));
+        assert_eq!(error_code(&error), Some(-32601));
+        assert_eq!(
+            error_code(&Outgoing::result(&id, &json!({"error": 1}))),
+            None
+        );
     }
 }

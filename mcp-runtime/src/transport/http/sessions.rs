@@ -72,13 +72,17 @@ impl Entry {
         Some(receiver)
     }
 
-    /// End the session: stop its notifications, close its stream, cancel its calls.
-    fn close(&self) {
+    /// Stop its notifications and close its stream.
+    fn close_stream(&self) {
         self.forwarder.abort();
         lock(&self.stream).take();
-        let session = self.session();
-        session.subscriptions().close_streams();
-        session.in_flight().cancel_all();
+        self.session().subscriptions().close_streams();
+    }
+
+    /// End the session: close its stream, cancel its calls.
+    fn close(&self) {
+        self.close_stream();
+        self.session().in_flight().cancel_all();
     }
 }
 
@@ -166,11 +170,12 @@ impl Sessions {
         entry.map(|entry| entry.close()).is_some()
     }
 
-    /// End every session (at shutdown).
+    /// End every session at shutdown: streams close at once, while calls still running keep
+    /// going (the server's grace period bounds them) so their answers reach their clients.
     pub(crate) fn close_all(&self) {
         let all: Vec<_> = lock(&self.open).drain().collect();
         for (_, entry) in all {
-            entry.close();
+            entry.close_stream();
         }
     }
 

@@ -39,7 +39,8 @@ fn text(info: &ServerInfo, tools: &[&str], executable: Option<&Path>) -> String 
          \n\
          {config}\n\
          \n\
-         Waiting for messages on stdin; Ctrl-D or Ctrl-C ends it.\n",
+         Waiting for messages on stdin; Ctrl-D or Ctrl-C ends it. Run it with --help to see\n\
+         what else it does (list its tools, call one).\n",
         name = info.name,
         version = info.version,
     )
