@@ -27,7 +27,11 @@ struct Stats {
 ///
 /// * `a` - The first addend.
 /// * `b` - The second addend.
-#[mcp_tool(annotations(read_only))]
+#[mcp_tool(
+    title = "Add",
+    annotations(read_only),
+    icon = "data:image/svg+xml;base64,PHN2Zy8+"
+)]
 fn add(a: f64, b: f64, stats: State<Stats>) -> f64 {
     stats.additions.fetch_add(1, Ordering::Relaxed);
     a + b

@@ -785,10 +785,37 @@ fn progress_of_a_modern_call_streams_before_its_response() {
 }
 
 #[test]
-fn progress_of_a_legacy_call_goes_on_the_session_stream() {
+fn progress_of_a_legacy_call_streams_before_its_response_or_goes_on_the_session_stream() {
     let server = TestServer::start(HttpConfig::new());
     let addr = server.addr;
     let session = initialize(addr, "2025-11-25");
+    let call = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"count","_meta":{"progressToken":"t5"}}}"#;
+
+    // A client that takes events gets the progress on the POST's own stream, first.
+    let headers = [
+        JSON,
+        ACCEPT,
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let reply = send(addr, "POST", &headers, call);
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("content-type"), Some("text/event-stream"));
+    let streamed = events(&reply.body);
+    assert_eq!(streamed.len(), 3, "{streamed:?}");
+    for event in &streamed[..2] {
+        check_server_message(ProtocolVersion::V2025_11_25, None, event).unwrap();
+        assert_eq!(event["params"]["progressToken"], "t5");
+    }
+    check_server_message(
+        ProtocolVersion::V2025_11_25,
+        Some("tools/call"),
+        &streamed[2],
+    )
+    .unwrap();
+    assert_eq!(streamed[2]["result"]["content"][0]["text"], "counted");
+
+    // One that takes only JSON gets it on the session's GET stream.
     let mut stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
@@ -802,18 +829,14 @@ fn progress_of_a_legacy_call_goes_on_the_session_stream() {
     let mut line = String::new();
     reader.read_line(&mut line).unwrap();
     assert!(line.contains(" 200 "), "{line}");
-
-    let call = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"count","_meta":{"progressToken":"t5"}}}"#;
-    let headers = [
+    let json_only = [
         JSON,
-        ACCEPT,
+        ("Accept", "application/json"),
         ("Mcp-Session-Id", session.as_str()),
-        ("MCP-Protocol-Version", "2025-11-25"),
     ];
-    let reply = send(addr, "POST", &headers, call);
+    let reply = send(addr, "POST", &json_only, call);
     let answer = reply.message(ProtocolVersion::V2025_11_25, Some("tools/call"));
     assert_eq!(answer["result"]["content"][0]["text"], "counted");
-
     let mut progress = Vec::new();
     while progress.len() < 2 {
         line.clear();

@@ -194,6 +194,17 @@ fn structured_output_per_revision(revision: ProtocolVersion) {
     // An array root reaches only 2026-07-28.
     assert_eq!(schema_of("squares").is_some(), revision.is_modern());
     assert!(schema_of("add").is_none());
+    let add = tools.iter().find(|tool| tool["name"] == "add").unwrap();
+    assert_eq!(
+        add.get("icons"),
+        (revision >= ProtocolVersion::V2025_11_25)
+            .then_some(&json!([{"src": "data:image/svg+xml;base64,PHN2Zy8+"}])),
+        "{add}"
+    );
+    assert_eq!(
+        add.get("title").is_some(),
+        revision >= ProtocolVersion::V2025_06_18
+    );
 
     let divided = client.call_tool("divide", json!({"a": 7, "b": 2}));
     let value = json!({"quotient": 3.0, "remainder": 1.0});

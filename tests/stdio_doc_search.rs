@@ -74,9 +74,29 @@ fn the_tools_search_list_and_summarize(revision: ProtocolVersion) {
         found.starts_with("Resources (doc://resources, 2 matching words):"),
         "{found}"
     );
-    // A matching line comes with the line around it, numbered.
+    // Up to three matching lines, numbered, each with the (non-blank) lines around it.
+    assert!(
+        found.contains("  8 | A static resource has a fixed URI"),
+        "{found}"
+    );
     assert!(found.contains(" 10 | ## Resource templates"), "{found}");
-    assert!(found.contains(" 12 | A URI template such as"), "{found}");
+    assert!(
+        found.contains(" 18 | When a static URI and a template both match"),
+        "{found}"
+    );
+    assert!(
+        found.contains(" 19 | specific one wins"),
+        "the line after: {found}"
+    );
+    assert_eq!(
+        found
+            .split("\n\n")
+            .next()
+            .unwrap()
+            .matches("    ...")
+            .count(),
+        2
+    );
 
     let limited = text_of(&client.call_tool("search_docs", json!({"query": "the", "limit": 2})));
     assert_eq!(limited.matches("(doc://").count(), 2, "{limited}");

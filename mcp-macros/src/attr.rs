@@ -27,6 +27,8 @@ pub struct ToolAttr {
     pub description: Option<Spanned<String>>,
     pub annotations: AnnotationsAttr,
     pub recursive: bool,
+    /// `icon = "https://..."`: the URI of the tool's icon.
+    pub icon: Option<Spanned<String>>,
 }
 
 /// `annotations(...)`: each hint `None` when not written.
@@ -52,7 +54,14 @@ pub enum DefaultAttr {
     TypeDefault(Span),
 }
 
-const TOOL_KEYS: &[&str] = &["name", "title", "description", "annotations", "recursive"];
+const TOOL_KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "annotations",
+    "recursive",
+    "icon",
+];
 const ANNOTATION_KEYS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
 const ARG_KEYS: &[&str] = &["description", "default", "rename"];
 
@@ -71,6 +80,9 @@ pub fn tool_attr(args: TokenStream, cx: &mut Ctxt) -> ToolAttr {
                 attr.description = string_value(&meta, cx, "description = \"...\"")?;
             }
             "annotations" => attr.annotations = annotations(&meta, cx)?,
+            "icon" => {
+                attr.icon = string_value(&meta, cx, "icon = \"https://example.com/icon.svg\"")?
+            }
             _recursive => attr.recursive = flag_value(&meta, cx)?,
         }
         Ok(())

@@ -20,6 +20,8 @@ pub struct ValidTool {
     pub description: Option<String>,
     pub annotations: AnnotationsAttr,
     pub recursive: bool,
+    /// The URI of the tool's icon.
+    pub icon: Option<String>,
     pub params: Vec<ValidParam>,
     _checked: Checked,
 }
@@ -89,6 +91,7 @@ pub fn tool(tool: &ToolFn, mut cx: Ctxt) -> syn::Result<ValidTool> {
             .or_else(|| tool.docs.description.clone()),
         annotations: tool.attr.annotations,
         recursive: tool.attr.recursive,
+        icon: tool.attr.icon.as_ref().map(|icon| icon.value.clone()),
         params,
         _checked: Checked,
     };

@@ -81,6 +81,8 @@ pub struct ToolSpec {
     pub recursive: bool,
     /// The return type's [`IntoToolResult::output_schema`].
     pub output_schema: Option<JsonObject>,
+    /// `#[mcp_tool(icon = "...")]`.
+    pub icons: &'static [&'static str],
 }
 
 /// The definition of the tool `spec` describes, with the parameters `schema` has gathered.
@@ -92,6 +94,11 @@ pub fn definition(spec: ToolSpec, schema: InputSchema) -> Result<ToolDefinition,
         input_schema: schema.finish(spec.name, spec.recursive)?,
         output_schema: spec.output_schema,
         annotations: spec.annotations,
+        icons: spec
+            .icons
+            .iter()
+            .map(|src| crate::protocol::Icon::new(*src))
+            .collect(),
     })
 }
 

@@ -107,6 +107,7 @@ fn definition(tool: &ValidTool) -> TokenStream {
     let annotations = annotations(&tool.annotations);
     let recursive = tool.recursive;
     let output_schema = output_schema(tool);
+    let icons = tool.icon.iter();
     let schema = Ident::new("__mcp_schema", Span::mixed_site());
     let params = tool.params.iter().enumerate().map(|(index, param)| {
         let fns = param_fns(param);
@@ -149,6 +150,7 @@ fn definition(tool: &ValidTool) -> TokenStream {
                     annotations: #annotations,
                     recursive: #recursive,
                     output_schema: #output_schema,
+                    icons: &[#(#icons),*],
                 },
                 #schema,
             )

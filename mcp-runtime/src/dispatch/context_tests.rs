@@ -37,6 +37,7 @@ impl ToolHandler for Reporter {
             input_schema,
             output_schema: None,
             annotations: ToolAnnotations::default(),
+            icons: Vec::new(),
         }
     }
 

@@ -60,6 +60,7 @@ impl ToolHandler for TestTool {
             input_schema: self.input_schema.clone(),
             output_schema: None,
             annotations: ToolAnnotations::default(),
+            icons: Vec::new(),
         }
     }
 

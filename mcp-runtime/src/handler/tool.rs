@@ -50,6 +50,8 @@ pub struct ToolDefinition {
     pub output_schema: Option<JsonObject>,
     /// Behaviour hints.
     pub annotations: ToolAnnotations,
+    /// Icons a client may show for the tool (2025-11-25 on).
+    pub icons: Vec<crate::protocol::Icon>,
 }
 
 /// One call of a tool: its arguments and the request's protocol context.

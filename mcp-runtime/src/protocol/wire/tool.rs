@@ -14,6 +14,7 @@ use crate::protocol::ProtocolVersion;
 /// | `name`, `description`, `inputSchema` | 2024-11-05 |
 /// | `annotations` (with `title` standing in for the tool's own) | 2025-03-26 |
 /// | `title`, `outputSchema` (object schemas only until 2026-07-28) | 2025-06-18 |
+/// | `icons` | 2025-11-25 |
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ToolWire<'a> {
@@ -27,6 +28,8 @@ pub(crate) struct ToolWire<'a> {
     output_schema: Option<&'a JsonObject>,
     #[serde(skip_serializing_if = "Option::is_none")]
     annotations: Option<AnnotationsWire<'a>>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    icons: &'a [crate::protocol::Icon],
 }
 
 #[derive(Debug, Serialize)]
@@ -63,6 +66,12 @@ impl<'a> ToolWire<'a> {
                 title.filter(|_| !has_title),
                 revision,
             ),
+            // Icons arrived in 2025-11-25.
+            icons: if revision >= ProtocolVersion::V2025_11_25 {
+                &definition.icons
+            } else {
+                &[]
+            },
         }
     }
 }
@@ -160,6 +169,7 @@ mod tests {
                 read_only: Some(true),
                 ..ToolAnnotations::default()
             },
+            icons: Vec::new(),
         }
     }
 

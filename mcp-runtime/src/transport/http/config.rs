@@ -37,6 +37,7 @@ pub struct HttpConfig {
     pub(crate) resource: Option<ProtectedResource>,
     pub(crate) session_idle_timeout: Duration,
     pub(crate) max_sessions: usize,
+    pub(crate) max_connections: usize,
 }
 
 /// The authorization hook: sees every request before it is served.
@@ -61,6 +62,7 @@ impl fmt::Debug for HttpConfig {
             .field("resource", &self.resource)
             .field("session_idle_timeout", &self.session_idle_timeout)
             .field("max_sessions", &self.max_sessions)
+            .field("max_connections", &self.max_connections)
             .finish()
     }
 }
@@ -74,6 +76,9 @@ impl HttpConfig {
     /// At most this many legacy sessions at once unless [`max_sessions`](Self::max_sessions)
     /// says otherwise.
     pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
+    /// At most this many open connections unless [`max_connections`](Self::max_connections)
+    /// says otherwise.
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 
     /// The defaults: endpoint `/mcp`; browser pages from loopback origins only; request bodies
     /// up to the server's [`max_message_size`](crate::Server::max_message_size); no
@@ -89,6 +94,7 @@ impl HttpConfig {
             resource: None,
             session_idle_timeout: Self::DEFAULT_SESSION_IDLE_TIMEOUT,
             max_sessions: Self::DEFAULT_MAX_SESSIONS,
+            max_connections: Self::DEFAULT_MAX_CONNECTIONS,
         }
     }
 
@@ -166,6 +172,13 @@ impl HttpConfig {
     /// without requests or an open stream.
     pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
         self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// Serve at most this many connections at once (when serving on its own); more wait to be
+    /// accepted until one closes.
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
         self
     }
 

@@ -5,10 +5,11 @@
 use std::sync::Arc;
 
 use http::{HeaderValue, Response, StatusCode, request::Parts};
+use tokio::sync::mpsc;
 
 use super::body::ResponseBody;
 use super::headers;
-use super::modern::until_answered;
+use super::modern::{notifying_stream, until_answered};
 use super::service::{
     Inner, accepted, events, json, missing_session, request_id, rpc_error, unknown_session,
 };
@@ -63,6 +64,24 @@ pub(crate) async fn post(
         tracing::debug!("`MCP-Protocol-Version` differs from the session's revision; ignored");
     }
     let ids = request_ids(&incoming);
+    // A request with a progress token gets its progress on its own event stream, before its
+    // response (on the GET stream the two could cross).
+    let progress = match &incoming {
+        Incoming::Single(Message::Request(request))
+            if headers::accepts(&parts.headers, "text/event-stream") =>
+        {
+            request
+                .params
+                .as_ref()
+                .and_then(|params| params.get("_meta"))
+                .and_then(|meta| meta.get("progressToken"))
+                .map(|token| {
+                    let (sender, receiver) = mpsc::unbounded_channel();
+                    (entry.route(token, sender), receiver, request.id.clone())
+                })
+        }
+        _ => None,
+    };
     let (reply, in_flight) = {
         let mut session = entry.session();
         let reply = inner.dispatcher.handle(incoming, &mut session);
@@ -71,6 +90,10 @@ pub(crate) async fn post(
     match reply {
         Reply::None => accepted(),
         Reply::Ready(answer) => json(StatusCode::OK, &answer),
+        Reply::Pending(call) if progress.is_some() => {
+            let (route, notifications, id) = progress.unwrap_or_else(|| unreachable!());
+            notifying_stream(route, in_flight, notifications, call, id)
+        }
         Reply::Pending(call) => match until_answered(call, in_flight, ids).await {
             Some(answer) => json(StatusCode::OK, &answer),
             // Cancelled by the client meanwhile: there is nothing to answer.

@@ -80,7 +80,8 @@ pub(crate) async fn post(
                 Reply::Pending(call) if listen => listen_stream(inner, session, call, id),
                 Reply::Pending(call) if notifications.is_some() => {
                     let notifications = notifications.unwrap_or_else(|| unreachable!());
-                    notifying_stream(session, notifications, call, id)
+                    let in_flight = session.in_flight().clone();
+                    notifying_stream(session, in_flight, notifications, call, id)
                 }
                 Reply::Pending(call) => {
                     match until_answered(call, session.in_flight().clone(), vec![id]).await {
@@ -169,7 +170,7 @@ pub(crate) fn until_answered(
 }
 
 /// Whether the request's `_meta` asks for notifications about it: progress or logs.
-fn may_notify(params: Option<&crate::handler::JsonObject>) -> bool {
+pub(crate) fn may_notify(params: Option<&crate::handler::JsonObject>) -> bool {
     params
         .and_then(|params| params.get("_meta"))
         .and_then(Value::as_object)
@@ -181,15 +182,18 @@ fn may_notify(params: Option<&crate::handler::JsonObject>) -> bool {
 
 /// A call's progress and log notifications as events while it runs, then its response. The
 /// client going away cancels the call.
-fn notifying_stream(
-    session: Session,
+/// `keep` lives as long as the stream (a route to it, a session).
+pub(crate) fn notifying_stream(
+    keep: impl Send + 'static,
+    in_flight: InFlight,
     mut notifications: mpsc::UnboundedReceiver<Outgoing>,
     call: BoxFuture<'static, Option<Outgoing>>,
     id: RequestId,
 ) -> Response<ResponseBody> {
     let (sender, receiver) = mpsc::channel(STREAM_CAPACITY);
     tokio::spawn(async move {
-        let answer = until_answered(call, session.in_flight().clone(), vec![id]);
+        let _keep = keep;
+        let answer = until_answered(call, in_flight, vec![id]);
         tokio::pin!(answer);
         loop {
             tokio::select! {

@@ -21,11 +21,13 @@ pub(crate) async fn serve(
     grace: Duration,
 ) -> io::Result<()> {
     let mut connections = JoinSet::new();
+    let max_connections = service.max_connections();
     let closing = CancellationToken::new();
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
-            accepted = listener.accept() => match accepted {
+            // At the limit, new connections wait in the listen backlog until one closes.
+            accepted = listener.accept(), if connections.len() < max_connections => match accepted {
                 Ok((stream, _peer)) => {
                     let service = service.clone();
                     let closing = closing.clone();

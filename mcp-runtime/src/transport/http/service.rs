@@ -82,6 +82,11 @@ impl HttpService {
         }
     }
 
+    /// How many connections a standalone server serves at once.
+    pub(crate) fn max_connections(&self) -> usize {
+        self.inner.config.max_connections
+    }
+
     /// The served server's name, for logs.
     pub(crate) fn server_name(&self) -> &str {
         &self.inner.dispatcher.info().name

@@ -18,6 +18,7 @@ use super::body;
 use crate::dispatch::Dispatcher;
 use crate::peer::Outbound;
 use crate::protocol::ProtocolVersion;
+use crate::protocol::jsonrpc::Outgoing;
 use crate::session::Session;
 
 /// Every open legacy session.
@@ -34,7 +35,41 @@ pub(crate) struct Entry {
     last_used: Mutex<Instant>,
     /// The open GET stream's events, if any.
     stream: Arc<Mutex<Option<mpsc::Sender<Bytes>>>>,
+    /// Where the progress of a request answered with its own event stream goes, by token.
+    routes: Routes,
     forwarder: AbortHandle,
+}
+
+/// Progress token (as JSON text) -> the event stream of the request that carried it.
+type Routes = Arc<Mutex<HashMap<String, mpsc::UnboundedSender<Outgoing>>>>;
+
+/// Sends a request's progress to its own stream until dropped.
+pub(crate) struct Route {
+    routes: Routes,
+    token: String,
+}
+
+impl Drop for Route {
+    fn drop(&mut self) {
+        lock(&self.routes).remove(&self.token);
+    }
+}
+
+/// The token of a `notifications/progress`, as JSON text.
+fn progress_token(message: &Outgoing) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Progress {
+        params: Params,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "progressToken")]
+        progress_token: serde_json::Value,
+    }
+    let bytes = message.as_bytes();
+    memchr::memmem::find(bytes, b"\"notifications/progress\"")?;
+    let progress: Progress = serde_json::from_slice(bytes).ok()?;
+    Some(progress.params.progress_token.to_string())
 }
 
 /// A new session was refused: too many are open.
@@ -59,6 +94,21 @@ impl Entry {
             .as_ref()
             .is_some_and(|stream| !stream.is_closed());
         (!streaming).then(|| *lock(&self.last_used))
+    }
+
+    /// Send the progress of the request carrying `token` (a progress token) to `stream`
+    /// instead of the GET stream, until the route drops.
+    pub(crate) fn route(
+        &self,
+        token: &serde_json::Value,
+        stream: mpsc::UnboundedSender<Outgoing>,
+    ) -> Route {
+        let token = token.to_string();
+        lock(&self.routes).insert(token.clone(), stream);
+        Route {
+            routes: self.routes.clone(),
+            token,
+        }
     }
 
     /// Open the GET stream: `None` when one is already open.
@@ -109,10 +159,23 @@ impl Sessions {
             return Err(Full);
         }
         let stream: Arc<Mutex<Option<mpsc::Sender<Bytes>>>> = Arc::default();
-        // Progress and logs of the session's requests go on its GET stream: each POST is
-        // answered with JSON, and one session may have several requests running.
-        let to_stream = stream.clone();
+        // Progress and logs of the session's requests go on its GET stream (one session may
+        // have several requests running) ...
+        // A request that carried a progress token and takes events has its progress on its
+        // own stream, so that it precedes the response.
+        let routes: Routes = Arc::default();
+        let (to_stream, to_routes) = (stream.clone(), routes.clone());
         session.set_outbound(Outbound::new(move |message| {
+            let route =
+                progress_token(&message).and_then(|token| lock(&to_routes).get(&token).cloned());
+            let message = match route {
+                Some(route) => match route.send(message) {
+                    Ok(()) => return,
+                    // That request has just been answered: the GET stream takes it.
+                    Err(mpsc::error::SendError(message)) => message,
+                },
+                None => message,
+            };
             if let Some(stream) = lock(&to_stream).as_ref()
                 && stream.try_send(body::event(&message)).is_err()
             {
@@ -144,6 +207,7 @@ impl Sessions {
                 version,
                 last_used: Mutex::new(Instant::now()),
                 stream,
+                routes,
                 forwarder,
             }),
         );
