@@ -904,3 +904,23 @@ fn shutdown_lets_a_legacy_call_finish() {
     let answer = reply.message(ProtocolVersion::V2025_06_18, Some("tools/call"));
     assert_eq!(answer["result"]["content"][0]["text"], "rested");
 }
+
+#[test]
+fn connections_over_the_limit_wait_for_one_to_close() {
+    let server = TestServer::start(HttpConfig::new().max_connections(1));
+    let addr = server.addr;
+    let idle = TcpStream::connect(addr).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let body = modern(1, "tools/list", json!({}));
+        let _ = done.send(post_modern(addr, "tools/list", None, &body).status);
+    });
+    assert!(
+        finished.recv_timeout(Duration::from_millis(300)).is_err(),
+        "a second connection was served while the first was open"
+    );
+    drop(idle);
+    assert_eq!(finished.recv_timeout(Duration::from_secs(5)).unwrap(), 200);
+    server.shut_down();
+}

@@ -180,12 +180,14 @@ mod tests {
         fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult> {
             let context = call.context;
             Box::pin(async move {
-                let pause = || tokio::time::sleep(std::time::Duration::from_millis(300));
-                pause().await;
+                // Off the progress line's ticks (every 100 ms from 500 ms), so which of a
+                // report and a tick comes first is never left to chance.
+                let pause = |ms| tokio::time::sleep(std::time::Duration::from_millis(ms));
+                pause(250).await;
                 context.progress(1.0, Some(4.0), Some("started"));
-                pause().await;
+                pause(400).await;
                 context.progress(3.0, Some(4.0), Some("almost"));
-                pause().await;
+                pause(400).await;
                 CallToolResult::success(vec![Content::text("done")])
             })
         }
@@ -263,7 +265,7 @@ mod tests {
         assert_eq!((status, out.as_str()), (SUCCESS, "done\n"));
         assert!(err.contains("steps [#######"), "{err:?}");
         assert!(err.contains("]  25% started 0.6s"), "{err:?}");
-        assert!(err.contains("]  75% almost 0.8s"), "{err:?}");
+        assert!(err.contains("]  75% almost 0.7s"), "{err:?}");
         // Off a terminal, nothing is drawn.
         let (_, out, err) = cli(&["call", "steps"], false).await;
         assert_eq!((out.as_str(), err.as_str()), ("done\n", ""));
