@@ -13,7 +13,7 @@ fn add(a: f64, b: f64) -> Json<Sum> {
 }
 
 /// Divide.
-#[mcp_tool]
+#[mcp_tool(icon = "https://example.com/divide.svg")]
 async fn divide(a: f64, b: f64) -> Result<Json<Sum>, String> {
     if b == 0.0 {
         return Err("division by zero".into());
@@ -25,4 +25,5 @@ fn main() {
     let _ = mcp_runtime::tools![add, divide];
     assert!(add {}.definition().output_schema.is_some());
     assert!(divide {}.definition().output_schema.is_some());
+    assert_eq!(divide {}.definition().icons[0].src, "https://example.com/divide.svg");
 }
