@@ -17,7 +17,7 @@ use tokio::time::Instant;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::context::RequestContext;
+use crate::context::{CancellationToken, RequestContext};
 use crate::logging::{LogGate, LogLevel};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::Outgoing;
@@ -54,6 +54,8 @@ pub(crate) struct RequestPeer {
     revision: ProtocolVersion,
     log: LogGate,
     progress_token: Option<Value>,
+    /// Once the request is cancelled nothing more may be sent about it.
+    cancellation: CancellationToken,
     state: Mutex<PeerState>,
 }
 
@@ -105,13 +107,32 @@ impl Serialize for LogLevel {
 }
 
 impl RequestPeer {
-    /// A peer for a request, or `None` when the request can send nothing (no outbound, no
-    /// progress token and no log level that lets anything through).
+    /// [`for_call`](Self::for_call) of a request that is never cancelled.
+    #[cfg(test)]
     pub(crate) fn for_request(
         outbound: Option<&Outbound>,
         revision: ProtocolVersion,
         log: &LogGate,
         progress_token: Option<&Value>,
+    ) -> Option<Arc<Self>> {
+        Self::for_call(
+            outbound,
+            revision,
+            log,
+            progress_token,
+            &CancellationToken::new(),
+        )
+    }
+
+    /// A peer for a request cancelled through `cancellation`, or `None` when the request can
+    /// send nothing (no outbound, no progress token and no log level that lets anything
+    /// through).
+    pub(crate) fn for_call(
+        outbound: Option<&Outbound>,
+        revision: ProtocolVersion,
+        log: &LogGate,
+        progress_token: Option<&Value>,
+        cancellation: &CancellationToken,
     ) -> Option<Arc<Self>> {
         let outbound = outbound?;
         if progress_token.is_none() && !log.may_allow_any() {
@@ -122,6 +143,7 @@ impl RequestPeer {
             revision,
             log: log.clone(),
             progress_token: progress_token.cloned(),
+            cancellation: cancellation.clone(),
             state: Mutex::new(PeerState::default()),
         }))
     }
@@ -149,7 +171,10 @@ impl RequestPeer {
         };
         let total = total.filter(|total| total.is_finite());
         let mut state = self.state();
-        if state.closed || !progress.is_finite() || state.last.is_some_and(|last| progress <= last)
+        if state.closed
+            || self.cancellation.is_cancelled()
+            || !progress.is_finite()
+            || state.last.is_some_and(|last| progress <= last)
         {
             return false;
         }
@@ -193,7 +218,7 @@ impl RequestPeer {
             return false;
         }
         let state = self.state();
-        if state.closed {
+        if state.closed || self.cancellation.is_cancelled() {
             return false;
         }
         let params = MessageParams {
@@ -429,6 +454,26 @@ mod tests {
                 {"progressToken": 7, "progress": 1.0}})
             ]
         );
+    }
+
+    #[test]
+    fn nothing_is_sent_once_the_request_is_cancelled() {
+        let (outbound, sent) = recorder();
+        let cancellation = CancellationToken::new();
+        let peer = RequestPeer::for_call(
+            Some(&outbound),
+            ProtocolVersion::V2026_07_28,
+            &LogGate::Request(Some(LogLevel::Debug)),
+            Some(&json!(1)),
+            &cancellation,
+        )
+        .unwrap();
+        assert!(peer.progress(1.0, None, None));
+        cancellation.cancel();
+        assert!(!peer.progress(2.0, None, None));
+        assert!(!peer.heartbeat(Duration::ZERO));
+        assert!(!peer.log(LogLevel::Error, None, json!("late")));
+        assert_eq!(sent.lock().unwrap().len(), 1);
     }
 
     #[test]

@@ -57,11 +57,12 @@ impl Dispatcher {
 /// The context a handler sees for a request made in `scope`, cancelled through `token`.
 pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestContext {
     let mut context = RequestContext::new(scope.revision);
-    context.peer = crate::peer::RequestPeer::for_request(
+    context.peer = crate::peer::RequestPeer::for_call(
         scope.outbound.as_ref(),
         scope.revision,
         &scope.log,
         scope.progress_token.as_ref(),
+        &token,
     );
     context.client_capabilities = scope.client_capabilities;
     context.progress_token = scope.progress_token;

@@ -1,4 +1,4 @@
-// `Json<T>` (also inside `Result`) is a return type, and gives the tool an `outputSchema`.
+// `Json<T>` (also inside `Result`) is a return type and gives the tool an `outputSchema`; `icon` sets its icon.
 use mcp_runtime::{Json, ToolHandler, mcp_tool};
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
