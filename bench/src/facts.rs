@@ -64,12 +64,22 @@ pub fn stripped_size(binary: &Path) -> io::Result<u64> {
 }
 
 /// How many distinct crates (the root included) `package` pulls in through normal
-/// dependencies, as `cargo tree -e normal` shows them.
+/// dependencies, as `cargo tree -e normal` shows them, without default features (the
+/// stdio-only build the benchmark measures).
 pub fn dependency_crates(package: &str) -> io::Result<usize> {
     let tree = output_of(
         &cargo_program(),
         &[
-            "tree", "-e", "normal", "--prefix", "none", "--format", "{p}", "-p", package,
+            "tree",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}",
+            "--no-default-features",
+            "-p",
+            package,
         ],
     )?;
     // A line reads `name vX.Y.Z`, maybe followed by a path, `(proc-macro)` or `(*)`.

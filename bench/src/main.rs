@@ -114,15 +114,23 @@ fn build(options: &Options, release: bool) -> io::Result<()> {
     } else {
         "--profile=dev"
     };
-    let mut targets = vec![["mcp-bench", "--bin", "raw-baseline"]];
+    let mut targets = vec![vec!["mcp-bench", "--bin", "raw-baseline"]];
     if !options.noise_floor && options.fifty_server.is_none() {
-        targets.push(["mcp-bench", "--example", "bench-fifty-tools"]);
+        targets.push(vec!["mcp-bench", "--example", "bench-fifty-tools"]);
     }
     if !options.noise_floor && options.server.is_none() {
-        targets.push(["mcp-workspace", "--example", "calculator"]);
+        // The stdio-only build: HTTP is a feature that stdio users do not pay for.
+        targets.push(vec![
+            "mcp-workspace",
+            "--example",
+            "calculator",
+            "--no-default-features",
+        ]);
     }
-    for [package, kind, target] in targets {
-        facts::cargo(&["build", profile, "-p", package, kind, target])?;
+    for target in targets {
+        let mut args = vec!["build", profile, "-p"];
+        args.extend(target);
+        facts::cargo(&args)?;
     }
     Ok(())
 }

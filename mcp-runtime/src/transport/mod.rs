@@ -3,5 +3,6 @@
 
 #[cfg(feature = "http")]
 pub mod http;
+mod from_args;
 pub(crate) mod stderr_log;
 pub(crate) mod stdio;
