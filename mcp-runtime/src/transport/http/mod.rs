@@ -23,7 +23,6 @@ mod serve;
 mod service;
 mod sessions;
 
-use std::ffi::OsString;
 use std::future::Future;
 use std::io;
 
