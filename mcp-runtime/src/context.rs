@@ -26,7 +26,9 @@ pub struct RequestContext {
     pub client_capabilities: Value,
     /// The `progressToken` the request carried, if any.
     pub progress_token: Option<Value>,
-    /// Fires when the client cancels the request or goes away.
+    /// Fires when the client cancels the request (`notifications/cancelled`, or a dropped
+    /// 2026-07-28 HTTP connection), or when shutdown stops waiting for the call (stdin EOF and
+    /// SIGTERM first let running calls finish, up to `Server::shutdown_timeout`).
     pub cancellation: CancellationToken,
     /// The way back to the client for progress and logs; `None` when the request can send
     /// neither (see [`RequestContext::progress`], [`RequestContext::log`]).
