@@ -190,8 +190,31 @@ impl Transform for Normalize {
         object.shift_remove("$schema");
         strip_null(object);
         collapse_unit_variants(object);
+        bound_integer_formats(object);
         lead_with_type_and_description(object);
     }
+}
+
+/// schemars names an integer's width in `format` (`uint32`, `int64`, ...) but bounds only some
+/// of them; a client or model that validates against the schema then sends values the Rust type
+/// cannot hold, and the call fails. The range the format names is added where it is missing.
+fn bound_integer_formats(object: &mut JsonObject) {
+    let Some(Value::String(format)) = object.get("format") else {
+        return;
+    };
+    let (minimum, maximum): (Value, Value) = match format.as_str() {
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "int64" => (i64::MIN.into(), i64::MAX.into()),
+        "uint8" => (0.into(), u8::MAX.into()),
+        "uint16" => (0.into(), u16::MAX.into()),
+        "uint32" => (0.into(), u32::MAX.into()),
+        "uint64" => (0.into(), u64::MAX.into()),
+        _ => return,
+    };
+    object.entry("minimum").or_insert(minimum);
+    object.entry("maximum").or_insert(maximum);
 }
 
 /// Keys come out in whatever order schemars and the rules above inserted them; a reader (human
@@ -344,6 +367,19 @@ mod tests {
         let mut schema = Schema::try_from(value).expect("a schema");
         normalize(&mut schema);
         schema.to_value()
+    }
+
+    #[test]
+    fn integer_formats_get_the_range_of_their_width() {
+        let schema = normalized(json!({"type": "integer", "format": "uint64", "minimum": 0}));
+        assert_eq!(schema["minimum"], json!(0));
+        assert_eq!(schema["maximum"], json!(u64::MAX));
+        let schema = normalized(json!({"type": "integer", "format": "int8"}));
+        assert_eq!(schema["minimum"], json!(-128));
+        assert_eq!(schema["maximum"], json!(127));
+        // A bound the type's own schema sets is kept.
+        let schema = normalized(json!({"type": "integer", "format": "uint32", "maximum": 10}));
+        assert_eq!(schema["maximum"], json!(10));
     }
 
     #[test]
