@@ -1,5 +1,5 @@
 //! Every kind of bad input the reliability tests send, and exactly what the server answers:
-//! the source of the table in `docs/bad-input.md`. Each case is sent over a real pipe to the
+//! the source of the table in the README's "Bad input" section. Each case is sent over a real pipe to the
 //! fixture server, followed by a `ping` whose answer marks the end of the case's answers.
 
 #[allow(unused_macros)]
