@@ -182,13 +182,22 @@ impl ServerProcess {
 
     /// Wait until the server's stderr contains `needle`, failing the test after [`PATIENCE`].
     pub fn wait_for_stderr(&self, needle: &str) {
+        self.wait_for_stderr_any(&[needle]);
+    }
+
+    /// Wait until the server's stderr contains one of `needles` and return the first one found,
+    /// failing the test after [`PATIENCE`].
+    pub fn wait_for_stderr_any<'a>(&self, needles: &[&'a str]) -> &'a str {
         let deadline = Instant::now() + PATIENCE;
-        while !self.stderr().contains(needle) {
+        loop {
+            let stderr = self.stderr();
+            if let Some(found) = needles.iter().find(|needle| stderr.contains(**needle)) {
+                return found;
+            }
             assert!(
                 Instant::now() < deadline,
-                "{} never wrote {needle:?} to stderr within {PATIENCE:?}; its stderr:\n{}",
+                "{} never wrote any of {needles:?} to stderr within {PATIENCE:?}; its stderr:\n{stderr}",
                 self.program.display(),
-                self.stderr()
             );
             thread::sleep(Duration::from_millis(10));
         }

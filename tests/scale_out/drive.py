@@ -1,0 +1,269 @@
+"""Drives three calculator instances behind nginx (started by run.sh).
+
+    python drive.py --base http://127.0.0.1:PORT --instance PID:ADDR:LOG (x3)
+
+Raw HTTP with the standard library (`http.client`), not the SDK client: each check needs
+control over which nginx location a request goes to and over the headers it carries.
+
+(c) legacy, first, with all three instances up: `initialize` sessions through /legacy/mcp,
+    then many `tools/call echo` naming each session: all must succeed; the same through the
+    round-robin /mcp must meet 404s (the session lives in one process). Also reports, without
+    failing, how many new sessions the session-id hash alone (/legacy-hash-only/mcp)
+    misroutes.
+(a) modern: N 2026-07-28 `tools/call add` requests through /mcp from a few threads; every one
+    must answer the sum; each instance's debug log must show some of them.
+(b) one instance is killed (SIGKILL) a third of the way through (a); no request may fail.
+Exits 1 with the reasons on any failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import re
+import signal
+import sys
+import threading
+import time
+from urllib.parse import urlsplit
+
+MODERN = "2026-07-28"
+LEGACY = "2025-06-18"
+N = 300
+THREADS = 4
+SESSIONS = 6
+CALLS_PER_SESSION = 20
+
+failures: list[str] = []
+
+
+def fail(what: str) -> None:
+    failures.append(what)
+    print(f"FAIL {what}", flush=True)
+
+
+class Client:
+    def __init__(self, base: str) -> None:
+        parts = urlsplit(base)
+        self.host, self.port = parts.hostname, parts.port
+
+    def post(self, path: str, body: dict, headers: dict[str, str]) -> tuple[int, dict[str, str], str]:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        try:
+            conn.request(
+                "POST",
+                path,
+                body=json.dumps(body),
+                headers={
+                    "Content-Type": "application/json",
+                    "Accept": "application/json, text/event-stream",
+                    **headers,
+                },
+            )
+            response = conn.getresponse()
+            return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read().decode()
+        finally:
+            conn.close()
+
+
+def result_of(text: str) -> dict:
+    """The JSON-RPC message of a JSON body or of an SSE body's last `data:` line."""
+    if text.lstrip().startswith("{"):
+        return json.loads(text)
+    data = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
+    return json.loads(data[-1])
+
+
+def text_of(message: dict) -> str | None:
+    try:
+        return "".join(block["text"] for block in message["result"]["content"] if block["type"] == "text")
+    except (KeyError, TypeError):
+        return None
+
+
+def modern_add(client: Client, i: int, a: int, b: int) -> str | None:
+    """One stateless 2026-07-28 call; None when it answered the sum, else what went wrong."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": i,
+        "method": "tools/call",
+        "params": {
+            "name": "add",
+            "arguments": {"a": a, "b": b},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }
+    headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "add"}
+    try:
+        status, _, text = client.post("/mcp", body, headers)
+    except Exception as e:  # noqa: BLE001
+        return f"{type(e).__name__}: {e}"
+    if status != 200:
+        return f"HTTP {status}: {text[:200]}"
+    got = text_of(result_of(text))
+    return None if got == str(a + b) else f"answered {text[:200]}"
+
+
+def legacy_open(client: Client, path: str) -> str:
+    status, headers, text = client.post(
+        path,
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "scale-out", "version": "1"}},
+        },
+        {},
+    )
+    if status != 200 or "mcp-session-id" not in headers:
+        raise RuntimeError(f"initialize through {path}: HTTP {status} {text[:200]}")
+    session = headers["mcp-session-id"]
+    common = {"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}
+    status, _, text = client.post(path, {"jsonrpc": "2.0", "method": "notifications/initialized"}, common)
+    if status not in (200, 202):
+        raise RuntimeError(f"notifications/initialized through {path}: HTTP {status} {text[:200]}")
+    return session
+
+
+def legacy_echo(client: Client, path: str, session: str, i: int) -> str | None:
+    body = {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": f"m{i}"}}}
+    try:
+        status, _, text = client.post(path, body, {"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY})
+    except Exception as e:  # noqa: BLE001
+        return f"{type(e).__name__}: {e}"
+    if status != 200:
+        return f"HTTP {status}"
+    got = text_of(result_of(text))
+    return None if got is not None and f"m{i}" in got else f"answered {text[:200]}"
+
+
+def count(log: str, pattern: str) -> int:
+    with open(log, encoding="utf-8", errors="replace") as f:
+        return len(re.findall(pattern, f.read()))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--base", required=True)
+    parser.add_argument("--instance", action="append", required=True, help="PID:HOST:PORT:LOG")
+    args = parser.parse_args()
+    instances = []
+    for spec in args.instance:
+        pid, host, port, log = spec.split(":", 3)
+        instances.append({"pid": int(pid), "addr": f"{host}:{port}", "log": log})
+    client = Client(args.base)
+    if len(instances) != 3:
+        parser.error("three --instance")
+    started = time.monotonic()
+
+    # (c) legacy, all three instances up.
+    owners: dict[str, int] = {}
+    broken_rr = 0
+    for s in range(SESSIONS):
+        session = legacy_open(client, "/legacy/mcp")
+        before = [count(x["log"], r"tool=echo") for x in instances]
+        for i in range(CALLS_PER_SESSION):
+            problem = legacy_echo(client, "/legacy/mcp", session, i)
+            if problem:
+                fail(f"legacy session {s} call {i} through /legacy/mcp: {problem}")
+        after = [count(x["log"], r"tool=echo") for x in instances]
+        served = [n for n, (b, a) in enumerate(zip(before, after)) if a > b]
+        if len(served) != 1:
+            fail(f"legacy session {s}: its calls reached instances {served}, not one")
+        else:
+            owners[session] = served[0]
+        # The same session through the round-robin location: other instances do not know it.
+        statuses = []
+        for i in range(6):
+            problem = legacy_echo(client, "/mcp", session, 1000 + i)
+            statuses.append(problem or "ok")
+        if any(p == "HTTP 404" for p in statuses):
+            broken_rr += 1
+        else:
+            fail(f"legacy session {s} through round-robin /mcp never got a 404: {statuses}")
+    spread = sorted(set(owners.values()))
+    print(
+        f"legacy: {SESSIONS} sessions x {CALLS_PER_SESSION} calls through /legacy/mcp all answered, "
+        f"sessions owned by instances {[n + 1 for n in spread]}; through round-robin /mcp "
+        f"{broken_rr}/{SESSIONS} sessions met a 404",
+        flush=True,
+    )
+    misrouted = 0
+    for _ in range(SESSIONS):
+        try:
+            session = legacy_open(client, "/legacy-hash-only/mcp")
+            if legacy_echo(client, "/legacy-hash-only/mcp", session, 1) == "HTTP 404":
+                misrouted += 1
+        except RuntimeError as e:  # `notifications/initialized` already went elsewhere
+            if "HTTP 404" not in str(e):
+                raise
+            misrouted += 1
+    print(
+        f"legacy (info): with the session-id hash alone, {misrouted}/{SESSIONS} new sessions' "
+        "first call went to an instance that did not open them (404)",
+        flush=True,
+    )
+
+    # (a) + (b) modern, one instance killed a third of the way through.
+    before = [count(x["log"], r"tools/call .*tool=add") for x in instances]
+    victim = instances[1]
+    done = 0
+    lock = threading.Lock()
+    killed_at: list[int] = []
+    at_kill: list[list[int]] = []
+
+    def worker(t: int) -> None:
+        nonlocal done
+        for i in range(t, N, THREADS):
+            problem = modern_add(client, i, i, 1000 + i)
+            with lock:
+                done += 1
+                if problem:
+                    fail(f"modern call {i} (add {i} {1000 + i}): {problem}")
+                if done == N // 3 and not killed_at:
+                    at_kill.append([count(x["log"], r"tools/call .*tool=add") - b for x, b in zip(instances, before)])
+                    os.kill(victim["pid"], signal.SIGKILL)
+                    killed_at.append(done)
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    after = [count(x["log"], r"tools/call .*tool=add") - b for x, b in zip(instances, before)]
+    ok = N - sum(1 for f in failures if f.startswith("modern"))
+    print(
+        f"modern: {ok}/{N} tools/call add answered the sum; instance 2 (pid {victim['pid']}) "
+        f"killed after {killed_at[0] if killed_at else '?'} answers",
+        flush=True,
+    )
+    for n, x in enumerate(instances):
+        print(
+            f"  instance {n + 1} ({x['addr']}): {after[n]} calls"
+            f" ({at_kill[0][n] if at_kill else '?'} before the kill)",
+            flush=True,
+        )
+    if at_kill and any(c == 0 for c in at_kill[0]):
+        fail(f"round robin did not reach every instance before the kill: {at_kill[0]}")
+    if sum(after) < N:
+        fail(f"the logs show {sum(after)} calls, fewer than the {N} sent")
+    if not at_kill:
+        fail("the instance was never killed")
+    elif after[0] <= at_kill[0][0] or after[2] <= at_kill[0][2]:
+        fail("a surviving instance served nothing after the kill")
+
+    print(f"scale-out: {time.monotonic() - started:.1f}s", flush=True)
+    if failures:
+        print(f"scale-out: {len(failures)} failure(s):", *(f"  - {f}" for f in failures), sep="\n", file=sys.stderr)
+        return 1
+    print("scale-out: all checks held", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
