@@ -9,6 +9,7 @@ use syn::{Expr, GenericArgument, Ident, ItemFn, Pat, PathArguments, Type};
 
 use crate::attr::{AnnotationsAttr, DefaultAttr, Spanned};
 use crate::ctxt::Ctxt;
+use crate::docs::Docs;
 use crate::model::{Param, ToolFn, ToolList};
 
 /// A tool function every rule accepted.
@@ -72,7 +73,7 @@ pub fn tool(tool: &ToolFn, mut cx: Ctxt) -> syn::Result<ValidTool> {
     check_no_generics(tool, &mut cx);
     check_safe_and_not_variadic(tool, &mut cx);
     let name = check_tool_name(tool, &mut cx);
-    check_documented_arguments_exist(tool, &mut cx);
+    check_documented_arguments_exist(&tool.docs, &tool.params, &tool.item.sig.ident, &mut cx);
     let params: Vec<ValidParam> = tool
         .params
         .iter()
@@ -203,19 +204,24 @@ fn check_tool_name(tool: &ToolFn, cx: &mut Ctxt) -> String {
 }
 
 /// A bullet naming no parameter is a description the model never sees, usually left behind by
-/// a rename: say so rather than drop it.
-fn check_documented_arguments_exist(tool: &ToolFn, cx: &mut Ctxt) {
-    let names: Vec<String> = tool.params.iter().filter_map(param_name).collect();
-    for (index, documented) in tool.docs.arguments.iter().enumerate() {
+/// a rename: say so rather than drop it. Shared by every attribute that reads `# Arguments`.
+pub fn check_documented_arguments_exist(
+    docs: &Docs,
+    params: &[Param],
+    function: &Ident,
+    cx: &mut Ctxt,
+) {
+    let names: Vec<String> = params.iter().filter_map(param_name).collect();
+    for (index, documented) in docs.arguments.iter().enumerate() {
         if !names.contains(&documented.name) {
             cx.error_at(
                 documented.span,
                 format!(
-                    "`# Arguments` documents `{}`, which is not a parameter of `{}`",
-                    documented.name, tool.item.sig.ident
+                    "`# Arguments` documents `{}`, which is not a parameter of `{function}`",
+                    documented.name
                 ),
             );
-        } else if tool.docs.arguments[..index]
+        } else if docs.arguments[..index]
             .iter()
             .any(|earlier| earlier.name == documented.name)
         {

@@ -1,11 +1,13 @@
 //! Validated model -> tokens.
 
+mod call;
 mod paths;
 mod tool;
 mod tools_list;
 
 use proc_macro2::TokenStream;
 
+pub use call::call_user_fn;
 pub use paths::private as private_path;
 pub use tool::{companion_struct, tool};
 pub use tools_list::tool_list;

@@ -5,7 +5,7 @@ use syn::{Ident, ItemFn, Path, Type};
 
 use super::attr::PromptAttr;
 use crate::attr::{DefaultAttr, Spanned};
-use crate::check::{option_inner, unraw};
+use crate::check::{check_documented_arguments_exist, option_inner, unraw};
 use crate::ctxt::Ctxt;
 use crate::handler_fn::{self, HandlerFn};
 use crate::model::Param;
@@ -56,10 +56,6 @@ impl ValidPrompt {
         &self.item.sig.ident
     }
 
-    pub fn is_async(&self) -> bool {
-        self.item.sig.asyncness.is_some()
-    }
-
     pub fn arguments(&self) -> impl Iterator<Item = &PromptArgument> {
         self.params.iter().filter_map(|param| match param {
             PromptParam::Argument(argument) => Some(argument),
@@ -73,7 +69,7 @@ pub fn prompt(function: &HandlerFn, attr: &PromptAttr, mut cx: Ctxt) -> syn::Res
     let cx = &mut cx;
     handler_fn::check_function(function, "prompt", cx);
     let name = check_prompt_name(function, attr, cx);
-    check_documented_arguments_exist(function, cx);
+    check_documented_arguments_exist(&function.docs, &function.params, function.ident(), cx);
     let params: Vec<PromptParam> = function
         .params
         .iter()
@@ -123,38 +119,6 @@ fn check_prompt_name(function: &HandlerFn, attr: &PromptAttr, cx: &mut Ctxt) -> 
         );
     }
     name
-}
-
-/// A bullet naming no parameter is a description no client sees: say so rather than drop it.
-fn check_documented_arguments_exist(function: &HandlerFn, cx: &mut Ctxt) {
-    let names: Vec<String> = function
-        .params
-        .iter()
-        .filter_map(|param| match &param.pat {
-            syn::Pat::Ident(ident) => Some(unraw(&ident.ident)),
-            _ => None,
-        })
-        .collect();
-    for (index, documented) in function.docs.arguments.iter().enumerate() {
-        if !names.contains(&documented.name) {
-            cx.error_at(
-                documented.span,
-                format!(
-                    "`# Arguments` documents `{}`, which is not a parameter of `{}`",
-                    documented.name,
-                    function.ident()
-                ),
-            );
-        } else if function.docs.arguments[..index]
-            .iter()
-            .any(|earlier| earlier.name == documented.name)
-        {
-            cx.error_at(
-                documented.span,
-                format!("`# Arguments` documents `{}` twice", documented.name),
-            );
-        }
-    }
 }
 
 /// Every rule about one parameter; `None` when it cannot be turned into an argument.

@@ -3,12 +3,12 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::Ident;
 use syn::spanned::Spanned;
-use syn::{Ident, ReturnType};
 
 use super::check::{Presence, PromptParam, ValidPrompt};
 use crate::check::default_expr;
-use crate::expand::{companion_struct, private_path};
+use crate::expand::{call_user_fn, companion_struct, private_path};
 use crate::resource::{completions, optional_str};
 
 /// Everything `#[mcp_prompt]` expands to for `prompt`.
@@ -152,31 +152,12 @@ fn get(prompt: &ValidPrompt) -> TokenStream {
                 quote!(let #value = ::core::option::Option::Some(#inject);)
             }
         });
-    let ident = prompt.fn_ident();
-    let output_span = match &prompt.item.sig.output {
-        ReturnType::Type(_, ty) => ty.span(),
-        ReturnType::Default => ident.span(),
-    };
-    let output = Ident::new("__mcp_output", Span::mixed_site().located_at(output_span));
-    let convert = quote_spanned!(output_span=> #p::into_prompt_result(#output));
-    let run = if prompt.is_async() {
-        quote_spanned! {ident.span()=>
-            ::std::boxed::Box::pin(async move {
-                let #output = #ident(#(#values),*).await;
-                #convert
-            })
-        }
-    } else {
-        quote_spanned! {ident.span()=>
-            ::std::boxed::Box::pin(#p::run_blocking_value(
-                move || {
-                    let #output = #ident(#(#values),*);
-                    #convert
-                },
-                #p::prompt_cancelled(),
-            ))
-        }
-    };
+    let run = call_user_fn(
+        &prompt.item,
+        &values,
+        |output, output_span| quote_spanned!(output_span=> #p::into_prompt_result(#output)),
+        quote!(#p::prompt_cancelled()),
+    );
     if prompt.params.is_empty() {
         return quote! {
             let _ = #request;

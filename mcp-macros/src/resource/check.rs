@@ -60,10 +60,6 @@ impl ValidResource {
     pub fn fn_ident(&self) -> &Ident {
         &self.item.sig.ident
     }
-
-    pub fn is_async(&self) -> bool {
-        self.item.sig.asyncness.is_some()
-    }
 }
 
 /// Check every rule; `Err` with all the problems (and those `cx` already holds).

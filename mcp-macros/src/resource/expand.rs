@@ -5,11 +5,11 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::Ident;
 use syn::spanned::Spanned;
-use syn::{Ident, ReturnType};
 
 use super::check::{ResourceParam, ValidResource, ValidUri};
-use crate::expand::{companion_struct, private_path};
+use crate::expand::{call_user_fn, companion_struct, private_path};
 use crate::uri_template::PartKind;
 
 /// Everything `#[mcp_resource]` expands to for `resource`.
@@ -139,31 +139,12 @@ fn read(resource: &ValidResource) -> TokenStream {
             }
         });
     let mime_type = optional_str(resource.mime_type.as_deref());
-    let ident = resource.fn_ident();
-    let output_span = match &resource.item.sig.output {
-        ReturnType::Type(_, ty) => ty.span(),
-        ReturnType::Default => ident.span(),
-    };
-    let output = Ident::new("__mcp_output", Span::mixed_site().located_at(output_span));
-    let convert = quote_spanned!(output_span=> #p::into_read_result(#output, &#uri, #mime_type));
-    let run = if resource.is_async() {
-        quote_spanned! {ident.span()=>
-            ::std::boxed::Box::pin(async move {
-                let #output = #ident(#(#values),*).await;
-                #convert
-            })
-        }
-    } else {
-        quote_spanned! {ident.span()=>
-            ::std::boxed::Box::pin(#p::run_blocking_value(
-                move || {
-                    let #output = #ident(#(#values),*);
-                    #convert
-                },
-                #p::read_cancelled(),
-            ))
-        }
-    };
+    let run = call_user_fn(
+        &resource.item,
+        &values,
+        |output, output_span| quote_spanned!(output_span=> #p::into_read_result(#output, &#uri, #mime_type)),
+        quote!(#p::read_cancelled()),
+    );
     if resource.params.is_empty() {
         return quote! {
             let #reader = #p::VariableReader::new(#read);
