@@ -4,13 +4,21 @@
 //!
 //! Run it with `cargo run --example conformance -- --http 8080`.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use mcp_runtime::{
-    CallToolResult, Content, GetPromptResult, LogLevel, PromptMessage, RequestContext,
-    ResourceContents, Role, Server, mcp_prompt, mcp_resource, mcp_tool, prompts, resources,
-    server_info, tools,
+    AskError, BoxFuture, CallToolResult, Content, Elicitation, GetPromptResult, LogLevel, Notifier,
+    PromptMessage, RequestContext, ResourceContents, Role, SamplingRequest, Server,
+    ToolAnnotations, ToolCall, ToolDefinition, ToolHandler, mcp_prompt, mcp_resource, mcp_tool,
+    prompts, resources, server_info, tools,
 };
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// The server's notifier, for the tools that announce changes.
+static NOTIFIER: OnceLock<Notifier> = OnceLock::new();
 
 /// A 1x1 red pixel.
 const PNG: &[u8] = &[
@@ -114,6 +122,481 @@ async fn test_tool_with_progress(context: RequestContext) -> &'static str {
     "Tool with progress executed successfully"
 }
 
+/// Logs while it runs; the 2026-07-28 suite checks that nothing is logged to a request that set
+/// no `logLevel`.
+#[mcp_tool]
+async fn test_logging_tool(context: RequestContext) -> &'static str {
+    context.log(LogLevel::Info, "Logging tool ran");
+    "Logging tool executed successfully"
+}
+
+/// Announces that the prompt list changed (the suite checks listen streams get told).
+#[mcp_tool]
+fn test_trigger_prompt_change() -> &'static str {
+    if let Some(notifier) = NOTIFIER.get() {
+        notifier.prompt_list_changed();
+    }
+    "Prompt list change announced"
+}
+
+// Asking the client. In a legacy session each question is a request to the client (on the
+// call's event stream); in 2026-07-28 the call ends with an `InputRequiredResult` and the client
+// retries with the answers. The names given with `named` are the keys the prerelease suite
+// expects in `inputRequests`.
+
+fn ask_failed(error: AskError) -> String {
+    format!("cannot ask the client: {error}")
+}
+
+/// How an elicitation ended, with the content when accepted.
+fn elicitation_text<T: Serialize>(answer: &Elicitation<T>) -> String {
+    match answer {
+        Elicitation::Accepted(content) => format!(
+            "action=accept, content={}",
+            serde_json::to_string(content).unwrap_or_default()
+        ),
+        Elicitation::Declined => "action=decline".to_owned(),
+        Elicitation::Cancelled => "action=cancel".to_owned(),
+    }
+}
+
+/// Asks the client's model to answer `prompt`.
+///
+/// # Arguments
+/// * `prompt` - The prompt to send to the LLM
+#[mcp_tool]
+async fn test_sampling(prompt: String, ctx: RequestContext) -> Result<String, String> {
+    let answer = ctx
+        .sample(SamplingRequest::new(100).user(prompt))
+        .await
+        .map_err(ask_failed)?;
+    Ok(format!(
+        "LLM response: {}",
+        answer.text().unwrap_or_default()
+    ))
+}
+
+/// The user's details, for `test_elicitation`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct UserDetails {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+/// Asks the user for their details.
+///
+/// # Arguments
+/// * `message` - The message to show the user
+#[mcp_tool]
+async fn test_elicitation(message: String, ctx: RequestContext) -> Result<String, String> {
+    let answer = ctx
+        .elicit::<UserDetails>(message)
+        .await
+        .map_err(ask_failed)?;
+    Ok(format!("User response: {}", elicitation_text(&answer)))
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Active,
+    Inactive,
+    Pending,
+}
+
+fn default_name() -> String {
+    "John Doe".to_owned()
+}
+fn default_age() -> u32 {
+    30
+}
+fn default_score() -> f64 {
+    95.5
+}
+fn default_status() -> Status {
+    Status::Active
+}
+fn default_verified() -> bool {
+    true
+}
+
+/// A form whose every field has a default (SEP-1034).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct WithDefaults {
+    /// User name
+    #[serde(default = "default_name")]
+    name: String,
+    /// User age
+    #[serde(default = "default_age")]
+    age: u32,
+    /// User score
+    #[serde(default = "default_score")]
+    score: f64,
+    /// User status
+    #[serde(default = "default_status")]
+    status: Status,
+    /// Verification status
+    #[serde(default = "default_verified")]
+    verified: bool,
+}
+
+/// Elicits a form whose fields all have defaults (SEP-1034).
+#[mcp_tool]
+async fn test_elicitation_sep1034_defaults(ctx: RequestContext) -> Result<String, String> {
+    let answer = ctx
+        .elicit::<WithDefaults>("Test client default value handling - please accept with defaults")
+        .await
+        .map_err(ask_failed)?;
+    Ok(format!(
+        "Elicitation completed: {}",
+        elicitation_text(&answer)
+    ))
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Untitled {
+    Option1,
+    Option2,
+    Option3,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+enum TitledSingle {
+    #[schemars(title = "First Option")]
+    #[serde(rename = "value1")]
+    Value1,
+    #[schemars(title = "Second Option")]
+    #[serde(rename = "value2")]
+    Value2,
+    #[schemars(title = "Third Option")]
+    #[serde(rename = "value3")]
+    Value3,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Legacy {
+    Opt1,
+    Opt2,
+    Opt3,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+enum TitledMulti {
+    #[schemars(title = "First Choice")]
+    #[serde(rename = "value1")]
+    Value1,
+    #[schemars(title = "Second Choice")]
+    #[serde(rename = "value2")]
+    Value2,
+    #[schemars(title = "Third Choice")]
+    #[serde(rename = "value3")]
+    Value3,
+}
+
+/// Every enum form of SEP-1330.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct Choices {
+    /// Untitled single-select
+    untitled_single: Untitled,
+    /// Titled single-select
+    titled_single: TitledSingle,
+    /// Legacy titled enum (enumNames)
+    #[schemars(extend("enumNames" = ["Option One", "Option Two", "Option Three"]))]
+    legacy_enum: Legacy,
+    /// Untitled multi-select
+    untitled_multi: Vec<Untitled>,
+    /// Titled multi-select
+    titled_multi: Vec<TitledMulti>,
+}
+
+/// Elicits a form with every enum variant of SEP-1330.
+#[mcp_tool]
+async fn test_elicitation_sep1330_enums(ctx: RequestContext) -> Result<String, String> {
+    let answer = ctx
+        .elicit::<Choices>("Test every enum form: please choose")
+        .await
+        .map_err(ask_failed)?;
+    Ok(format!(
+        "Elicitation completed: {}",
+        elicitation_text(&answer)
+    ))
+}
+
+/// A name.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Name {
+    name: String,
+}
+
+/// A yes or no.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Confirmation {
+    ok: bool,
+}
+
+/// A color.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Color {
+    color: String,
+}
+
+/// A context for a prompt.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct PromptContext {
+    context: String,
+}
+
+/// Asks the user's name (`user_name`), then greets them.
+#[mcp_tool]
+async fn test_input_required_result_elicitation(ctx: RequestContext) -> Result<String, String> {
+    let answer = ctx
+        .named("user_name")
+        .elicit::<Name>("What is your name?")
+        .await
+        .map_err(ask_failed)?;
+    Ok(match answer {
+        Elicitation::Accepted(Name { name }) => format!("Hello, {name}!"),
+        other => format!("No name: {}", elicitation_text(&other)),
+    })
+}
+
+/// Asks the client's model a question (`capital_question`).
+#[mcp_tool]
+async fn test_input_required_result_sampling(ctx: RequestContext) -> Result<String, String> {
+    let answer = ctx
+        .named("capital_question")
+        .sample(SamplingRequest::new(100).user("What is the capital of France?"))
+        .await
+        .map_err(ask_failed)?;
+    Ok(format!(
+        "The model said: {}",
+        answer.text().unwrap_or_default()
+    ))
+}
+
+/// Lists the client's roots (`client_roots`).
+#[mcp_tool]
+async fn test_input_required_result_list_roots(ctx: RequestContext) -> Result<String, String> {
+    let roots = ctx
+        .named("client_roots")
+        .roots()
+        .await
+        .map_err(ask_failed)?;
+    let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
+    Ok(format!("Client roots: {}", uris.join(", ")))
+}
+
+/// Asks for a confirmation (`confirm`); answers `state-ok` once the sealed request state came
+/// back intact.
+#[mcp_tool]
+async fn test_input_required_result_request_state(ctx: RequestContext) -> Result<String, String> {
+    let answer = ctx
+        .named("confirm")
+        .elicit::<Confirmation>("Please confirm")
+        .await
+        .map_err(ask_failed)?;
+    Ok(format!("state-ok: {}", elicitation_text(&answer)))
+}
+
+/// Asks three questions at once: the user's name, a greeting from the model, the roots.
+#[mcp_tool]
+async fn test_input_required_result_multiple_inputs(ctx: RequestContext) -> Result<String, String> {
+    let (name, greeting, roots) = tokio::join!(
+        ctx.named("user_name").elicit::<Name>("What is your name?"),
+        ctx.named("greeting")
+            .sample(SamplingRequest::new(50).user("Generate a greeting")),
+        ctx.named("client_roots").roots(),
+    );
+    let name = name.map_err(ask_failed)?;
+    let greeting = greeting.map_err(ask_failed)?;
+    let roots = roots.map_err(ask_failed)?;
+    Ok(format!(
+        "{}; greeting: {}; {} roots",
+        elicitation_text(&name),
+        greeting.text().unwrap_or_default(),
+        roots.len()
+    ))
+}
+
+/// Asks two questions, one after the other (`step1`, then `step2`).
+#[mcp_tool]
+async fn test_input_required_result_multi_round(ctx: RequestContext) -> Result<String, String> {
+    let name = ctx
+        .named("step1")
+        .elicit::<Name>("Step 1: What is your name?")
+        .await
+        .map_err(ask_failed)?;
+    let color = ctx
+        .named("step2")
+        .elicit::<Color>("Step 2: What is your favorite color?")
+        .await
+        .map_err(ask_failed)?;
+    Ok(format!(
+        "step 1: {}; step 2: {}",
+        elicitation_text(&name),
+        elicitation_text(&color)
+    ))
+}
+
+/// Asks for a confirmation; a tampered request state is refused before it runs again.
+#[mcp_tool]
+async fn test_input_required_result_tampered_state(ctx: RequestContext) -> Result<String, String> {
+    let answer = ctx
+        .named("confirm")
+        .elicit::<Confirmation>("Please confirm")
+        .await
+        .map_err(ask_failed)?;
+    Ok(format!("confirmed: {}", elicitation_text(&answer)))
+}
+
+/// Asks the user and the model at once: a client that declared only one of the capabilities
+/// is asked only what it can answer.
+#[mcp_tool]
+async fn test_input_required_result_capabilities(ctx: RequestContext) -> Result<String, String> {
+    let (name, greeting) = tokio::join!(
+        ctx.named("user_name").elicit::<Name>("What is your name?"),
+        ctx.named("greeting")
+            .sample(SamplingRequest::new(50).user("Generate a greeting")),
+    );
+    let name = name.map_or_else(ask_failed, |answer| elicitation_text(&answer));
+    let greeting = greeting.map_or_else(ask_failed, |answer| {
+        answer.text().unwrap_or_default().to_owned()
+    });
+    Ok(format!("name: {name}; greeting: {greeting}"))
+}
+
+/// Needs the client's `sampling` capability: without it, the call fails (with -32021 in
+/// 2026-07-28, naming the capability).
+#[mcp_tool]
+async fn test_missing_capability(ctx: RequestContext) -> Result<String, String> {
+    let answer = ctx
+        .sample(SamplingRequest::new(20).user("Say hello"))
+        .await
+        .map_err(ask_failed)?;
+    Ok(format!(
+        "The model said: {}",
+        answer.text().unwrap_or_default()
+    ))
+}
+
+/// Elicits input: in 2026-07-28 the response is an `InputRequiredResult`, never a request on
+/// the response stream.
+#[mcp_tool]
+async fn test_streaming_elicitation(ctx: RequestContext) -> Result<String, String> {
+    let answer = ctx
+        .named("user_name")
+        .elicit::<Name>("What is your name?")
+        .await
+        .map_err(ask_failed)?;
+    Ok(format!("Elicited: {}", elicitation_text(&answer)))
+}
+
+/// A prompt that first asks what context to use (`user_context`).
+#[mcp_prompt]
+async fn test_input_required_result_prompt(ctx: RequestContext) -> Result<String, String> {
+    let answer = ctx
+        .named("user_context")
+        .elicit::<PromptContext>("What context should the prompt use?")
+        .await
+        .map_err(ask_failed)?;
+    Ok(match answer {
+        Elicitation::Accepted(PromptContext { context }) => {
+            format!("Answer with this context in mind: {context}")
+        }
+        other => format!("Answer without context ({})", elicitation_text(&other)),
+    })
+}
+
+/// A hand-written tool: `definition`'s input schema is served as written.
+struct SchemaTool {
+    name: &'static str,
+    description: &'static str,
+    input_schema: Value,
+    answer: &'static str,
+}
+
+impl ToolHandler for SchemaTool {
+    fn definition(&self) -> ToolDefinition {
+        let Value::Object(input_schema) = self.input_schema.clone() else {
+            unreachable!("the schemas below are objects");
+        };
+        ToolDefinition {
+            name: self.name.into(),
+            title: None,
+            description: Some(self.description.into()),
+            input_schema,
+            output_schema: None,
+            annotations: ToolAnnotations::default(),
+            icons: Vec::new(),
+        }
+    }
+
+    fn call(&self, _call: ToolCall) -> BoxFuture<'static, CallToolResult> {
+        let answer = self.answer;
+        Box::pin(async move { CallToolResult::success(vec![Content::text(answer)]) })
+    }
+}
+
+/// A JSON Schema 2020-12 input schema with `$defs`, `$anchor`, composition and conditionals,
+/// which the suite checks `tools/list` passes through untouched.
+fn json_schema_2020_12_tool() -> SchemaTool {
+    SchemaTool {
+        name: "json_schema_2020_12_tool",
+        description: "A tool whose input schema uses JSON Schema 2020-12 keywords",
+        input_schema: json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {
+                "address": {
+                    "$anchor": "address",
+                    "type": "object",
+                    "properties": {
+                        "street": {"type": "string"},
+                        "city": {"type": "string"}
+                    }
+                }
+            },
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"},
+                "kind": {"type": "string", "enum": ["person", "company"]},
+                "registration": {"type": "string"}
+            },
+            "additionalProperties": false,
+            "allOf": [{"anyOf": [{"required": ["name"]}, {"required": ["address"]}]}],
+            "if": {"properties": {"kind": {"const": "company"}}, "required": ["kind"]},
+            "then": {"required": ["registration"]},
+            "else": {"not": {"required": ["registration"]}}
+        }),
+        answer: "ok",
+    }
+}
+
+/// A tool whose arguments are mirrored in `Mcp-Param-*` headers (`x-mcp-header`), which the
+/// server checks against the body.
+fn test_custom_headers() -> SchemaTool {
+    SchemaTool {
+        name: "test_custom_headers",
+        description: "A tool with x-mcp-header parameters mirrored in Mcp-Param-* headers",
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "priority": {"type": "integer", "x-mcp-header": "Priority"},
+                "verbose": {"type": "boolean", "x-mcp-header": "Verbose"},
+                "query": {"type": "string"}
+            },
+            "required": ["region", "query"]
+        }),
+        answer: "Custom headers test completed",
+    }
+}
+
 /// Static text.
 #[mcp_resource("test://static-text", mime_type = "text/plain")]
 fn static_text() -> &'static str {
@@ -196,17 +679,39 @@ fn test_prompt_with_image() -> GetPromptResult {
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    Server::new(server_info!())
-        .tools(tools![
-            test_simple_text,
-            test_image_content,
-            test_audio_content,
-            test_embedded_resource,
-            test_multiple_content_types,
-            test_tool_with_logging,
-            test_error_handling,
-            test_tool_with_progress,
-        ])
+    let server = Server::new(server_info!());
+    let _ = NOTIFIER.set(server.notifier());
+    server
+        .tools(
+            tools![
+                test_simple_text,
+                test_image_content,
+                test_audio_content,
+                test_embedded_resource,
+                test_multiple_content_types,
+                test_tool_with_logging,
+                test_error_handling,
+                test_tool_with_progress,
+                test_logging_tool,
+                test_trigger_prompt_change,
+                test_sampling,
+                test_elicitation,
+                test_elicitation_sep1034_defaults,
+                test_elicitation_sep1330_enums,
+                test_input_required_result_elicitation,
+                test_input_required_result_sampling,
+                test_input_required_result_list_roots,
+                test_input_required_result_request_state,
+                test_input_required_result_multiple_inputs,
+                test_input_required_result_multi_round,
+                test_input_required_result_tampered_state,
+                test_input_required_result_capabilities,
+                test_missing_capability,
+                test_streaming_elicitation,
+            ]
+            .with(json_schema_2020_12_tool())
+            .with(test_custom_headers()),
+        )
         .resources(resources![
             static_text,
             static_binary,
@@ -218,6 +723,7 @@ async fn main() -> std::io::Result<()> {
             test_prompt_with_arguments,
             test_prompt_with_embedded_resource,
             test_prompt_with_image,
+            test_input_required_result_prompt,
         ])
         .serve_from_args()
         .await

@@ -76,6 +76,39 @@ async fn wait_for_cancel(cancellation: CancellationToken) -> String {
     "cancelled".to_owned()
 }
 
+/// Tags of the `hold` calls that have started, and of those dropped with their token fired.
+static HELD: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+static RELEASED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Wait until the request is cancelled, noting when it starts and when it is cancelled.
+///
+/// # Arguments
+/// * `tag` - names the call in the notes
+#[mcp_tool]
+async fn hold(tag: String, cancellation: CancellationToken) -> String {
+    struct Observe(CancellationToken, String);
+    impl Drop for Observe {
+        fn drop(&mut self) {
+            if self.0.is_cancelled() {
+                RELEASED.lock().unwrap().push(self.1.clone());
+            }
+        }
+    }
+    let _observe = Observe(cancellation.clone(), tag.clone());
+    HELD.lock().unwrap().push(tag);
+    cancellation.cancelled().await;
+    "cancelled".to_owned()
+}
+
+/// Wait (10 s at most, against hangs) until `list` holds `tag`.
+fn wait_for(list: &std::sync::Mutex<Vec<String>>, tag: &str, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !list.lock().unwrap().iter().any(|held| held == tag) {
+        assert!(Instant::now() < deadline, "{tag}: {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// A server on a loopback port, running on its own runtime thread until dropped.
 struct TestServer {
     addr: SocketAddr,
@@ -98,7 +131,7 @@ impl TestServer {
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::from_std(listener)?;
                 Server::new(server_info!())
-                    .tools(tools![echo, nap, wait_for_cancel, count])
+                    .tools(tools![echo, nap, wait_for_cancel, count, hold])
                     .resources(resources![hello])
                     .shutdown_timeout(Duration::from_secs(2))
                     .serve_http_on(listener, config, async {
@@ -189,7 +222,7 @@ fn modern_requests_are_served_statelessly() {
     );
     assert_eq!(list.status, 200);
     let list = list.message(ProtocolVersion::V2026_07_28, Some("tools/list"));
-    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 4);
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 5);
 
     let body = modern(
         3,
@@ -423,7 +456,7 @@ fn legacy_clients_get_sessions() {
         let reply = send(addr, "POST", &headers, list);
         assert_eq!(reply.status, 200);
         let message = reply.message(revision, Some("tools/list"));
-        assert_eq!(message["result"]["tools"].as_array().unwrap().len(), 4);
+        assert_eq!(message["result"]["tools"].as_array().unwrap().len(), 5);
 
         let call = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nap","arguments":{"millis":10}}}"#;
         let reply = send(addr, "POST", &headers, call);
@@ -722,6 +755,141 @@ fn a_client_that_disconnects_cancels_its_call() {
     while !CANCELLED.load(Ordering::SeqCst) {
         assert!(Instant::now() < deadline, "the call was not cancelled");
         std::thread::sleep(Duration::from_millis(20));
+    }
+    server.shut_down();
+}
+
+/// A client that goes away cancels its 2026-07-28 call, whether it asked to keep the
+/// connection alive or sent `Connection: close` (after which hyper reads nothing more), and
+/// whether its answer is JSON or an event stream (a progress token).
+#[test]
+fn a_disconnect_cancels_a_modern_call_with_or_without_connection_close() {
+    let server = TestServer::start(HttpConfig::new());
+    let headers = [
+        JSON,
+        ACCEPT,
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "hold"),
+    ];
+    for (tag, close, streamed) in [
+        ("json-close", true, false),
+        ("json-keep-alive", false, false),
+        ("events-close", true, true),
+        ("events-keep-alive", false, true),
+    ] {
+        let mut request: Value = serde_json::from_slice(&modern(
+            1,
+            "tools/call",
+            json!({"name": "hold", "arguments": {"tag": tag}}),
+        ))
+        .unwrap();
+        if streamed {
+            request["params"]["_meta"]["progressToken"] = json!(tag);
+        }
+        let body = serde_json::to_vec(&request).unwrap();
+        let mut stream = TcpStream::connect(server.addr).unwrap();
+        stream
+            .write_all(&support::http::request_bytes_to(
+                "/mcp", "POST", &headers, &body, close,
+            ))
+            .unwrap();
+        wait_for(&HELD, tag, "the call did not start");
+        assert!(!RELEASED.lock().unwrap().iter().any(|held| held == tag));
+        drop(stream);
+        wait_for(&RELEASED, tag, "the call was not cancelled");
+    }
+    server.shut_down();
+}
+
+/// A 2025-11-25 session's event streams open with a priming event (an id, a `retry`, empty
+/// data) and number every event; earlier revisions' streams carry neither.
+#[test]
+fn legacy_event_streams_are_primed_and_numbered_from_2025_11_25() {
+    let server = TestServer::start(HttpConfig::new());
+    let addr = server.addr;
+    let call = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"count","_meta":{"progressToken":"t5"}}}"#;
+    for version in ["2025-06-18", "2025-11-25"] {
+        let session = initialize(addr, version);
+        let headers = [
+            JSON,
+            ACCEPT,
+            ("Mcp-Session-Id", session.as_str()),
+            ("MCP-Protocol-Version", version),
+        ];
+        let reply = send(addr, "POST", &headers, call);
+        assert_eq!(reply.status, 200);
+        assert_eq!(reply.header("content-type"), Some("text/event-stream"));
+        let streamed = support::http::sse_events(&reply.body);
+        let messages: Vec<_> = streamed
+            .iter()
+            .filter(|event| !event.data.is_empty())
+            .collect();
+        assert_eq!(messages.len(), 3, "{streamed:?}");
+        assert!(
+            messages
+                .iter()
+                .all(|event| event.event.as_deref() == Some("message"))
+        );
+        if version == "2025-06-18" {
+            assert_eq!(streamed.len(), 3, "no priming event: {streamed:?}");
+            assert!(
+                streamed
+                    .iter()
+                    .all(|event| event.id.is_none() && event.retry.is_none())
+            );
+            continue;
+        }
+        let priming = &streamed[0];
+        assert!(priming.data.is_empty(), "{priming:?}");
+        assert!(
+            priming.id.is_some() && priming.retry.is_some(),
+            "{priming:?}"
+        );
+        assert_eq!(streamed.len(), 4);
+        let mut ids: Vec<_> = streamed
+            .iter()
+            .map(|event| event.id.clone().unwrap())
+            .collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), 4, "ids are unique: {streamed:?}");
+
+        // The GET stream is primed too, with ids of its own.
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let get = [
+            ("Accept", "text/event-stream"),
+            ("Mcp-Session-Id", session.as_str()),
+            ("Last-Event-ID", ids[0].as_str()),
+        ];
+        stream.write_all(&request_bytes("GET", &get, b"")).unwrap();
+        let mut reader = BufReader::new(stream);
+        let mut head = String::new();
+        while !head.ends_with("\r\n\r\n") {
+            assert!(reader.read_line(&mut head).unwrap() > 0, "{head}");
+        }
+        assert!(head.starts_with("HTTP/1.1 200 "), "{head}");
+        // The first chunk of the (chunked) body is the priming event.
+        let mut event = String::new();
+        while !event.ends_with("\n\n") {
+            let mut line = String::new();
+            assert!(reader.read_line(&mut line).unwrap() > 0, "{event}");
+            if line.starts_with("id:")
+                || line.starts_with("retry:")
+                || line.starts_with("data:")
+                || line == "\n"
+            {
+                event.push_str(&line);
+            }
+        }
+        let primed = support::http::sse_events(event.as_bytes());
+        assert_eq!(primed.len(), 1, "{event:?}");
+        assert!(primed[0].data.is_empty() && primed[0].retry.is_some());
+        let id = primed[0].id.clone().unwrap();
+        assert!(!ids.contains(&id), "{id} is new in the session");
     }
     server.shut_down();
 }

@@ -6,6 +6,11 @@
 //! through their SDK's own stdio transport, check everything through the SDK's own types, and
 //! exit non-zero on any mismatch, which fails the test with their whole report.
 //!
+//! The `*_asking_*` tests run the asking clients (`tests/interop/python/asking.py`,
+//! `tests/interop/ts/asking-v{1,2}.ts`) against `examples/long_task.rs` and the `asking-server`
+//! binary: the servers ask (elicitation, sampling, roots) and the clients answer through their
+//! SDK's own handlers, in both eras; they also cancel a running call through the SDK.
+//!
 //! The clients are installed by `bash tests/interop/setup.sh` (CI runs it before
 //! `cargo test`). Without them these tests fail and say so; set `MCP_SKIP_INTEROP=1` to skip
 //! them instead.
@@ -131,15 +136,20 @@ struct Example {
     args: Vec<String>,
 }
 
-/// Every example that has a fixture, with its built binary (`cargo test` builds the examples
-/// next to this test's own directory: `target/<profile>/examples/`).
-fn examples() -> Vec<Example> {
+/// `target/<profile>/examples/`, where `cargo test` builds the examples.
+fn examples_dir() -> PathBuf {
     let test_exe = std::env::current_exe().expect("the test binary's path");
-    let examples_dir = test_exe
+    test_exe
         .parent()
         .and_then(Path::parent)
         .expect("the test binary lives in target/<profile>/deps")
-        .join("examples");
+        .join("examples")
+}
+
+/// Every example that has a fixture, with its built binary (`cargo test` builds the examples
+/// next to this test's own directory: `target/<profile>/examples/`).
+fn examples() -> Vec<Example> {
+    let examples_dir = examples_dir();
     let mut fixtures: Vec<PathBuf> = std::fs::read_dir(interop_dir().join("fixtures"))
         .expect("tests/interop/fixtures exists")
         .map(|entry| entry.unwrap().path())
@@ -333,6 +343,84 @@ fn typescript_sdk_v2_auto_negotiation_reaches_modern_era() {
             command
         },
     );
+}
+
+/// Runs an asking client program (`program` + `args`, then `<long_task> <asking-server>`): the
+/// servers ask the client (elicitation, sampling, roots) and the client answers through its
+/// SDK's own handlers; fails with its report unless it exits 0.
+fn run_asking_client(test: &str, program: impl Fn(&Clients) -> Command) {
+    let Some(clients) = clients(test) else {
+        return;
+    };
+    let long_task = examples_dir().join(format!("long_task{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        long_task.exists(),
+        "no binary for example `long_task` at {}: build it with `cargo build --examples` \
+         (`cargo test --workspace` builds it)",
+        long_task.display()
+    );
+    // Cargo builds the package's binaries for its integration tests.
+    let asking_server = Path::new(env!("CARGO_BIN_EXE_asking-server"));
+    let mut command = program(&clients);
+    command.arg(&long_task).arg(asking_server);
+    let run = run(&clients, command);
+    assert!(run.status.success(), "{test} failed:\n{}", run.report());
+    let summary = run.stdout.lines().last().unwrap_or_default();
+    eprintln!("{test}: {summary}");
+}
+
+/// `python/asking.py`: `mcp.Client` (`mode="legacy"`) with `elicitation_callback`,
+/// `sampling_callback` and `list_roots_callback` answering real server-to-client requests.
+#[test]
+fn python_sdk_asking_legacy_era() {
+    run_asking_client("python_sdk_asking_legacy_era", |c| {
+        let mut command = Command::new(&c.python);
+        command.args(["python/asking.py", "--era", "legacy"]);
+        command
+    });
+}
+
+/// The same callbacks with `mode="auto"` (2026-07-28): the SDK's multi-round-trip driver answers
+/// `InputRequiredResult`s and retries with `inputResponses` + `requestState`.
+#[test]
+fn python_sdk_asking_modern_era() {
+    run_asking_client("python_sdk_asking_modern_era", |c| {
+        let mut command = Command::new(&c.python);
+        command.args(["python/asking.py", "--era", "modern"]);
+        command
+    });
+}
+
+/// `ts/asking-v1.ts`: `@modelcontextprotocol/sdk` v1 with `setRequestHandler(ElicitRequestSchema,
+/// ...)` and friends (legacy only).
+#[test]
+fn typescript_sdk_v1_asking_legacy_era() {
+    run_asking_client("typescript_sdk_v1_asking_legacy_era", |c| {
+        let mut command = Command::new(&c.node);
+        command.arg("ts/asking-v1.ts");
+        command
+    });
+}
+
+/// `ts/asking-v2.ts`: `@modelcontextprotocol/client` v2, default connect (legacy).
+#[test]
+fn typescript_sdk_v2_asking_default_legacy() {
+    run_asking_client("typescript_sdk_v2_asking_default_legacy", |c| {
+        let mut command = Command::new(&c.node);
+        command.args(["ts/asking-v2.ts", "--era", "legacy"]);
+        command
+    });
+}
+
+/// The same with `versionNegotiation: { mode: 'auto' }` (2026-07-28): the SDK fulfils
+/// `input_required` results through the registered handlers itself.
+#[test]
+fn typescript_sdk_v2_asking_auto_modern_era() {
+    run_asking_client("typescript_sdk_v2_asking_auto_modern_era", |c| {
+        let mut command = Command::new(&c.node);
+        command.args(["ts/asking-v2.ts", "--era", "auto"]);
+        command
+    });
 }
 
 /// The client programs type-check against the pinned SDKs' own declarations (Node runs them by

@@ -17,4 +17,6 @@ fn ui() {
     cases.pass("tests/ui/prompt/pass/*.rs");
     cases.compile_fail("tests/ui/prompt/fail/*.rs");
     cases.compile_fail("tests/ui/prompts/fail/*.rs");
+    cases.pass("tests/ui/server/pass/*.rs");
+    cases.compile_fail("tests/ui/server/fail/*.rs");
 }

@@ -10,13 +10,18 @@ use syn::{Expr, GenericArgument, Ident, ItemFn, Pat, PathArguments, Type};
 use crate::attr::{AnnotationsAttr, DefaultAttr, Spanned};
 use crate::ctxt::Ctxt;
 use crate::docs::Docs;
+use crate::handler_fn::{self, Callee};
 use crate::model::{Param, ToolFn, ToolList};
 
 /// A tool function every rule accepted.
 pub struct ValidTool {
     /// The function to emit, as written (minus `#[arg]`).
     pub item: ItemFn,
+    /// How generated code calls it.
+    pub callee: Callee,
     pub name: String,
+    /// Where the name is written (the option, or the function's name), for errors.
+    pub name_span: Span,
     pub title: Option<String>,
     pub description: Option<String>,
     pub annotations: AnnotationsAttr,
@@ -61,35 +66,34 @@ impl ValidTool {
     pub fn fn_ident(&self) -> &Ident {
         &self.item.sig.ident
     }
-
-    pub fn is_async(&self) -> bool {
-        self.item.sig.asyncness.is_some()
-    }
 }
 
 /// Check every rule on `tool`; `Err` with all the problems (and those `cx` already holds).
 pub fn tool(tool: &ToolFn, mut cx: Ctxt) -> syn::Result<ValidTool> {
-    check_free_function(tool, &mut cx);
+    let function = &tool.function;
+    let callee = handler_fn::check_receiver(function, &mut cx);
     check_no_generics(tool, &mut cx);
     check_safe_and_not_variadic(tool, &mut cx);
-    let name = check_tool_name(tool, &mut cx);
-    check_documented_arguments_exist(&tool.docs, &tool.params, &tool.item.sig.ident, &mut cx);
-    let params: Vec<ValidParam> = tool
+    let (name, name_span) = check_tool_name(tool, &mut cx);
+    check_documented_arguments_exist(&function.docs, &function.params, function.ident(), &mut cx);
+    let params: Vec<ValidParam> = function
         .params
         .iter()
         .filter_map(|param| check_param(tool, param, &mut cx))
         .collect();
     check_wire_names_unique(&params, &mut cx);
     let valid = ValidTool {
-        item: tool.item.clone(),
+        item: function.item.clone(),
+        callee,
         name,
+        name_span,
         title: tool.attr.title.as_ref().map(|title| title.value.clone()),
         description: tool
             .attr
             .description
             .as_ref()
             .map(|description| description.value.clone())
-            .or_else(|| tool.docs.description.clone()),
+            .or_else(|| function.docs.description.clone()),
         annotations: tool.attr.annotations,
         recursive: tool.attr.recursive,
         icon: tool.attr.icon.as_ref().map(|icon| icon.value.clone()),
@@ -99,22 +103,10 @@ pub fn tool(tool: &ToolFn, mut cx: Ctxt) -> syn::Result<ValidTool> {
     cx.check().map(|()| valid)
 }
 
-/// A tool is called with nothing but its arguments: the companion struct holds no state, so
-/// there is no `self` to call a method on.
-fn check_free_function(tool: &ToolFn, cx: &mut Ctxt) {
-    if let Some(span) = tool.receiver {
-        cx.error_at(
-            span,
-            "an `#[mcp_tool]` function cannot take `self`: it is a free function, called with \
-             its arguments only; move it out of the `impl` block",
-        );
-    }
-}
-
 /// Each parameter needs one concrete type: its schema is generated once and its value
 /// deserialized as that type, so there is nothing to pick a generic parameter with.
 fn check_no_generics(tool: &ToolFn, cx: &mut Ctxt) {
-    let generics = &tool.item.sig.generics;
+    let generics = &tool.function.item.sig.generics;
     if !generics.params.is_empty() || generics.where_clause.is_some() {
         cx.error_spanned(
             generics,
@@ -122,7 +114,7 @@ fn check_no_generics(tool: &ToolFn, cx: &mut Ctxt) {
              for its schema",
         );
     }
-    for param in &tool.params {
+    for param in &tool.function.params {
         if matches!(peel(&param.ty), Type::ImplTrait(_)) {
             cx.error_spanned(
                 &param.ty,
@@ -155,7 +147,7 @@ fn check_owned_param(param: &Param, cx: &mut Ctxt) {
 /// Clients call a tool with whatever arguments they like, so it cannot have preconditions the
 /// caller must uphold (`unsafe`), nor take a C variadic list.
 fn check_safe_and_not_variadic(tool: &ToolFn, cx: &mut Ctxt) {
-    let sig = &tool.item.sig;
+    let sig = &tool.function.item.sig;
     if let Some(unsafety) = &sig.unsafety {
         cx.error_spanned(
             unsafety,
@@ -170,11 +162,11 @@ fn check_safe_and_not_variadic(tool: &ToolFn, cx: &mut Ctxt) {
 
 /// Clients reject a whole tool list when one name has characters outside `[A-Za-z0-9_-]` or is
 /// longer than 64 (stricter than the spec's 128 and `.`, but what real clients enforce).
-fn check_tool_name(tool: &ToolFn, cx: &mut Ctxt) -> String {
+fn check_tool_name(tool: &ToolFn, cx: &mut Ctxt) -> (String, Span) {
     let (name, span, from_fn) = match &tool.attr.name {
         Some(Spanned { value, span }) => (value.clone(), *span, false),
         None => {
-            let ident = &tool.item.sig.ident;
+            let ident = tool.function.ident();
             (unraw(ident), ident.span(), true)
         }
     };
@@ -200,7 +192,7 @@ fn check_tool_name(tool: &ToolFn, cx: &mut Ctxt) -> String {
             ),
         );
     }
-    name
+    (name, span)
 }
 
 /// A bullet naming no parameter is a description the model never sees, usually left behind by
@@ -317,7 +309,12 @@ fn check_rename_not_empty(rename: &Spanned<String>, cx: &mut Ctxt) {
 /// One description per parameter: when both `#[arg(description)]` and `# Arguments` give one,
 /// whichever won, the other would be silently lost.
 fn check_described_once(tool: &ToolFn, param: &Param, name: &str, cx: &mut Ctxt) -> Option<String> {
-    let documented = tool.docs.arguments.iter().find(|doc| doc.name == name);
+    let documented = tool
+        .function
+        .docs
+        .arguments
+        .iter()
+        .find(|doc| doc.name == name);
     match (&param.attr.description, documented) {
         (Some(attr), Some(_)) => {
             cx.error_at(

@@ -20,10 +20,10 @@ pub fn unparsed(item: TokenStream, error: &syn::Error) -> TokenStream {
 /// The function was read but breaks rules: emit it (minus `#[arg]`), the errors, and a companion
 /// whose trait impls are never run (the crate does not compile).
 pub fn tool(tool: &ToolFn, error: &syn::Error) -> TokenStream {
-    let item = &tool.item;
+    let item = &tool.function.item;
     let errors = error.to_compile_error();
     // A function taking `self` sits in an `impl` block, where a struct cannot be declared.
-    if tool.receiver.is_some() {
+    if tool.function.receiver.is_some() {
         return quote! {
             #item
             #errors

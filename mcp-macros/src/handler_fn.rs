@@ -1,91 +1,108 @@
-//! What `#[mcp_resource]` and `#[mcp_prompt]` share: reading the function they are on, the rules
-//! every such function follows (the same as a tool's, for the same reasons), which parameters
-//! are injected, and `complete(name = path)`.
+//! What the three attributes share: the rule on `self` (and how generated code then calls the
+//! function), the rules every resource and prompt function follows (the same as a tool's, for
+//! the same reasons), which parameters are injected, and `complete(name = path)`.
 
-use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
-use syn::spanned::Spanned;
-use syn::{FnArg, Ident, Item, ItemFn, Pat, Path, Type};
+use syn::{Ident, Pat, Path, Type};
 
 use crate::attr;
 use crate::check::{peel, unraw};
 use crate::ctxt::Ctxt;
-use crate::docs::{self, Docs};
-use crate::model::{Param, item_keyword_span};
+use crate::model::{HandlerFn, Owner, Param};
 
-/// A function under `#[mcp_resource]` or `#[mcp_prompt]`.
-pub struct HandlerFn {
-    /// The function as written, minus the `#[arg]` attributes of its parameters.
-    pub item: ItemFn,
-    pub docs: Docs,
-    /// The `self` parameter, if there is one.
-    pub receiver: Option<Span>,
-    pub params: Vec<Param>,
+/// How generated code calls the function, once its receiver is accepted.
+#[derive(Clone)]
+pub enum Callee {
+    /// `name(args)`: a free function.
+    Free,
+    /// `<Type>::name(args)`: an associated function of an `#[mcp_server]` impl, without `self`.
+    Associated(Box<Type>),
+    /// `<Type>::name(&service, args)`: a `&self` method of an `#[mcp_server]` impl, called on
+    /// the `Arc<Type>` its handler holds.
+    Method(Box<Type>),
 }
 
-impl HandlerFn {
-    /// Read `item`; `Err` when it is not a function. `attribute` names the attribute in
-    /// messages (`#[mcp_resource]`).
-    pub fn from_syn(item: TokenStream, attribute: &str, cx: &mut Ctxt) -> syn::Result<Self> {
-        let mut item = match syn::parse2::<Item>(item)? {
-            Item::Fn(item) => item,
-            other => {
-                return Err(syn::Error::new(
-                    item_keyword_span(&other),
+/// The rule on `self`, for every attribute. A free function's companion struct holds no state,
+/// so there is no `self` to call a method on: `#[mcp_server]` on the impl block provides one.
+/// In an `#[mcp_server]` impl the server holds the value in an `Arc` shared by concurrent
+/// calls, so a method can only borrow it: `&self`.
+pub fn check_receiver(function: &HandlerFn, cx: &mut Ctxt) -> Callee {
+    let attribute = function.attribute;
+    let self_ty = match &function.owner {
+        Owner::Impl(self_ty) => self_ty,
+        Owner::Free => {
+            if let Some(receiver) = &function.receiver {
+                cx.error_spanned(
+                    receiver,
                     format!(
-                        "`{attribute}` goes on a function: `async fn name(...) -> ... {{ ... }}`"
+                        "`{attribute}` on a method taking `self` needs `#[mcp_server]` on its `impl` \
+                         block, which serves the methods with `&self` as their state; or make it a \
+                         free function, without `self`"
                     ),
-                ));
+                );
             }
-        };
-        let docs = docs::docs(&item.attrs, cx);
-        let mut receiver = None;
-        let mut params = Vec::new();
-        for input in &mut item.sig.inputs {
-            match input {
-                FnArg::Receiver(receiver_arg) => receiver = Some(receiver_arg.span()),
-                FnArg::Typed(typed) => {
-                    let attr = attr::arg_attr(&typed.attrs, cx);
-                    typed.attrs.retain(|attr| !attr::is_arg_attr(attr));
-                    params.push(Param {
-                        pat: (*typed.pat).clone(),
-                        ty: (*typed.ty).clone(),
-                        attr,
-                    });
-                }
-            }
+            return Callee::Free;
         }
-        Ok(HandlerFn {
-            item,
-            docs,
-            receiver,
-            params,
-        })
+    };
+    let Some(receiver) = &function.receiver else {
+        return Callee::Associated(self_ty.clone());
+    };
+    let borrows = match &receiver.colon_token {
+        // `&self`, `&'a self`.
+        None => receiver.reference.is_some() && receiver.mutability.is_none(),
+        // `self: &Self`.
+        Some(_) => matches!(peel(&receiver.ty), Type::Reference(reference)
+            if reference.mutability.is_none() && is_self_type(&reference.elem, self_ty)),
+    };
+    if borrows {
+        return Callee::Method(self_ty.clone());
     }
+    let (written, why) = if receiver.colon_token.is_some() {
+        (
+            format!("self: {}", tidy(&receiver.ty)),
+            "the server holds the value in an `Arc` and lends each call `&self`",
+        )
+    } else if receiver.reference.is_some() {
+        (
+            "&mut self".to_owned(),
+            "calls run concurrently on the one shared value; keep what changes behind a `Mutex` \
+             or an atomic",
+        )
+    } else {
+        (
+            "self".to_owned(),
+            "the server keeps the value for every call, so no call can take it",
+        )
+    };
+    cx.error_spanned(
+        receiver,
+        format!("an `{attribute}` method takes `&self`, not `{written}`: {why}"),
+    );
+    Callee::Method(self_ty.clone())
+}
 
-    pub fn ident(&self) -> &Ident {
-        &self.item.sig.ident
+/// Whether `ty` is `Self`, or the impl's type written out.
+fn is_self_type(ty: &Type, self_ty: &Type) -> bool {
+    match peel(ty) {
+        Type::Path(path) if path.path.is_ident("Self") => true,
+        other => other.to_token_stream().to_string() == self_ty.to_token_stream().to_string(),
     }
+}
 
-    /// The name the function gives by default: its own, without `r#`.
-    pub fn default_name(&self) -> String {
-        unraw(self.ident())
-    }
+/// A type as a person writes it: `Box<Self>`, not `Box < Self >`.
+fn tidy(ty: &Type) -> String {
+    ty.to_token_stream()
+        .to_string()
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace("& ", "&")
 }
 
 /// The rules every resource and prompt function follows; `what` is `resource` or `prompt`.
-pub fn check_function(function: &HandlerFn, what: &str, cx: &mut Ctxt) {
-    // The companion struct holds no state: there is no `self` to call a method on.
-    if let Some(span) = function.receiver {
-        cx.error_at(
-            span,
-            format!(
-                "an MCP {what} function cannot take `self`: it is a free function, called with \
-                 its arguments only; move it out of the `impl` block"
-            ),
-        );
-    }
+pub fn check_function(function: &HandlerFn, what: &str, cx: &mut Ctxt) -> Callee {
+    let callee = check_receiver(function, cx);
     // Each parameter is parsed as one concrete type: nothing could pick a generic one.
     let generics = &function.item.sig.generics;
     if !generics.params.is_empty() || generics.where_clause.is_some() {
@@ -112,6 +129,7 @@ pub fn check_function(function: &HandlerFn, what: &str, cx: &mut Ctxt) {
             format!("an MCP {what} function cannot be variadic"),
         );
     }
+    callee
 }
 
 /// The parameter's name: clients send values by name, so it must be a plain identifier.

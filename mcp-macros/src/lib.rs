@@ -15,6 +15,7 @@ mod listing;
 mod model;
 mod prompt;
 mod resource;
+mod server;
 mod uri_template;
 
 use proc_macro::TokenStream;
@@ -22,7 +23,7 @@ use proc_macro::TokenStream;
 #[doc = include_str!("../docs/mcp_tool.md")]
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    tool_attribute(args.into(), item.into()).into()
+    method_or(args, item, tool_attribute)
 }
 
 #[doc = include_str!("../docs/tools.md")]
@@ -34,7 +35,7 @@ pub fn tools(input: TokenStream) -> TokenStream {
 #[doc = include_str!("../docs/mcp_resource.md")]
 #[proc_macro_attribute]
 pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
-    resource::attribute(args.into(), item.into()).into()
+    method_or(args, item, resource::attribute)
 }
 
 #[doc = include_str!("../docs/resources.md")]
@@ -46,13 +47,33 @@ pub fn resources(input: TokenStream) -> TokenStream {
 #[doc = include_str!("../docs/mcp_prompt.md")]
 #[proc_macro_attribute]
 pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
-    prompt::attribute(args.into(), item.into()).into()
+    method_or(args, item, prompt::attribute)
+}
+
+#[doc = include_str!("../docs/mcp_server.md")]
+#[proc_macro_attribute]
+pub fn mcp_server(args: TokenStream, item: TokenStream) -> TokenStream {
+    server::attribute(args.into(), item.into()).into()
 }
 
 #[doc = include_str!("../docs/prompts.md")]
 #[proc_macro]
 pub fn prompts(input: TokenStream) -> TokenStream {
     listing::list(listing::Kind::Prompts, input.into()).into()
+}
+
+/// A method `#[mcp_server]` has read (its attribute rewritten to the marker) goes out as it is;
+/// anything else through `expand`.
+fn method_or(
+    args: TokenStream,
+    item: TokenStream,
+    expand: fn(proc_macro2::TokenStream, proc_macro2::TokenStream) -> proc_macro2::TokenStream,
+) -> TokenStream {
+    let args = proc_macro2::TokenStream::from(args);
+    if server::is_method_marker(&args) {
+        return item;
+    }
+    expand(args, item.into()).into()
 }
 
 fn tool_attribute(
@@ -64,7 +85,7 @@ fn tool_attribute(
         Ok(tool) => tool,
         Err(error) => return fallback::unparsed(item, &error),
     };
-    let label = tool.item.sig.ident.to_string();
+    let label = tool.function.ident().to_string();
     let tokens = match check::tool(&tool, cx) {
         Ok(valid) => expand::tool(&valid),
         Err(errors) => fallback::tool(&tool, &errors),

@@ -5,22 +5,42 @@ use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser as _;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{FnArg, Item, ItemFn, Pat, Path, Token, Type};
+use syn::{FnArg, Ident, Item, ItemFn, Pat, Path, Receiver, Token, Type};
 
 use crate::attr::{self, ArgAttr, ToolAttr};
 use crate::ctxt::Ctxt;
 use crate::docs::{self, Docs};
 
+/// A function under `#[mcp_tool]`, `#[mcp_resource]` or `#[mcp_prompt]`: free, or a method of
+/// an `#[mcp_server]` impl block.
+pub struct HandlerFn {
+    /// The function as written, minus the `#[arg]` attributes of its parameters (ours, unknown
+    /// to the compiler). For a method, `Self` in its signature is spelled as the impl's type,
+    /// since generated code implements traits for types of its own.
+    pub item: ItemFn,
+    pub docs: Docs,
+    /// The `self` parameter, if there is one, as written.
+    pub receiver: Option<Receiver>,
+    pub params: Vec<Param>,
+    /// Where the function is written.
+    pub owner: Owner,
+    /// The attribute, for messages: `#[mcp_tool]`.
+    pub attribute: &'static str,
+}
+
+/// Where an annotated function is written, which decides how generated code calls it.
+#[derive(Clone)]
+pub enum Owner {
+    /// A free function, called by its name; a companion struct of that name carries its traits.
+    Free,
+    /// A method or associated function in `#[mcp_server] impl Type`.
+    Impl(Box<Type>),
+}
+
 /// A function under `#[mcp_tool(...)]`.
 pub struct ToolFn {
-    /// The function as written, minus the `#[arg]` attributes of its parameters (ours, unknown
-    /// to the compiler).
-    pub item: ItemFn,
+    pub function: HandlerFn,
     pub attr: ToolAttr,
-    pub docs: Docs,
-    /// The `self` parameter, if there is one.
-    pub receiver: Option<Span>,
-    pub params: Vec<Param>,
 }
 
 /// One typed parameter of the function.
@@ -30,26 +50,27 @@ pub struct Param {
     pub attr: ArgAttr,
 }
 
-impl ToolFn {
-    /// Read `#[mcp_tool(args)]` on `item`. `Err` when `item` is not a function; problems with
-    /// the options and docs go to `cx`.
-    pub fn from_syn(args: TokenStream, item: TokenStream, cx: &mut Ctxt) -> syn::Result<Self> {
-        let mut item = match syn::parse2::<Item>(item)? {
-            Item::Fn(item) => item,
-            other => {
-                return Err(syn::Error::new(
-                    item_keyword_span(&other),
-                    "`#[mcp_tool]` goes on a function: `async fn name(...) -> ... { ... }`",
-                ));
-            }
-        };
-        let attr = attr::tool_attr(args, cx);
+impl HandlerFn {
+    /// Read the free function `item` under `attribute` (`#[mcp_resource]`); `Err` when it is not
+    /// a function.
+    pub fn from_syn(
+        item: TokenStream,
+        attribute: &'static str,
+        cx: &mut Ctxt,
+    ) -> syn::Result<Self> {
+        let item = parse_fn(item, attribute)?;
+        Ok(HandlerFn::from_fn(item, Owner::Free, attribute, cx))
+    }
+
+    /// Read `item`, written where `owner` says; the `#[arg]` attributes of its parameters are
+    /// read and removed.
+    pub fn from_fn(mut item: ItemFn, owner: Owner, attribute: &'static str, cx: &mut Ctxt) -> Self {
         let docs = docs::docs(&item.attrs, cx);
         let mut receiver = None;
         let mut params = Vec::new();
         for input in &mut item.sig.inputs {
             match input {
-                FnArg::Receiver(receiver_arg) => receiver = Some(receiver_arg.span()),
+                FnArg::Receiver(receiver_arg) => receiver = Some(receiver_arg.clone()),
                 FnArg::Typed(typed) => {
                     let attr = attr::arg_attr(&typed.attrs, cx);
                     typed.attrs.retain(|attr| !attr::is_arg_attr(attr));
@@ -61,13 +82,45 @@ impl ToolFn {
                 }
             }
         }
-        Ok(ToolFn {
+        HandlerFn {
             item,
-            attr,
             docs,
             receiver,
             params,
-        })
+            owner,
+            attribute,
+        }
+    }
+
+    pub fn ident(&self) -> &Ident {
+        &self.item.sig.ident
+    }
+
+    /// The name the function gives by default: its own, without `r#`.
+    pub fn default_name(&self) -> String {
+        crate::check::unraw(self.ident())
+    }
+}
+
+impl ToolFn {
+    /// Read `#[mcp_tool(args)]` on `item`. `Err` when `item` is not a function; problems with
+    /// the options and docs go to `cx`.
+    pub fn from_syn(args: TokenStream, item: TokenStream, cx: &mut Ctxt) -> syn::Result<Self> {
+        let item = parse_fn(item, "#[mcp_tool]")?;
+        let attr = attr::tool_attr(args, cx);
+        let function = HandlerFn::from_fn(item, Owner::Free, "#[mcp_tool]", cx);
+        Ok(ToolFn { function, attr })
+    }
+}
+
+/// `item` as a function; `Err` at its keyword when it is something else.
+fn parse_fn(item: TokenStream, attribute: &str) -> syn::Result<ItemFn> {
+    match syn::parse2::<Item>(item)? {
+        Item::Fn(item) => Ok(item),
+        other => Err(syn::Error::new(
+            item_keyword_span(&other),
+            format!("`{attribute}` goes on a function: `async fn name(...) -> ... {{ ... }}`"),
+        )),
     }
 }
 

@@ -25,6 +25,9 @@ pub use crate::schema::{ArgumentSpec, InputSchema, Requirement, SchemaError};
 // What `#[mcp_resource]`, `#[mcp_prompt]`, `resources![...]` and `prompts![...]` expand to.
 pub use crate::glue::*;
 
+// What `#[mcp_server]` implements.
+pub use crate::service::McpService;
+
 /// What `#[mcp_tool]` adds to a function's companion struct besides [`ToolHandler`]: what
 /// `tools![...]` needs to know at compile time.
 #[diagnostic::on_unimplemented(
@@ -112,6 +115,94 @@ pub fn definition_or_panic<T: StaticTool>() -> ToolDefinition {
     match T::checked_definition() {
         Ok(definition) => definition.clone(),
         Err(error) => panic!("{error}"),
+    }
+}
+
+/// `T` as `#[mcp_server]` asks of the type it serves: [`assert_service`] requires
+/// `ServiceProbe<T>: SharedService<T>`, which holds exactly when `T: Send + Sync + 'static`, and
+/// otherwise reports this trait's message (a bound on `T` itself would report only the first
+/// field that is not `Send`).
+#[derive(Debug)]
+pub struct ServiceProbe<T: ?Sized>(std::marker::PhantomData<T>);
+
+/// See [`ServiceProbe`].
+#[diagnostic::on_unimplemented(
+    message = "`{T}` must be `Send + Sync + 'static` to be an MCP service",
+    label = "the server shares this value between concurrent calls, on any thread, for as long as it serves",
+    note = "put what is not thread-safe behind a `Mutex`, an `RwLock` or an atomic (an `Arc` for an `Rc`); the other errors name the fields"
+)]
+pub trait SharedService<T: ?Sized> {}
+
+impl<T: Send + Sync + 'static> SharedService<T> for ServiceProbe<T> {}
+
+// Never applies to a probe; it makes the probe's impl one of two candidates, so that a failing
+// type is reported with the message above.
+#[diagnostic::do_not_recommend]
+impl<P: std::fmt::Display, T: ?Sized> SharedService<T> for P {}
+
+/// Compiles when `T` can be served; generated with the type's span.
+pub const fn assert_service<T: ?Sized>()
+where
+    ServiceProbe<T>: SharedService<T>,
+{
+}
+
+/// A method tool's definition, for [`ToolHandler::definition`].
+///
+/// # Panics
+///
+/// When the definition has an error: [`ServiceTools::finish`] reports those first.
+pub fn unwrap_definition(
+    definition: &'static Result<ToolDefinition, SchemaError>,
+) -> ToolDefinition {
+    match definition {
+        Ok(definition) => definition.clone(),
+        Err(error) => panic!("{error}"),
+    }
+}
+
+/// The tools of an `#[mcp_server]` impl being added to a set, their schemas checked as for
+/// `tools![...]` ([`tools_from`]).
+#[derive(Debug)]
+pub struct ServiceTools {
+    tools: Tools,
+    problems: Vec<String>,
+}
+
+impl ServiceTools {
+    /// Start adding to `tools`.
+    pub fn new(tools: Tools) -> Self {
+        ServiceTools {
+            tools,
+            problems: Vec::new(),
+        }
+    }
+
+    /// Add `handler`, whose definition is `definition`.
+    #[must_use]
+    pub fn with(
+        mut self,
+        handler: impl ToolHandler,
+        definition: &'static Result<ToolDefinition, SchemaError>,
+    ) -> Self {
+        match definition {
+            Ok(_) => self.tools = self.tools.with(handler),
+            Err(error) => self.problems.push(error.to_string()),
+        }
+        self
+    }
+
+    /// The tools.
+    ///
+    /// # Panics
+    ///
+    /// When a tool's schema cannot be sent, naming every such tool, as [`tools_from`] does.
+    #[track_caller]
+    pub fn finish(self) -> Tools {
+        if !self.problems.is_empty() {
+            panic!("invalid MCP tools:\n{}", self.problems.join("\n"));
+        }
+        self.tools
     }
 }
 

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::Value;
 use tokio::sync::Notify;
 
+use crate::ask::Asker;
 use crate::peer::RequestPeer;
 use crate::protocol::ProtocolVersion;
 use crate::state::States;
@@ -35,6 +36,9 @@ pub struct RequestContext {
     pub(crate) peer: Option<Arc<RequestPeer>>,
     /// The server's shared values (see [`RequestContext::state`]).
     pub(crate) states: States,
+    /// How this request asks the client questions; `None` when it cannot (see
+    /// [`RequestContext::elicit`]).
+    pub(crate) asker: Option<Asker>,
 }
 
 impl RequestContext {
@@ -47,6 +51,7 @@ impl RequestContext {
             cancellation: CancellationToken::new(),
             peer: None,
             states: States::default(),
+            asker: None,
         }
     }
 }

@@ -1,11 +1,13 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
-pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_tool, prompts, resources, tools};
+pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_server, mcp_tool, prompts, resources, tools};
 
+mod ask;
 mod cli;
 mod context;
 mod dispatch;
+mod dynamic;
 mod glue;
 mod handler;
 mod logging;
@@ -17,6 +19,7 @@ mod registry;
 mod routing;
 mod schema;
 mod server;
+mod service;
 mod session;
 mod state;
 pub mod testing;
@@ -35,10 +38,17 @@ pub mod fuzzing;
 #[cfg(feature = "http")]
 pub use transport::http;
 
+pub use ask::{
+    AskError, Elicitation, NamedQuestion, Root, SampledMessage, SamplingMessage, SamplingRequest,
+};
 pub use context::{CancellationToken, RequestContext};
+pub use dynamic::{SurfaceError, Surfaces};
 pub use handler::{
     ArgumentDefault, ArgumentError, BoxFuture, IntoToolResult, Json, JsonObject, ToolAnnotations,
     ToolCall, ToolDefinition, ToolHandler, ToolParam,
+};
+pub use handler::{
+    BuiltPrompt, BuiltResource, BuiltTool, PromptBuilder, ResourceBuilder, ToolBuilder,
 };
 pub use handler::{
     Completer, CompletionContext, CompletionRequest, Injected, IntoCompletion, IntoPromptResult,
@@ -56,6 +66,7 @@ pub use protocol::{
 pub use registry::Tools;
 pub use routing::Resources;
 pub use server::{Server, ServerInfo};
+pub use service::{IntoService, McpService};
 pub use state::State;
 pub use uri_template::{TemplatePart, UriTemplate, UriTemplateError, UriVariables};
 

@@ -1,5 +1,5 @@
 //! Telling connected clients that something changed: a resource's contents, the list of
-//! resources, the list of prompts.
+//! tools, resources or prompts.
 
 use tokio::sync::broadcast;
 
@@ -12,6 +12,9 @@ pub(crate) enum ServerEvent {
     ResourceListChanged,
     /// Prompts were added or removed.
     PromptListChanged,
+    /// Tools were added or removed (only through [`Surfaces`](crate::Surfaces), so only
+    /// servers that handed theirs out announce it).
+    ToolListChanged,
 }
 
 /// Announces changes to the clients of a running server. Cheap to clone; get one from
@@ -64,6 +67,11 @@ impl Notifier {
     /// The set of prompts changed: clients should list them again.
     pub fn prompt_list_changed(&self) {
         self.announce(ServerEvent::PromptListChanged);
+    }
+
+    /// The set of tools changed (announced by [`Surfaces`](crate::Surfaces) itself).
+    pub(crate) fn tool_list_changed(&self) {
+        self.announce(ServerEvent::ToolListChanged);
     }
 
     fn announce(&self, event: ServerEvent) {

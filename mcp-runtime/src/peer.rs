@@ -20,25 +20,46 @@ use serde_json::Value;
 use crate::context::{CancellationToken, RequestContext};
 use crate::logging::{LogGate, LogLevel};
 use crate::protocol::ProtocolVersion;
-use crate::protocol::jsonrpc::Outgoing;
+use crate::protocol::jsonrpc::{Outgoing, RequestId};
 
-/// Where one connection's request-related notifications go. Cheap to clone.
+/// Where one connection's request-related messages go (notifications, and the questions of
+/// a legacy session). Cheap to clone.
 #[derive(Clone)]
 pub(crate) struct Outbound {
-    send: Arc<dyn Fn(Outgoing) + Send + Sync>,
+    send: Arc<SendFn>,
 }
 
+/// Hands a message, and the request it is about if any, to the transport.
+type SendFn = dyn Fn(Option<&RequestId>, Outgoing) + Send + Sync;
+
 impl Outbound {
-    /// Notifications are handed to `send`, which must deliver them before any response handed
+    /// Messages are handed to `send`, which must deliver them before any response handed
     /// over later (the transport's job).
     pub(crate) fn new(send: impl Fn(Outgoing) + Send + Sync + 'static) -> Self {
+        Outbound {
+            send: Arc::new(move |_, message| send(message)),
+        }
+    }
+
+    /// Like [`new`](Self::new), `send` also learning which request each message is about
+    /// (`None` for none), so a transport can put it on that request's own stream.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn routed(
+        send: impl Fn(Option<&RequestId>, Outgoing) + Send + Sync + 'static,
+    ) -> Self {
         Outbound {
             send: Arc::new(send),
         }
     }
 
-    fn send(&self, message: Outgoing) {
-        (self.send)(message);
+    /// Send `message`, about the request `related` if given.
+    fn send_about(&self, related: Option<&RequestId>, message: Outgoing) {
+        (self.send)(related, message);
+    }
+
+    /// Send `message`, which is about the request `related`.
+    pub(crate) fn send_for(&self, related: &RequestId, message: Outgoing) {
+        (self.send)(Some(related), message);
     }
 }
 
@@ -51,6 +72,8 @@ impl fmt::Debug for Outbound {
 /// The way back to the client for one running request.
 pub(crate) struct RequestPeer {
     outbound: Outbound,
+    /// The request its notifications are about (a transport may give it its own stream).
+    related: Option<RequestId>,
     revision: ProtocolVersion,
     log: LogGate,
     progress_token: Option<Value>,
@@ -121,6 +144,7 @@ impl RequestPeer {
             log,
             progress_token,
             &CancellationToken::new(),
+            None,
         )
     }
 
@@ -133,6 +157,7 @@ impl RequestPeer {
         log: &LogGate,
         progress_token: Option<&Value>,
         cancellation: &CancellationToken,
+        related: Option<&RequestId>,
     ) -> Option<Arc<Self>> {
         let outbound = outbound?;
         if progress_token.is_none() && !log.may_allow_any() {
@@ -140,6 +165,7 @@ impl RequestPeer {
         }
         Some(Arc::new(RequestPeer {
             outbound: outbound.clone(),
+            related: related.cloned(),
             revision,
             log: log.clone(),
             progress_token: progress_token.cloned(),
@@ -191,10 +217,10 @@ impl RequestPeer {
         };
         // Sent under the lock, so notifications leave in the order their values rise, and
         // none after `close`.
-        self.outbound.send(Outgoing::notification(
-            "notifications/progress",
-            Some(&params),
-        ));
+        self.outbound.send_about(
+            self.related.as_ref(),
+            Outgoing::notification("notifications/progress", Some(&params)),
+        );
         true
     }
 
@@ -226,10 +252,10 @@ impl RequestPeer {
             logger,
             data,
         };
-        self.outbound.send(Outgoing::notification(
-            "notifications/message",
-            Some(&params),
-        ));
+        self.outbound.send_about(
+            self.related.as_ref(),
+            Outgoing::notification("notifications/message", Some(&params)),
+        );
         drop(state);
         true
     }
@@ -466,6 +492,7 @@ mod tests {
             &LogGate::Request(Some(LogLevel::Debug)),
             Some(&json!(1)),
             &cancellation,
+            None,
         )
         .unwrap();
         assert!(peer.progress(1.0, None, None));

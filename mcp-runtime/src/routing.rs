@@ -56,7 +56,9 @@ impl fmt::Debug for Resources {
     }
 }
 
-fn route_text(definition: &ResourceDefinition) -> String {
+/// The URI of a static resource, the template text of a template: what a resource is removed
+/// by, and named by in conflicts.
+pub(crate) fn route_text(definition: &ResourceDefinition) -> String {
     match definition {
         ResourceDefinition::Static(resource) => resource.uri.to_string(),
         ResourceDefinition::Template(template) => template.uri_template.to_string(),
@@ -64,9 +66,22 @@ fn route_text(definition: &ResourceDefinition) -> String {
 }
 
 /// One resource with its definition, computed once.
+#[derive(Clone)]
 pub(crate) struct Route {
     pub(crate) definition: ResourceDefinition,
     pub(crate) handler: Arc<dyn ResourceHandler>,
+}
+
+/// Every resource's definition, asked of its handler once.
+pub(crate) fn routes(resources: &Resources) -> Vec<Route> {
+    resources
+        .handlers()
+        .iter()
+        .map(|handler| Route {
+            definition: handler.definition(),
+            handler: handler.clone(),
+        })
+        .collect()
 }
 
 /// Two resources that would answer the same URIs.
@@ -97,15 +112,13 @@ pub(crate) struct ResourceRouter {
 
 impl ResourceRouter {
     /// Take the definitions of `resources` and check that no two answer the same URIs.
+    #[cfg(test)]
     pub(crate) fn build(resources: &Resources) -> Result<Self, RouteConflict> {
-        let routes: Vec<Route> = resources
-            .handlers()
-            .iter()
-            .map(|handler| Route {
-                definition: handler.definition(),
-                handler: handler.clone(),
-            })
-            .collect();
+        Self::from_routes(routes(resources))
+    }
+
+    /// [`build`](Self::build) from definitions already computed.
+    pub(crate) fn from_routes(routes: Vec<Route>) -> Result<Self, RouteConflict> {
         let mut statics = HashMap::new();
         let mut shapes: HashMap<String, usize> = HashMap::new();
         let mut templates = Vec::new();

@@ -173,6 +173,14 @@ impl fmt::Display for SchemaError {
 
 impl std::error::Error for SchemaError {}
 
+/// `T`'s schema, inlined and cleaned up like an argument's: the schema of an elicitation form.
+pub(crate) fn inline_schema_of<T: schemars::JsonSchema>() -> Value {
+    let mut generator = InputSchema::new().generator;
+    let mut schema = generator.subschema_for::<T>();
+    normalize(&mut schema);
+    schema.to_value()
+}
+
 /// Apply every clean-up rule of this module to `schema` and all its subschemas.
 fn normalize(schema: &mut Schema) {
     Normalize.transform(schema);

@@ -3,7 +3,8 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
-use crate::dispatch::Dispatcher;
+use crate::dispatch::{Dispatcher, Kind, Sets};
+use crate::dynamic::Surfaces;
 use crate::notify::Notifier;
 use crate::prompts::Prompts;
 use crate::registry::Tools;
@@ -70,12 +71,16 @@ pub struct Server {
     pub(crate) resources: Resources,
     pub(crate) prompts: Prompts,
     pub(crate) notifier: Notifier,
+    /// The offerings once they are dynamic ([`Server::surfaces`]); shared by every clone.
+    pub(crate) surfaces: Surfaces,
     pub(crate) instructions: Option<String>,
     pub(crate) page_size: usize,
     pub(crate) max_message_size: usize,
     pub(crate) shutdown_timeout: Duration,
     pub(crate) states: crate::state::States,
     pub(crate) progress_heartbeat: Option<Duration>,
+    pub(crate) ask_timeout: Duration,
+    pub(crate) request_state_key: crate::ask::seal::SealKey,
 }
 
 impl Server {
@@ -90,22 +95,47 @@ impl Server {
     /// How often a long tool call with a progress token gets a heartbeat unless
     /// [`Server::progress_heartbeat`] says otherwise.
     pub const DEFAULT_PROGRESS_HEARTBEAT: Duration = Duration::from_secs(10);
+    /// How long a legacy session's question waits for the client unless
+    /// [`Server::ask_timeout`] says otherwise: a person may be answering.
+    pub const DEFAULT_ASK_TIMEOUT: Duration = Duration::from_secs(300);
 
     /// A server with this identity and nothing to offer yet.
     pub fn new(info: ServerInfo) -> Self {
+        let notifier = Notifier::new();
         Server {
             info,
             tools: Tools::new(),
             resources: Resources::new(),
             prompts: Prompts::new(),
-            notifier: Notifier::new(),
+            surfaces: Surfaces::new(notifier.clone()),
+            notifier,
             instructions: None,
             page_size: Self::DEFAULT_PAGE_SIZE,
             max_message_size: Self::DEFAULT_MAX_MESSAGE_SIZE,
             shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
             states: crate::state::States::default(),
             progress_heartbeat: Some(Self::DEFAULT_PROGRESS_HEARTBEAT),
+            ask_timeout: Self::DEFAULT_ASK_TIMEOUT,
+            request_state_key: crate::ask::seal::SealKey::random(),
         }
+    }
+
+    /// How long a handler of a legacy session waits for the client to answer a question
+    /// ([`RequestContext::elicit`](crate::RequestContext::elicit), `sample`, `roots`) before it
+    /// gets [`AskError::TimedOut`](crate::AskError::TimedOut) and the question is withdrawn.
+    /// 2026-07-28 requests never wait: their questions end the call.
+    pub fn ask_timeout(mut self, timeout: Duration) -> Self {
+        self.ask_timeout = timeout;
+        self
+    }
+
+    /// The secret that seals the `requestState` of 2026-07-28 questions, so that a client
+    /// cannot forge or alter one. Random per process by default, which is right for one
+    /// process; replicas behind a load balancer must share one (a retry may reach another
+    /// replica), e.g. from an environment variable. Use at least 32 random bytes.
+    pub fn request_state_key(mut self, secret: impl AsRef<[u8]>) -> Self {
+        self.request_state_key = crate::ask::seal::SealKey::from_secret(secret.as_ref());
+        self
     }
 
     /// Share `value` with every handler that takes a [`State<T>`](crate::State) parameter
@@ -133,22 +163,84 @@ impl Server {
         self
     }
 
-    /// Offer these tools (replacing any offered before).
+    /// Offer these tools (replacing any offered before, also those added through
+    /// [`surfaces`](Self::surfaces)).
     pub fn tools(mut self, tools: Tools) -> Self {
         self.tools = tools;
+        self.surfaces.replace(Kind::Tools, || self.builder_sets());
         self
     }
 
     /// Offer these resources (replacing any offered before): usually `resources![...]`.
     pub fn resources(mut self, resources: Resources) -> Self {
         self.resources = resources;
+        self.surfaces
+            .replace(Kind::Resources, || self.builder_sets());
         self
     }
 
     /// Offer these prompts (replacing any offered before): usually `prompts![...]`.
     pub fn prompts(mut self, prompts: Prompts) -> Self {
         self.prompts = prompts;
+        self.surfaces.replace(Kind::Prompts, || self.builder_sets());
         self
+    }
+
+    fn builder_sets(&self) -> Sets {
+        Sets::of(&self.tools, &self.resources, &self.prompts)
+    }
+
+    /// A handle to add and remove tools, resources and prompts while the server serves, each
+    /// change announced to its clients (see [`Surfaces`]). Every clone of the server shares
+    /// it; get it before serving.
+    ///
+    /// Asking for it makes the server dynamic: it then declares the `tools`, `resources` and
+    /// `prompts` capabilities with `listChanged: true`, even with none of a kind yet, and its
+    /// lists carry no time to live for 2026-07-28 clients. It starts with what the builder
+    /// was given ([`tools`](Self::tools), [`resources`](Self::resources),
+    /// [`prompts`](Self::prompts)); giving the builder a set later replaces that kind.
+    pub fn surfaces(&self) -> Surfaces {
+        self.surfaces.hand_out(|| self.builder_sets());
+        self.surfaces.clone()
+    }
+
+    /// Offer the tools, resources and prompts of `service`, a type whose `impl` block has
+    /// `#[mcp_server]` (see [`McpService`](crate::McpService)), after those offered before:
+    /// each call borrows the one shared value as `&self`. Give the value, or an `Arc` of it to
+    /// keep a handle.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Server, mcp_server, mcp_tool, server_info};
+    ///
+    /// struct Greeter {
+    ///     greeting: String,
+    /// }
+    ///
+    /// #[mcp_server]
+    /// impl Greeter {
+    ///     /// Greet someone.
+    ///     #[mcp_tool]
+    ///     async fn greet(&self, name: String) -> String {
+    ///         format!("{}, {name}!", self.greeting)
+    ///     }
+    /// }
+    ///
+    /// #[tokio::main]
+    /// async fn main() -> std::io::Result<()> {
+    ///     let greeter = Greeter { greeting: "Hello".to_owned() };
+    ///     Server::new(server_info!()).service(greeter).serve_stdio().await
+    /// }
+    /// ```
+    ///
+    /// A later [`tools`](Self::tools), [`resources`](Self::resources) or
+    /// [`prompts`](Self::prompts) replaces that kind, the service's included.
+    pub fn service(self, service: impl crate::IntoService) -> Self {
+        use crate::McpService as _;
+        let service = service.into_service();
+        let tools = service.add_tools(self.tools.clone());
+        let resources = service.add_resources(self.resources.clone());
+        let prompts = service.add_prompts(self.prompts.clone());
+        self.tools(tools).resources(resources).prompts(prompts)
     }
 
     /// A handle to announce changes (a resource's new contents, a changed list) to the

@@ -12,6 +12,7 @@
 
 use serde_json::Value;
 
+use crate::ask::pending::OutgoingRequests;
 use crate::dispatch::{InFlight, Subscriptions};
 use crate::logging::SessionLogLevel;
 use crate::peer::Outbound;
@@ -28,6 +29,8 @@ pub(crate) struct Session {
     /// Where progress and log notifications of this connection's requests go (set by the
     /// transport; without one, none are sent).
     outbound: Option<Outbound>,
+    /// The questions this connection's handlers asked the client and await answers to.
+    outgoing: OutgoingRequests,
 }
 
 #[derive(Debug, Default)]
@@ -121,6 +124,11 @@ impl Session {
     /// Where this connection's progress and log notifications go, if anywhere.
     pub(crate) fn outbound(&self) -> Option<&Outbound> {
         self.outbound.as_ref()
+    }
+
+    /// The questions awaiting the client's answers.
+    pub(crate) fn outgoing(&self) -> &OutgoingRequests {
+        &self.outgoing
     }
 
     /// What this connection's client subscribed to, and notifications waiting to be sent.

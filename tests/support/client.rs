@@ -132,12 +132,19 @@ impl Client {
     /// Run the legacy handshake asking for `version`: `initialize`, then
     /// `notifications/initialized`. Returns the `InitializeResult`.
     pub fn initialize(&mut self, version: &str) -> Value {
+        self.initialize_with(version, json!({}))
+    }
+
+    /// [`initialize`](Self::initialize), declaring the client's `capabilities`.
+    pub fn initialize_with(&mut self, version: &str, capabilities: Value) -> Value {
         let id = self.next_request_id();
+        let mut params = initialize_params(version);
+        params["capabilities"] = capabilities;
         let request = json!({
             "jsonrpc": "2.0",
             "id": id,
             "method": "initialize",
-            "params": initialize_params(version),
+            "params": params,
         });
         let checked_as = version
             .parse()
@@ -215,6 +222,29 @@ impl Client {
         }
         self.check_outgoing(self.revision(), &notification);
         self.server.write_line(&notification.to_string());
+    }
+
+    /// Answer the server's request `id` with `result`, checked as the schema type
+    /// `result_type` (`ElicitResult`, `CreateMessageResult`, ...) of `revision`.
+    pub fn respond(
+        &mut self,
+        id: &Value,
+        revision: ProtocolVersion,
+        result_type: &str,
+        result: Value,
+    ) {
+        let response = json!({"jsonrpc": "2.0", "id": id, "result": result});
+        if let Err(violation) = schema::check(revision, result_type, &result) {
+            panic!("the test is about to send an invalid client result: {violation}");
+        }
+        self.server.write_line(&response.to_string());
+    }
+
+    /// Answer the server's request `id` with a JSON-RPC error.
+    pub fn respond_error(&mut self, id: &Value, code: i64, message: &str) {
+        let response =
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+        self.server.write_line(&response.to_string());
     }
 
     /// Send a message the schema need not accept (a deliberately wrong request, a batch, a

@@ -45,7 +45,21 @@ impl Reply {
 }
 
 pub fn request_bytes(method: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
-    let mut head = format!("{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
+    request_bytes_to("/mcp", method, headers, body, true)
+}
+
+/// A request for `path`; `close` adds `Connection: close` (else the connection is kept alive).
+pub fn request_bytes_to(
+    path: &str,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+    close: bool,
+) -> Vec<u8> {
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    if close {
+        head.push_str("Connection: close\r\n");
+    }
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
@@ -120,11 +134,51 @@ pub fn dechunk(mut bytes: &[u8]) -> Vec<u8> {
     }
 }
 
-/// The JSON of each `data:` line of an event stream.
+/// The JSON of each `data:` line of an event stream (empty ones, as in priming events, are
+/// skipped).
 pub fn events(body: &[u8]) -> Vec<Value> {
     String::from_utf8_lossy(body)
         .lines()
-        .filter_map(|line| line.strip_prefix("data: "))
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(str::trim)
+        .filter(|data| !data.is_empty())
         .map(|data| serde_json::from_str(data).unwrap())
         .collect()
+}
+
+/// One server-sent event, its fields as sent.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct SseEvent {
+    pub id: Option<String>,
+    pub event: Option<String>,
+    pub retry: Option<u64>,
+    pub data: String,
+}
+
+/// The events of an event stream, in order (comments skipped).
+pub fn sse_events(body: &[u8]) -> Vec<SseEvent> {
+    let text = String::from_utf8_lossy(body);
+    let mut all = Vec::new();
+    let mut current: Option<SseEvent> = None;
+    for line in text.lines() {
+        if line.is_empty() {
+            all.extend(current.take());
+            continue;
+        }
+        if line.starts_with(':') {
+            continue;
+        }
+        let (field, value) = line.split_once(':').unwrap_or((line, ""));
+        let value = value.strip_prefix(' ').unwrap_or(value);
+        let event = current.get_or_insert_with(SseEvent::default);
+        match field {
+            "id" => event.id = Some(value.to_owned()),
+            "event" => event.event = Some(value.to_owned()),
+            "retry" => event.retry = Some(value.parse().unwrap()),
+            "data" => event.data.push_str(value),
+            other => panic!("unknown event field {other:?}"),
+        }
+    }
+    all.extend(current);
+    all
 }

@@ -70,6 +70,13 @@ impl ServerProcess {
         Self::start(command, &program)
     }
 
+    /// A binary of this workspace started with extra environment variables.
+    pub fn spawn_with_env(program: &Path, vars: &[(&str, &str)]) -> Self {
+        let mut command = Command::new(program);
+        command.envs(vars.iter().copied());
+        Self::start(command, program)
+    }
+
     /// A `sh` script standing in for a server, to prove the client's checks can fail.
     #[cfg(unix)]
     pub fn shell(script: &str) -> Self {

@@ -179,6 +179,18 @@ pub fn check_server_message(
         "JSONRPCResultResponse"
     };
     check(revision, envelope, message)?;
+    // 2026-07-28: the three requests that may ask the client answer with questions instead.
+    if message["result"]["resultType"] == "input_required" {
+        return match request_method {
+            Some("tools/call" | "prompts/get" | "resources/read") if revision.is_modern() => {
+                check(revision, "InputRequiredResult", &message["result"])
+            }
+            _ => Err(SchemaViolation(format!(
+                "an InputRequiredResult answers only tools/call, prompts/get and \
+                 resources/read in 2026-07-28: {message}"
+            ))),
+        };
+    }
     match request_method.and_then(result_type) {
         Some(result) => check(revision, result, &message["result"]),
         None => Ok(()),

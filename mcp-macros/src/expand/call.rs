@@ -1,21 +1,26 @@
-//! The call of the user's function inside a generated handler, shared by resources and prompts.
+//! The call of the user's function inside a generated handler, shared by tools, resources and
+//! prompts.
 
 use proc_macro2::{Span, TokenStream};
-use quote::quote_spanned;
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, ItemFn, ReturnType};
 
 use super::private_path;
+use crate::handler_fn::Callee;
 
 /// A boxed future that calls `item` with `values` and hands its output to `convert`: awaited in
 /// place for an `async fn`, on the blocking pool for a plain `fn` (which may block), yielding
-/// `on_cancel` when that blocking call is cancelled. `convert` gets the output's local and the
+/// `on_cancel` when that blocking call is cancelled (a tool's `run_blocking` has its own). `convert` gets the output's local and the
 /// return type's span, so a return type without the needed trait is an error at that type.
+///
+/// A method is called on the `Arc` its handler holds (`self.0`), cloned into the future.
 pub fn call_user_fn(
     item: &ItemFn,
+    callee: &Callee,
     values: &[Ident],
     convert: impl FnOnce(&Ident, Span) -> TokenStream,
-    on_cancel: TokenStream,
+    on_cancel: Option<TokenStream>,
 ) -> TokenStream {
     let p = private_path();
     let ident = &item.sig.ident;
@@ -25,22 +30,46 @@ pub fn call_user_fn(
     };
     let output = Ident::new("__mcp_output", Span::mixed_site().located_at(output_span));
     let convert = convert(&output, output_span);
-    if item.sig.asyncness.is_some() {
+    let service = Ident::new("__mcp_service", Span::mixed_site());
+    let (setup, function, receiver) = match callee {
+        Callee::Free => (None, quote!(#ident), None),
+        Callee::Associated(self_ty) => (None, quote!(<#self_ty>::#ident), None),
+        Callee::Method(self_ty) => (
+            Some(quote!(let #service = ::std::sync::Arc::clone(&self.0);)),
+            quote!(<#self_ty>::#ident),
+            Some(quote!(&*#service,)),
+        ),
+    };
+    let run = if item.sig.asyncness.is_some() {
         quote_spanned! {ident.span()=>
             ::std::boxed::Box::pin(async move {
-                let #output = #ident(#(#values),*).await;
+                let #output = #function(#receiver #(#values),*).await;
                 #convert
             })
         }
-    } else {
+    } else if let Some(on_cancel) = on_cancel {
         quote_spanned! {ident.span()=>
             ::std::boxed::Box::pin(#p::run_blocking_value(
                 move || {
-                    let #output = #ident(#(#values),*);
+                    let #output = #function(#receiver #(#values),*);
                     #convert
                 },
                 #on_cancel,
             ))
         }
+    } else {
+        quote_spanned! {ident.span()=>
+            ::std::boxed::Box::pin(#p::run_blocking(move || {
+                let #output = #function(#receiver #(#values),*);
+                #convert
+            }))
+        }
+    };
+    match setup {
+        None => run,
+        Some(setup) => quote! {{
+            #setup
+            #run
+        }},
     }
 }

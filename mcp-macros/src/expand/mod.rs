@@ -9,7 +9,7 @@ use proc_macro2::TokenStream;
 
 pub use call::call_user_fn;
 pub use paths::private as private_path;
-pub use tool::{companion_struct, tool};
+pub use tool::{companion_struct, method_tool, tool};
 pub use tools_list::tool_list;
 
 /// With `MCP_MACROS_DEBUG` set, print an expansion to stderr at compile time: `1` (or `all`)

@@ -9,30 +9,40 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, ReturnType, Visibility};
+use syn::{Ident, ReturnType, Type, Visibility};
 
-use super::paths;
+use super::{call_user_fn, paths};
 use crate::attr::{AnnotationsAttr, DefaultAttr};
 use crate::check::{self, Presence, ValidParam, ValidTool};
 
-/// Everything `#[mcp_tool]` expands to for `tool`.
+/// Everything `#[mcp_tool]` expands to for the free function of `tool`.
 pub fn tool(tool: &ValidTool) -> TokenStream {
     let p = paths::private();
     let item = &tool.item;
     let ident = tool.fn_ident();
     let name = &tool.name;
     let companion = companion_struct(&item.vis, ident);
-    let default_fns = tool.params.iter().enumerate().filter_map(default_fn);
+    let default_fns: Vec<TokenStream> = tool
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(default_fn)
+        .collect();
+    let defaults = (!default_fns.is_empty()).then(|| quote!(impl #ident { #(#default_fns)* }));
     let definition = definition(tool);
-    let call_param = call_param_ident();
-    let call = call(tool);
+    let handler = handler_impl(
+        tool,
+        ident,
+        &quote!(#p::definition_or_panic::<Self>()),
+        None,
+    );
     quote! {
         #item
 
         #companion
 
         const _: () = {
-            #(#default_fns)*
+            #defaults
 
             impl #p::StaticTool for #ident {
                 const NAME: &'static str = #name;
@@ -44,19 +54,69 @@ pub fn tool(tool: &ValidTool) -> TokenStream {
                 }
             }
 
-            impl #p::ToolHandler for #ident {
-                fn definition(&self) -> #p::ToolDefinition {
-                    #p::definition_or_panic::<Self>()
-                }
-
-                fn call(
-                    &self,
-                    #call_param: #p::ToolCall,
-                ) -> #p::BoxFuture<'static, #p::CallToolResult> {
-                    #call
-                }
-            }
+            #handler
         };
+    }
+}
+
+/// The tool of a method of `#[mcp_server] impl Service`: the struct `handler`, holding the
+/// `Arc<Service>` each call borrows `&self` from, and its impls; `bound` is the where clause
+/// that keeps a service that cannot be shared one error, at its type.
+pub fn method_tool(
+    tool: &ValidTool,
+    handler: &Ident,
+    self_ty: &Type,
+    bound: &TokenStream,
+) -> TokenStream {
+    let p = paths::private();
+    let default_fns = tool.params.iter().enumerate().filter_map(default_fn);
+    let definition = definition(tool);
+    let handler_impl = handler_impl(
+        tool,
+        handler,
+        &quote!(#p::unwrap_definition(Self::checked_definition())),
+        Some(bound),
+    );
+    quote! {
+        #[allow(non_camel_case_types)]
+        struct #handler(::std::sync::Arc<#self_ty>);
+
+        impl #handler {
+            #(#default_fns)*
+
+            fn checked_definition(
+            ) -> &'static ::core::result::Result<#p::ToolDefinition, #p::SchemaError> {
+                #definition
+            }
+        }
+
+        #handler_impl
+    }
+}
+
+/// `impl ToolHandler for #target`: the definition (as `definition` computes it) and the call.
+fn handler_impl(
+    tool: &ValidTool,
+    target: &Ident,
+    definition: &TokenStream,
+    bound: Option<&TokenStream>,
+) -> TokenStream {
+    let p = paths::private();
+    let call_param = call_param_ident();
+    let call = call(tool);
+    quote! {
+        impl #p::ToolHandler for #target #bound {
+            fn definition(&self) -> #p::ToolDefinition {
+                #definition
+            }
+
+            fn call(
+                &self,
+                #call_param: #p::ToolCall,
+            ) -> #p::BoxFuture<'static, #p::CallToolResult> {
+                #call
+            }
+        }
     }
 }
 
@@ -70,8 +130,9 @@ pub fn companion_struct(vis: &Visibility, ident: &Ident) -> TokenStream {
     }
 }
 
-/// `fn __mcp_default_N() -> T { expr }`: one place where the default expression is type-checked
-/// against the parameter, used by both the schema and the call.
+/// `fn __mcp_default_N() -> T { expr }`, an associated function of the handler (so the tools
+/// of one `#[mcp_server]` impl do not collide): one place where the default expression is
+/// type-checked against the parameter, used by both the schema and the call.
 fn default_fn((index, param): (usize, &ValidParam)) -> Option<TokenStream> {
     let Presence::Default(default) = &param.presence else {
         return None;
@@ -124,7 +185,7 @@ fn definition(tool: &ValidTool) -> TokenStream {
                 // Located at the default, so a type that is not `Serialize` is reported there.
                 let mut default_fn = default_fn_ident(index);
                 default_fn.set_span(default_fn.span().located_at(span));
-                quote_spanned!(span=> #p::default_requirement(&#default_fn()))
+                quote_spanned!(span=> #p::default_requirement(&Self::#default_fn()))
             }
         };
         quote! {
@@ -216,7 +277,7 @@ fn call(tool: &ValidTool) -> TokenStream {
                 Presence::Optional => quote!(#reader.optional(#fns, #wire_name)),
                 Presence::Default(_) => {
                     let default_fn = default_fn_ident(index);
-                    quote!(#reader.or_default(#fns, #wire_name, #default_fn))
+                    quote!(#reader.or_default(#fns, #wire_name, Self::#default_fn))
                 }
             };
             quote!(let #value = #read;)
@@ -238,29 +299,13 @@ fn call_param_ident() -> Ident {
 /// Call the function with the values read, on the blocking pool when it is not `async`.
 fn run(tool: &ValidTool, values: &[Ident]) -> TokenStream {
     let p = paths::private();
-    let ident = tool.fn_ident();
-    let output_span = match &tool.item.sig.output {
-        ReturnType::Type(_, ty) => ty.span(),
-        ReturnType::Default => ident.span(),
-    };
-    let output = Ident::new("__mcp_output", Span::mixed_site().located_at(output_span));
-    let into_result = quote_spanned!(output_span=> #p::into_tool_result(#output));
-    if tool.is_async() {
-        // Spanned at the function's name: a future that is not `Send` is reported there.
-        quote_spanned! {ident.span()=>
-            ::std::boxed::Box::pin(async move {
-                let #output = #ident(#(#values),*).await;
-                #into_result
-            })
-        }
-    } else {
-        quote_spanned! {ident.span()=>
-            ::std::boxed::Box::pin(#p::run_blocking(move || {
-                let #output = #ident(#(#values),*);
-                #into_result
-            }))
-        }
-    }
+    call_user_fn(
+        &tool.item,
+        &tool.callee,
+        values,
+        |output, output_span| quote_spanned!(output_span=> #p::into_tool_result(#output)),
+        None,
+    )
 }
 
 fn annotations(hints: &AnnotationsAttr) -> TokenStream {

@@ -1,19 +1,24 @@
 //! A prompt function and its options -> a validated prompt. One function per rule, each saying
 //! why the rule exists.
 
+use proc_macro2::Span;
 use syn::{Ident, ItemFn, Path, Type};
 
 use super::attr::PromptAttr;
 use crate::attr::{DefaultAttr, Spanned};
 use crate::check::{check_documented_arguments_exist, option_inner, unraw};
 use crate::ctxt::Ctxt;
-use crate::handler_fn::{self, HandlerFn};
-use crate::model::Param;
+use crate::handler_fn::{self, Callee};
+use crate::model::{HandlerFn, Param};
 
 /// A prompt function every rule accepted.
 pub struct ValidPrompt {
     pub item: ItemFn,
+    /// How generated code calls it.
+    pub callee: Callee,
     pub name: String,
+    /// Where the name is written (the option, or the function's name), for errors.
+    pub name_span: Span,
     pub title: Option<String>,
     pub description: Option<String>,
     pub params: Vec<PromptParam>,
@@ -67,8 +72,8 @@ impl ValidPrompt {
 /// Check every rule; `Err` with all the problems (and those `cx` already holds).
 pub fn prompt(function: &HandlerFn, attr: &PromptAttr, mut cx: Ctxt) -> syn::Result<ValidPrompt> {
     let cx = &mut cx;
-    handler_fn::check_function(function, "prompt", cx);
-    let name = check_prompt_name(function, attr, cx);
+    let callee = handler_fn::check_function(function, "prompt", cx);
+    let (name, name_span) = check_prompt_name(function, attr, cx);
     check_documented_arguments_exist(&function.docs, &function.params, function.ident(), cx);
     let params: Vec<PromptParam> = function
         .params
@@ -79,7 +84,9 @@ pub fn prompt(function: &HandlerFn, attr: &PromptAttr, mut cx: Ctxt) -> syn::Res
     let completers = check_completers(attr, &params, cx);
     let valid = ValidPrompt {
         item: function.item.clone(),
+        callee,
         name,
+        name_span,
         title: attr.title.as_ref().map(|title| title.value.clone()),
         description: attr
             .description
@@ -95,7 +102,7 @@ pub fn prompt(function: &HandlerFn, attr: &PromptAttr, mut cx: Ctxt) -> syn::Res
 
 /// Clients show prompt names as commands (`/code_review`) and send them back verbatim: an empty
 /// name, or one with spaces or control characters, cannot be typed or round-tripped reliably.
-fn check_prompt_name(function: &HandlerFn, attr: &PromptAttr, cx: &mut Ctxt) -> String {
+fn check_prompt_name(function: &HandlerFn, attr: &PromptAttr, cx: &mut Ctxt) -> (String, Span) {
     let (name, span, from_fn) = match &attr.name {
         Some(Spanned { value, span }) => (value.clone(), *span, false),
         None => (function.default_name(), function.ident().span(), true),
@@ -118,7 +125,7 @@ fn check_prompt_name(function: &HandlerFn, attr: &PromptAttr, cx: &mut Ctxt) -> 
             format!("the prompt name `{name}` {problem}: clients use it as a command{fix}"),
         );
     }
-    name
+    (name, span)
 }
 
 /// Every rule about one parameter; `None` when it cannot be turned into an argument.

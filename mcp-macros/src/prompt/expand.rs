@@ -3,22 +3,76 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::Ident;
 use syn::spanned::Spanned;
+use syn::{Ident, Type};
 
 use super::check::{Presence, PromptParam, ValidPrompt};
 use crate::check::default_expr;
 use crate::expand::{call_user_fn, companion_struct, private_path};
 use crate::resource::{completions, optional_str};
 
-/// Everything `#[mcp_prompt]` expands to for `prompt`.
+/// Everything `#[mcp_prompt]` expands to for the free function of `prompt`.
 pub fn prompt(prompt: &ValidPrompt) -> TokenStream {
     let p = private_path();
     let item = &prompt.item;
     let ident = prompt.fn_ident();
     let name = &prompt.name;
     let companion = companion_struct(&item.vis, ident);
-    let default_fns = prompt.params.iter().enumerate().filter_map(default_fn);
+    let default_fns: Vec<TokenStream> = prompt
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(default_fn)
+        .collect();
+    let defaults = (!default_fns.is_empty()).then(|| quote!(impl #ident { #(#default_fns)* }));
+    let handler = handler_impl(prompt, ident, None);
+    quote! {
+        #item
+
+        #companion
+
+        const _: () = {
+            #defaults
+
+            impl #p::StaticPrompt for #ident {
+                const NAME: &'static str = #name;
+                const INSTANCE: Self = #ident {};
+            }
+
+            #handler
+        };
+    }
+}
+
+/// The prompt of a method of `#[mcp_server] impl Service`: the struct `handler`, holding the
+/// `Arc<Service>`, and its impls; `bound` as for a tool.
+pub fn method_prompt(
+    prompt: &ValidPrompt,
+    handler: &Ident,
+    self_ty: &Type,
+    bound: &TokenStream,
+) -> TokenStream {
+    let default_fns: Vec<TokenStream> = prompt
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(default_fn)
+        .collect();
+    let defaults = (!default_fns.is_empty()).then(|| quote!(impl #handler { #(#default_fns)* }));
+    let handler_impl = handler_impl(prompt, handler, Some(bound));
+    quote! {
+        #[allow(non_camel_case_types)]
+        struct #handler(::std::sync::Arc<#self_ty>);
+
+        #defaults
+
+        #handler_impl
+    }
+}
+
+/// `impl PromptHandler for #target`.
+fn handler_impl(prompt: &ValidPrompt, target: &Ident, bound: Option<&TokenStream>) -> TokenStream {
+    let p = private_path();
     let definition = definition(prompt);
     let get = get(prompt);
     let (complete, has_completions) = completions(
@@ -28,42 +82,29 @@ pub fn prompt(prompt: &ValidPrompt) -> TokenStream {
             .map(|argument| (argument.wire_name.as_str(), &argument.value_ty)),
     );
     quote! {
-        #item
-
-        #companion
-
-        const _: () = {
-            #(#default_fns)*
-
-            impl #p::StaticPrompt for #ident {
-                const NAME: &'static str = #name;
-                const INSTANCE: Self = #ident {};
+        impl #p::PromptHandler for #target #bound {
+            fn definition(&self) -> #p::PromptDefinition {
+                #definition
             }
 
-            impl #p::PromptHandler for #ident {
-                fn definition(&self) -> #p::PromptDefinition {
-                    #definition
-                }
-
-                fn get(
-                    &self,
-                    __mcp_request: #p::PromptRequest,
-                ) -> #p::BoxFuture<'static, #p::PromptOutcome> {
-                    #get
-                }
-
-                fn complete(
-                    &self,
-                    __mcp_request: &#p::CompletionRequest,
-                ) -> ::core::option::Option<#p::Completion> {
-                    #complete
-                }
-
-                fn has_completions(&self) -> bool {
-                    #has_completions
-                }
+            fn get(
+                &self,
+                __mcp_request: #p::PromptRequest,
+            ) -> #p::BoxFuture<'static, #p::PromptOutcome> {
+                #get
             }
-        };
+
+            fn complete(
+                &self,
+                __mcp_request: &#p::CompletionRequest,
+            ) -> ::core::option::Option<#p::Completion> {
+                #complete
+            }
+
+            fn has_completions(&self) -> bool {
+                #has_completions
+            }
+        }
     }
 }
 
@@ -71,8 +112,8 @@ fn default_fn_ident(index: usize) -> Ident {
     format_ident!("__mcp_default_{}", index, span = Span::mixed_site())
 }
 
-/// `fn __mcp_default_N() -> T { expr }`: where the default is type-checked against the
-/// parameter.
+/// `fn __mcp_default_N() -> T { expr }`, an associated function of the handler: where the
+/// default is type-checked against the parameter.
 fn default_fn((index, param): (usize, &PromptParam)) -> Option<TokenStream> {
     let PromptParam::Argument(argument) = param else {
         return None;
@@ -142,7 +183,7 @@ fn get(prompt: &ValidPrompt) -> TokenStream {
                     Presence::Optional => quote!(#reader.optional(#parser, #name)),
                     Presence::Default(_) => {
                         let default_fn = default_fn_ident(index);
-                        quote!(#reader.or_default(#parser, #name, #default_fn))
+                        quote!(#reader.or_default(#parser, #name, Self::#default_fn))
                     }
                 };
                 quote!(let #value = #read;)
@@ -154,9 +195,10 @@ fn get(prompt: &ValidPrompt) -> TokenStream {
         });
     let run = call_user_fn(
         &prompt.item,
+        &prompt.callee,
         &values,
         |output, output_span| quote_spanned!(output_span=> #p::into_prompt_result(#output)),
-        quote!(#p::prompt_cancelled()),
+        Some(quote!(#p::prompt_cancelled())),
     );
     if prompt.params.is_empty() {
         return quote! {

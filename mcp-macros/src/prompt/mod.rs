@@ -8,10 +8,14 @@ mod expand;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+pub use attr::{PromptAttr, prompt_attr};
+pub use check::{ValidPrompt, prompt as check_prompt};
+pub use expand::method_prompt;
+
 use crate::ctxt::Ctxt;
 use crate::expand::{companion_struct, debug_print, private_path};
 use crate::fallback;
-use crate::handler_fn::HandlerFn;
+use crate::model::HandlerFn;
 
 /// Everything `#[mcp_prompt(args)]` on `item` expands to.
 pub fn attribute(args: TokenStream, item: TokenStream) -> TokenStream {

@@ -10,12 +10,15 @@ use super::attr::ResourceAttr;
 use crate::attr::Spanned;
 use crate::check::option_inner;
 use crate::ctxt::Ctxt;
-use crate::handler_fn::{self, HandlerFn};
+use crate::handler_fn::{self, Callee};
+use crate::model::HandlerFn;
 use crate::uri_template::{self, Part, PartKind};
 
 /// A resource function every rule accepted.
 pub struct ValidResource {
     pub item: ItemFn,
+    /// How generated code calls it.
+    pub callee: Callee,
     pub uri: ValidUri,
     pub name: String,
     pub title: Option<String>,
@@ -69,7 +72,7 @@ pub fn resource(
     mut cx: Ctxt,
 ) -> syn::Result<ValidResource> {
     let cx = &mut cx;
-    handler_fn::check_function(function, "resource", cx);
+    let callee = handler_fn::check_function(function, "resource", cx);
     let uri = attr.uri.as_ref().and_then(|literal| check_uri(literal, cx));
     let variables: Vec<(String, std::ops::Range<usize>)> = match &uri {
         Some(ValidUri::Template { parts, .. }) => parts
@@ -92,6 +95,7 @@ pub fn resource(
     check_priority(attr.priority.as_ref(), cx);
     let valid = uri.map(|uri| ValidResource {
         item: function.item.clone(),
+        callee,
         uri,
         name: attr
             .name

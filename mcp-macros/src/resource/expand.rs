@@ -5,30 +5,21 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::Ident;
 use syn::spanned::Spanned;
+use syn::{Ident, Type};
 
 use super::check::{ResourceParam, ValidResource, ValidUri};
 use crate::expand::{call_user_fn, companion_struct, private_path};
 use crate::uri_template::PartKind;
 
-/// Everything `#[mcp_resource]` expands to for `resource`.
+/// Everything `#[mcp_resource]` expands to for the free function of `resource`.
 pub fn resource(resource: &ValidResource) -> TokenStream {
     let p = private_path();
     let item = &resource.item;
     let ident = resource.fn_ident();
     let companion = companion_struct(&item.vis, ident);
     let route = resource.uri.route();
-    let definition = definition(resource);
-    let read = read(resource);
-    let list = list(resource);
-    let (complete, has_completions) = completions(
-        &resource.completers,
-        resource.params.iter().filter_map(|param| match param {
-            ResourceParam::Variable { name, ty } => Some((name.as_str(), ty)),
-            ResourceParam::Injected { .. } => None,
-        }),
-    );
+    let handler = handler_impl(resource, ident, None);
     quote! {
         #item
 
@@ -40,32 +31,71 @@ pub fn resource(resource: &ValidResource) -> TokenStream {
                 const INSTANCE: Self = #ident {};
             }
 
-            impl #p::ResourceHandler for #ident {
-                fn definition(&self) -> #p::ResourceDefinition {
-                    #definition
-                }
-
-                fn read(
-                    &self,
-                    __mcp_read: #p::ResourceRead,
-                ) -> #p::BoxFuture<'static, #p::ReadOutcome> {
-                    #read
-                }
-
-                #list
-
-                fn complete(
-                    &self,
-                    __mcp_request: &#p::CompletionRequest,
-                ) -> ::core::option::Option<#p::Completion> {
-                    #complete
-                }
-
-                fn has_completions(&self) -> bool {
-                    #has_completions
-                }
-            }
+            #handler
         };
+    }
+}
+
+/// The resource of a method of `#[mcp_server] impl Service`: the struct `handler`, holding the
+/// `Arc<Service>`, and its impl; `bound` as for a tool.
+pub fn method_resource(
+    resource: &ValidResource,
+    handler: &Ident,
+    self_ty: &Type,
+    bound: &TokenStream,
+) -> TokenStream {
+    let handler_impl = handler_impl(resource, handler, Some(bound));
+    quote! {
+        #[allow(non_camel_case_types)]
+        struct #handler(::std::sync::Arc<#self_ty>);
+
+        #handler_impl
+    }
+}
+
+/// `impl ResourceHandler for #target`.
+fn handler_impl(
+    resource: &ValidResource,
+    target: &Ident,
+    bound: Option<&TokenStream>,
+) -> TokenStream {
+    let p = private_path();
+    let definition = definition(resource);
+    let read = read(resource);
+    let list = list(resource);
+    let (complete, has_completions) = completions(
+        &resource.completers,
+        resource.params.iter().filter_map(|param| match param {
+            ResourceParam::Variable { name, ty } => Some((name.as_str(), ty)),
+            ResourceParam::Injected { .. } => None,
+        }),
+    );
+    quote! {
+        impl #p::ResourceHandler for #target #bound {
+            fn definition(&self) -> #p::ResourceDefinition {
+                #definition
+            }
+
+            fn read(
+                &self,
+                __mcp_read: #p::ResourceRead,
+            ) -> #p::BoxFuture<'static, #p::ReadOutcome> {
+                #read
+            }
+
+            #list
+
+            fn complete(
+                &self,
+                __mcp_request: &#p::CompletionRequest,
+            ) -> ::core::option::Option<#p::Completion> {
+                #complete
+            }
+
+            fn has_completions(&self) -> bool {
+                #has_completions
+            }
+        }
     }
 }
 
@@ -141,9 +171,10 @@ fn read(resource: &ValidResource) -> TokenStream {
     let mime_type = optional_str(resource.mime_type.as_deref());
     let run = call_user_fn(
         &resource.item,
+        &resource.callee,
         &values,
         |output, output_span| quote_spanned!(output_span=> #p::into_read_result(#output, &#uri, #mime_type)),
-        quote!(#p::read_cancelled()),
+        Some(quote!(#p::read_cancelled())),
     );
     if resource.params.is_empty() {
         return quote! {

@@ -8,12 +8,14 @@ mod expand;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-pub use expand::{completions, optional_str};
+pub use attr::{ResourceAttr, resource_attr};
+pub use check::{ValidResource, resource as check_resource};
+pub use expand::{completions, method_resource, optional_str};
 
 use crate::ctxt::Ctxt;
 use crate::expand::{companion_struct, debug_print, private_path};
 use crate::fallback;
-use crate::handler_fn::HandlerFn;
+use crate::model::HandlerFn;
 
 /// Everything `#[mcp_resource(args)]` on `item` expands to.
 pub fn attribute(args: TokenStream, item: TokenStream) -> TokenStream {

@@ -6,9 +6,11 @@ use std::sync::Arc;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::asking::answer_run;
 use super::catch_unwind::{CatchUnwind, PanicPayload, panic_message};
 use super::classify::RequestScope;
 use super::{Dispatcher, InFlight, Reply};
+use crate::ask::round::{InputRound, UntilInput};
 use crate::context::CancellationToken;
 use crate::handler::{JsonObject, ToolCall};
 use crate::peer::with_heartbeat;
@@ -36,11 +38,15 @@ impl Dispatcher {
         })?;
         // One walk over the few members instead of a hashed lookup for each: with serde_json's
         // `preserve_order`, every lookup hashes its key with SipHash.
-        let (mut name, mut arguments) = (None, None);
+        let (mut name, mut arguments, mut resume) = (None, None, JsonObject::new());
         for (key, value) in params {
             match key.as_str() {
                 "name" => name = Some(value),
                 "arguments" => arguments = Some(value),
+                // A 2026-07-28 retry carrying answers.
+                "inputResponses" | "requestState" => {
+                    resume.insert(key, value);
+                }
                 _ => {}
             }
         }
@@ -52,9 +58,20 @@ impl Dispatcher {
             _ => return Err(ErrorObject::invalid_params("`name` must be a tool's name")),
         };
         let arguments = match arguments {
-            None | Some(Value::Null) => JsonObject::new(),
-            Some(Value::Object(arguments)) => arguments,
+            None | Some(Value::Null) => Value::Object(JsonObject::new()),
+            Some(arguments @ Value::Object(_)) => arguments,
             Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
+        };
+        let asking = self.asking(
+            id,
+            &scope,
+            "tools/call",
+            &tool.name,
+            &arguments,
+            Some(&resume),
+        )?;
+        let Value::Object(arguments) = arguments else {
+            unreachable!("checked to be an object above")
         };
 
         let cancellation = CancellationToken::new();
@@ -66,7 +83,9 @@ impl Dispatcher {
                 ))
             })?;
         let revision = scope.revision;
-        let context = super::offerings::context(scope, cancellation.clone());
+        let mut context = super::offerings::context(scope, cancellation.clone());
+        context.asker = asking.asker;
+        let round = asking.round;
         let peer = context.peer.clone();
         let heartbeat = self.progress_heartbeat;
         let call = ToolCall { arguments, context };
@@ -80,6 +99,7 @@ impl Dispatcher {
         Ok(Reply::Pending(Box::pin(async move {
             let outcome = match started {
                 Ok(running) => {
+                    let running = UntilInput::new(running, round.clone());
                     let running =
                         with_heartbeat(CatchUnwind::new(running), peer.clone(), heartbeat);
                     // Once cancelled, the tool is polled once more (a tool awaiting its token
@@ -98,16 +118,31 @@ impl Dispatcher {
                 peer.close();
             }
             drop(registration);
-            let result = match outcome {
-                Some(outcome) if !cancellation.is_cancelled() => {
-                    outcome.unwrap_or_else(|payload| panicked(&name, &payload))
-                }
+            let outcome = match outcome {
+                Some(outcome) if !cancellation.is_cancelled() => outcome,
                 _ => {
                     tracing::debug!(%id, tool = &*name, "call cancelled; its response is dropped");
                     return None;
                 }
             };
-            Some(encode_result(&id, &result, revision, &modern_meta))
+            Some(answer_run(
+                outcome,
+                &id,
+                round.as_deref(),
+                &modern_meta,
+                |outcome| {
+                    let result = outcome.unwrap_or_else(|payload| panicked(&name, &payload));
+                    // A 2026-07-28 tool that failed for want of a capability: say which.
+                    if let Some(missing) = round
+                        .as_deref()
+                        .filter(|_| result.is_error)
+                        .and_then(InputRound::missing_capability_error)
+                    {
+                        return Outgoing::error(Some(&id), &missing);
+                    }
+                    encode_result(&id, &result, revision, &modern_meta)
+                },
+            ))
         })))
     }
 }

@@ -1,9 +1,10 @@
-//! The tools a server offers, fixed at serve start: definitions computed once, each page of
-//! `tools/list` encoded at most once per revision, lookup by name.
+//! The tools a server offers: definitions computed once, each page of `tools/list` encoded at
+//! most once per revision, lookup by name. A catalog never changes; when the server's tools do
+//! (see [`Surfaces`](crate::Surfaces)), a new catalog replaces it in its [`Live`] slot.
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Duration;
 
 use serde_json::value::RawValue;
@@ -14,14 +15,86 @@ use crate::protocol::jsonrpc::ErrorObject;
 use crate::protocol::wire::{ListToolsResult, ModernResult};
 use crate::registry::Tools;
 
-/// A tool ready to be called.
+/// A tool ready to be called. Cloning it is two reference counts: a call holds its own, so
+/// it keeps running with the tool it started with even if the tool is removed meanwhile.
+#[derive(Clone)]
 pub(crate) struct CatalogTool {
     /// Its name, shared with the calls that log it.
     pub(crate) name: Arc<str>,
     pub(crate) handler: Arc<dyn ToolHandler>,
 }
 
-/// The server's tools, fixed when serving starts.
+/// How one dispatcher's catalogs are paged and marked.
+#[derive(Clone)]
+pub(crate) struct CatalogConfig {
+    /// Entries per list page (at least one).
+    pub(crate) page_size: usize,
+    /// `_meta` of every 2026-07-28 result.
+    pub(crate) modern_meta: Arc<RawValue>,
+    /// How long 2026-07-28 clients may reuse a list: zero when it may change while serving.
+    pub(crate) ttl: Duration,
+}
+
+/// A tool's definition, computed once, with its handler: what a catalog is built from.
+pub(crate) type ToolEntry = (ToolDefinition, Arc<dyn ToolHandler>);
+
+/// One kind of offering (tools, resources or prompts) as the dispatcher sees it now: an
+/// immutable catalog, replaced whole when the server's surfaces change.
+///
+/// A request takes the current catalog (a read lock held only to clone an `Arc`) and works on
+/// it; no lock is held while a handler runs, and a change waits for no request.
+pub(crate) struct Live<T> {
+    current: RwLock<Arc<T>>,
+    /// Whether entries may be added or removed while serving: the server handed out its
+    /// [`Surfaces`](crate::Surfaces). The capability is then declared with `listChanged`, even
+    /// while there are no entries.
+    dynamic: bool,
+}
+
+impl<T> Live<T> {
+    pub(crate) fn new(catalog: T, dynamic: bool) -> Self {
+        Live {
+            current: RwLock::new(Arc::new(catalog)),
+            dynamic,
+        }
+    }
+
+    /// The catalog now.
+    pub(crate) fn get(&self) -> Arc<T> {
+        // A panic cannot leave a half-written `Arc` behind: the poison is meaningless.
+        self.current
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// From now on, `catalog`. Requests already holding the previous one finish with it.
+    pub(crate) fn replace(&self, catalog: T) {
+        let previous = std::mem::replace(
+            &mut *self
+                .current
+                .write()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+            Arc::new(catalog),
+        );
+        // Dropped outside the lock: the last reference may free a large catalog.
+        drop(previous);
+    }
+
+    /// Whether entries may come and go while serving.
+    pub(crate) fn is_dynamic(&self) -> bool {
+        self.dynamic
+    }
+}
+
+impl Live<ToolCatalog> {
+    /// The tool called `name` now.
+    pub(crate) fn find(&self, name: &str) -> Option<CatalogTool> {
+        self.get().find(name).cloned()
+    }
+}
+
+/// The server's tools at one moment.
 pub(crate) struct ToolCatalog {
     definitions: Vec<ToolDefinition>,
     tools: Vec<CatalogTool>,
@@ -75,17 +148,31 @@ impl std::error::Error for CatalogError {}
 impl ToolCatalog {
     /// Take the definitions of `tools` and check them; `page_size` tools per `tools/list`
     /// page (at least one); modern pages carry `modern_meta` and may be cached for `ttl`.
+    #[cfg(test)]
     pub(crate) fn build(
         tools: &Tools,
         page_size: usize,
         modern_meta: Arc<RawValue>,
         ttl: Duration,
     ) -> Result<Self, CatalogError> {
-        let mut definitions = Vec::with_capacity(tools.handlers().len());
-        let mut catalog_tools = Vec::with_capacity(tools.handlers().len());
-        let mut by_name = HashMap::with_capacity(tools.handlers().len());
-        for handler in tools.handlers() {
-            let definition = handler.definition();
+        let config = CatalogConfig {
+            page_size,
+            modern_meta,
+            ttl,
+        };
+        Self::from_entries(&entries(tools), &config)
+    }
+
+    /// [`build`](Self::build) from definitions already computed.
+    pub(crate) fn from_entries(
+        entries: &[ToolEntry],
+        config: &CatalogConfig,
+    ) -> Result<Self, CatalogError> {
+        let mut definitions = Vec::with_capacity(entries.len());
+        let mut catalog_tools = Vec::with_capacity(entries.len());
+        let mut by_name = HashMap::with_capacity(entries.len());
+        for (definition, handler) in entries {
+            let definition = definition.clone();
             let name: Arc<str> = Arc::from(&*definition.name);
             if by_name.insert(name.clone(), catalog_tools.len()).is_some() {
                 return Err(CatalogError::DuplicateName(name.to_string()));
@@ -103,10 +190,10 @@ impl ToolCatalog {
             definitions,
             tools: catalog_tools,
             by_name,
-            page_size: page_size.max(1),
+            page_size: config.page_size.max(1),
             pages: Default::default(),
-            modern_meta,
-            ttl,
+            modern_meta: config.modern_meta.clone(),
+            ttl: config.ttl,
         })
     }
 
@@ -163,6 +250,15 @@ impl ToolCatalog {
             })
             .collect()
     }
+}
+
+/// Every tool's definition, asked of its handler once.
+pub(crate) fn entries(tools: &Tools) -> Vec<ToolEntry> {
+    tools
+        .handlers()
+        .iter()
+        .map(|handler| (handler.definition(), handler.clone()))
+        .collect()
 }
 
 /// Cursors name the page they lead to; the first page has none. Clients treat them as opaque.

@@ -7,11 +7,13 @@
 use serde_json::{Value, json};
 
 use super::negotiate;
+use crate::ask::pending::OutgoingRequests;
 use crate::handler::JsonObject;
 use crate::logging::{LogGate, LogLevel};
 use crate::peer::Outbound;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::ErrorObject;
+use crate::protocol::jsonrpc::RequestId;
 use crate::state::States;
 
 const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -59,6 +61,11 @@ pub(crate) struct RequestScope {
     pub(crate) log: LogGate,
     /// Where its progress and log notifications go (the connection's; none without one).
     pub(crate) outbound: Option<Outbound>,
+    /// Where a legacy session's questions to the client await their answers (modern
+    /// requests ask through their result instead).
+    pub(crate) outgoing: Option<OutgoingRequests>,
+    /// The request itself (its notifications and questions are about it).
+    pub(crate) request: Option<RequestId>,
     /// The server's shared values.
     pub(crate) states: States,
 }
@@ -128,12 +135,15 @@ impl RequestScope {
             progress_token,
             log: LogGate::Request(log),
             outbound: None,
+            outgoing: None,
+            request: None,
             states: States::default(),
         })
     }
 
     /// A legacy request's scope: the session's revision, capabilities and log level.
     pub(crate) fn legacy(
+        request: &RequestId,
         revision: ProtocolVersion,
         client_capabilities: Value,
         params: Option<&JsonObject>,
@@ -146,6 +156,8 @@ impl RequestScope {
             progress_token: progress_token(params),
             log: LogGate::Session(session.log_level().clone()),
             outbound: session.outbound().cloned(),
+            outgoing: Some(session.outgoing().clone()),
+            request: Some(request.clone()),
             states: states.clone(),
         }
     }

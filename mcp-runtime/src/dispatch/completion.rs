@@ -111,7 +111,8 @@ impl Dispatcher {
         request: &CompletionRequest,
     ) -> Result<Completion, ErrorObject> {
         let uri = required_str(Some(reference), "uri", "completion/complete")?;
-        let Some(route) = self.resources.router().by_reference(uri) else {
+        let resources = self.resources.get();
+        let Some(route) = resources.router().by_reference(uri) else {
             return Err(ErrorObject::invalid_params(format!(
                 "no resource template `{uri}`"
             )));

@@ -31,6 +31,7 @@ impl Dispatcher {
                     "tools/list" => self.list_tools(id, revision, params.as_ref()),
                     "tools/call" => {
                         let scope = RequestScope::legacy(
+                            id,
                             revision,
                             legacy.client_capabilities.clone(),
                             params.as_ref(),
@@ -42,6 +43,7 @@ impl Dispatcher {
                     "logging/setLevel" => self.set_log_level(id, params.as_ref(), session),
                     other => {
                         let scope = RequestScope::legacy(
+                            id,
                             revision,
                             legacy.client_capabilities.clone(),
                             params.as_ref(),

@@ -7,6 +7,7 @@
 //! everything else. State changes (`initialize`) happen inside [`Dispatcher::handle`], so they
 //! take effect in the order messages arrive even though calls finish in any order.
 
+mod asking;
 mod batch;
 mod call;
 mod catalog;
@@ -15,8 +16,11 @@ mod classify;
 mod completion;
 #[cfg(test)]
 mod context_tests;
+#[cfg(test)]
+mod dynamic_tests;
 mod in_flight;
 mod legacy;
+mod live;
 mod logging;
 mod modern;
 mod negotiate;
@@ -35,9 +39,10 @@ use std::time::Duration;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-pub(crate) use catalog::CatalogError;
-use catalog::ToolCatalog;
+pub(crate) use catalog::{CatalogConfig, CatalogError};
+use catalog::{Live, ToolCatalog};
 pub(crate) use in_flight::InFlight;
+pub(crate) use live::{Attachment, Catalogs, Kind, Sets};
 use prompts::PromptCatalog;
 use resources::ResourceCatalog;
 pub(crate) use subscriptions::Subscriptions;
@@ -55,9 +60,10 @@ use crate::protocol::wire::{
 use crate::server::{Server, ServerInfo};
 use crate::session::Session;
 
-/// How long 2026-07-28 clients may cache `tools/list` and `server/discover`: both are fixed
-/// for the life of the process, so the hint only bounds how long a restarted, changed server
-/// could go unnoticed.
+/// How long 2026-07-28 clients may cache `tools/list` and `server/discover` (and the other
+/// lists of a server whose surfaces are fixed): fixed for the life of the process, so the hint
+/// only bounds how long a restarted, changed server could go unnoticed. Lists that may change
+/// while serving ([`Surfaces`](crate::Surfaces)) are sent with no time to live.
 const LIST_TTL: Duration = Duration::from_secs(300);
 
 /// The answer to one incoming line.
@@ -101,14 +107,15 @@ impl std::fmt::Debug for Reply {
     }
 }
 
-/// Everything a server answers with, fixed at serve start and shared by all its connections.
+/// Everything a server answers with, shared by all its connections: fixed at serve start but
+/// for the catalogs, which a change to the server's [`Surfaces`](crate::Surfaces) replaces.
 pub(crate) struct Dispatcher {
     info: ServerInfo,
     instructions: Option<String>,
     capabilities: ServerCapabilities,
-    catalog: ToolCatalog,
-    resources: ResourceCatalog,
-    prompts: PromptCatalog,
+    catalog: Arc<Live<ToolCatalog>>,
+    resources: Arc<Live<ResourceCatalog>>,
+    prompts: Arc<Live<PromptCatalog>>,
     /// Where the server's announcements of changes come from.
     notifier: Notifier,
     supported_versions: Vec<&'static str>,
@@ -118,30 +125,38 @@ pub(crate) struct Dispatcher {
     states: crate::state::States,
     /// How often a tool call with a progress token sends a heartbeat; `None`: never.
     progress_heartbeat: Option<Duration>,
+    /// How long a legacy session's question waits for the client.
+    ask_timeout: Duration,
+    /// Seals the `requestState` of 2026-07-28 questions.
+    request_state_key: crate::ask::seal::SealKey,
 }
 
 impl Dispatcher {
     /// Take `server`'s definitions and check them.
     pub(crate) fn new(server: &Server) -> Result<Self, CatalogError> {
         let modern_meta: Arc<RawValue> = result_meta(&server.info).into();
-        let catalog = ToolCatalog::build(
-            &server.tools,
-            server.page_size,
-            modern_meta.clone(),
-            LIST_TTL,
-        )?;
-        let resources =
-            ResourceCatalog::build(&server.resources, server.page_size, modern_meta.clone())
-                .map_err(|conflict| CatalogError::ResourceConflict(conflict.to_string()))?;
-        let prompts = PromptCatalog::build(&server.prompts, server.page_size, modern_meta.clone())
-            .map_err(|duplicate| CatalogError::DuplicatePrompt(duplicate.0))?;
+        let Catalogs {
+            tools: catalog,
+            resources,
+            prompts,
+        } = server
+            .surfaces
+            .catalogs(server, modern_meta.clone(), LIST_TTL)?;
+        // Tools change only through the server's surfaces: `listChanged` when it handed them
+        // out, and the capability even without tools yet, since some may come.
+        let tools_change = catalog.is_dynamic();
         let mut dispatcher = Dispatcher {
             info: server.info.clone(),
             instructions: server.instructions.clone(),
             capabilities: ServerCapabilities {
-                tools: (!catalog.is_empty()).then_some(EmptyObject {}),
+                tools: (tools_change || !catalog.get().is_empty()).then_some(
+                    ListChangedCapability {
+                        list_changed: tools_change,
+                    },
+                ),
                 // Subscriptions and change announcements work for any resource (through the
-                // server's `Notifier`), so both are declared whenever there are resources.
+                // server's `Notifier`), so both are declared whenever there are resources (or
+                // may be: `is_empty` is false for dynamic surfaces).
                 resources: (!resources.is_empty()).then_some(ResourcesCapability {
                     subscribe: true,
                     list_changed: true,
@@ -160,6 +175,8 @@ impl Dispatcher {
             modern_meta,
             states: server.states.clone(),
             progress_heartbeat: server.progress_heartbeat,
+            ask_timeout: server.ask_timeout,
+            request_state_key: server.request_state_key.clone(),
         };
         dispatcher.capabilities.completions =
             dispatcher.has_completions().then_some(EmptyObject {});
@@ -171,9 +188,9 @@ impl Dispatcher {
         &self.info
     }
 
-    /// The names of the server's tools, in order.
-    pub(crate) fn tool_names(&self) -> impl Iterator<Item = &str> {
-        self.catalog.names()
+    /// The names of the server's tools now, in order.
+    pub(crate) fn tool_names(&self) -> Vec<Arc<str>> {
+        self.catalog.get().names().map(Arc::from).collect()
     }
 
     /// Decode one line and answer it.
@@ -215,8 +232,12 @@ impl Dispatcher {
                 Reply::None
             }
             Message::Response(response) => {
-                // We send no requests yet, so nothing waits for these.
-                tracing::debug!(id = ?response.id, "ignoring a response from the client");
+                if !session
+                    .outgoing()
+                    .answer(response.id.as_ref(), response.result, response.error)
+                {
+                    tracing::debug!(id = ?response.id, "a response nobody waits for; ignored");
+                }
                 Reply::None
             }
         }
@@ -258,7 +279,8 @@ impl Dispatcher {
             Some(Value::String(cursor)) => Some(cursor.as_str()),
             Some(_) => return Err(ErrorObject::invalid_params("`cursor` must be a string")),
         };
-        let page = self.catalog.page(revision, cursor)?;
+        let catalog = self.catalog.get();
+        let page = catalog.page(revision, cursor)?;
         Ok(Reply::Ready(Outgoing::raw_result(id, page)))
     }
 }

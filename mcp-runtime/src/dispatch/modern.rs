@@ -27,6 +27,7 @@ impl Dispatcher {
     ) -> Result<Reply, ErrorObject> {
         let mut scope = RequestScope::take(&mut params, &self.supported_versions)?;
         scope.outbound = session.outbound().cloned();
+        scope.request = Some(id.clone());
         scope.states = self.states.clone();
         let revision = scope.revision;
         match method {

@@ -5,9 +5,15 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde_json::Value;
 
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+
+use super::asking::{answer_run, until_input};
 use super::catch_unwind::{CatchUnwind, PanicPayload};
 use super::classify::RequestScope;
 use super::{Dispatcher, InFlight, Reply};
+use crate::ask::round::InputRound;
 use crate::context::{CancellationToken, RequestContext};
 use crate::handler::{BoxFuture, JsonObject};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
@@ -63,6 +69,7 @@ pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestC
         &scope.log,
         scope.progress_token.as_ref(),
         &token,
+        scope.request.as_ref(),
     );
     context.client_capabilities = scope.client_capabilities;
     context.progress_token = scope.progress_token;
@@ -106,6 +113,31 @@ where
         }
         Some(answer(outcome))
     })))
+}
+
+/// [`run_handler`] for a handler that may ask the client: a 2026-07-28 run that waits for
+/// answers ends with the `InputRequiredResult` of `round` instead of `answer`.
+pub(super) fn run_asking_handler<T, A>(
+    id: &RequestId,
+    in_flight: &InFlight,
+    token: CancellationToken,
+    round: Option<Arc<InputRound>>,
+    modern_meta: Arc<RawValue>,
+    start: impl FnOnce() -> BoxFuture<'static, T>,
+    answer: A,
+) -> Result<Reply, ErrorObject>
+where
+    T: Send + 'static,
+    A: FnOnce(Result<T, PanicPayload>) -> Outgoing + Send + 'static,
+{
+    let answer_id = id.clone();
+    run_handler(
+        id,
+        in_flight,
+        token,
+        until_input(start, round.clone()),
+        move |outcome| answer_run(outcome, &answer_id, round.as_deref(), &modern_meta, answer),
+    )
 }
 
 /// The request's `cursor`: `None` for the first page.

@@ -2,15 +2,17 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::catalog::{CatalogConfig, Live};
 use super::classify::RequestScope;
 use super::offerings::{
-    context, cursor, next_cursor, page_index, panicked, required_str, run_handler,
+    context, cursor, next_cursor, page_index, panicked, required_str, run_asking_handler,
 };
-use super::{Dispatcher, InFlight, LIST_TTL, Reply};
+use super::{Dispatcher, InFlight, Reply};
 use crate::context::CancellationToken;
 use crate::handler::{JsonObject, PromptDefinition, PromptHandler, PromptRequest};
 use crate::prompts::Prompts;
@@ -22,7 +24,10 @@ use crate::protocol::wire::{GetPromptResultWire, ListPromptsResult, ModernResult
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct DuplicatePrompt(pub(crate) String);
 
-/// The server's prompts, fixed when serving starts.
+/// A prompt's definition, computed once, with its handler.
+pub(crate) type PromptEntry = (PromptDefinition, Arc<dyn PromptHandler>);
+
+/// The server's prompts at one moment.
 pub(crate) struct PromptCatalog {
     definitions: Vec<PromptDefinition>,
     handlers: Vec<Arc<dyn PromptHandler>>,
@@ -30,18 +35,50 @@ pub(crate) struct PromptCatalog {
     page_size: usize,
     pages: [OnceLock<Vec<Box<RawValue>>>; ProtocolVersion::ALL.len()],
     modern_meta: Arc<RawValue>,
+    /// How long 2026-07-28 clients may reuse a list.
+    ttl: Duration,
+}
+
+impl Live<PromptCatalog> {
+    /// Whether the server offers no prompts at all: none now and none can come (it is not
+    /// dynamic). Its `prompts/*` methods then do not exist and no capability is declared.
+    pub(crate) fn is_empty(&self) -> bool {
+        !self.is_dynamic() && self.get().is_empty()
+    }
+
+    /// The prompt called `name` now, with its definition.
+    pub(crate) fn find(&self, name: &str) -> Option<PromptEntry> {
+        let catalog = self.get();
+        catalog
+            .find(name)
+            .map(|(definition, handler)| (definition.clone(), handler.clone()))
+    }
+
+    /// Whether some argument has a completer now.
+    pub(crate) fn has_completions(&self) -> bool {
+        self.get().has_completions()
+    }
+}
+
+/// Every prompt's definition, asked of its handler once.
+pub(crate) fn entries(prompts: &Prompts) -> Vec<PromptEntry> {
+    prompts
+        .handlers()
+        .iter()
+        .map(|handler| (handler.definition(), handler.clone()))
+        .collect()
 }
 
 impl PromptCatalog {
-    pub(crate) fn build(
-        prompts: &Prompts,
-        page_size: usize,
-        modern_meta: Arc<RawValue>,
+    /// The catalog of `entries`, checked for duplicate names.
+    pub(crate) fn from_entries(
+        entries: &[PromptEntry],
+        config: &CatalogConfig,
     ) -> Result<Self, DuplicatePrompt> {
         let mut definitions = Vec::new();
         let mut by_name = HashMap::new();
-        for handler in prompts.handlers() {
-            let definition = handler.definition();
+        for (definition, _) in entries {
+            let definition = definition.clone();
             if by_name
                 .insert(definition.name.to_string(), definitions.len())
                 .is_some()
@@ -52,11 +89,12 @@ impl PromptCatalog {
         }
         Ok(PromptCatalog {
             definitions,
-            handlers: prompts.handlers().to_vec(),
+            handlers: entries.iter().map(|(_, handler)| handler.clone()).collect(),
             by_name,
-            page_size: page_size.max(1),
+            page_size: config.page_size.max(1),
             pages: Default::default(),
-            modern_meta,
+            modern_meta: config.modern_meta.clone(),
+            ttl: config.ttl,
         })
     }
 
@@ -87,7 +125,7 @@ impl PromptCatalog {
             };
             let modern = revision
                 .is_modern()
-                .then(|| ModernResult::cacheable(&self.modern_meta, LIST_TTL));
+                .then(|| ModernResult::cacheable(&self.modern_meta, self.ttl));
             (0..chunks.len())
                 .map(|index| {
                     let next = next_cursor(index, chunks.len());
@@ -107,7 +145,8 @@ impl Dispatcher {
         params: Option<&JsonObject>,
         revision: ProtocolVersion,
     ) -> Result<Reply, ErrorObject> {
-        let pages = self.prompts.pages(revision);
+        let catalog = self.prompts.get();
+        let pages = catalog.pages(revision);
         let index = page_index(cursor(params)?, pages.len(), "prompts/list")?;
         Ok(Reply::Ready(Outgoing::raw_result(id, &pages[index])))
     }
@@ -122,27 +161,43 @@ impl Dispatcher {
         in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
         let name = required_str(params.as_ref(), "name", "prompts/get")?;
-        let Some((definition, handler)) = self.prompts.find(name) else {
+        let catalog = self.prompts.get();
+        let Some((definition, handler)) = catalog.find(name) else {
             return Err(ErrorObject::invalid_params(format!(
                 "unknown prompt `{name}`"
             )));
         };
         let arguments = string_arguments(params.as_ref(), "arguments")?;
         tracing::debug!(%id, prompt = name, "prompts/get");
+        let asking = self.asking(
+            id,
+            &scope,
+            "prompts/get",
+            name,
+            params
+                .as_ref()
+                .and_then(|params| params.get("arguments"))
+                .unwrap_or(&Value::Null),
+            params.as_ref(),
+        )?;
         let revision = scope.revision;
         let token = CancellationToken::new();
+        let mut prompt_context = context(scope, token.clone());
+        prompt_context.asker = asking.asker;
         let request = PromptRequest {
             arguments,
-            context: context(scope, token.clone()),
+            context: prompt_context,
         };
         let handler = handler.clone();
         let name = definition.name.clone();
         let modern_meta = self.modern_meta.clone();
         let answer_id = id.clone();
-        run_handler(
+        run_asking_handler(
             id,
             in_flight,
             token,
+            asking.round,
+            self.modern_meta.clone(),
             move || handler.get(request),
             move |outcome| {
                 let error = match outcome {

@@ -4,14 +4,16 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use serde_json::json;
 use serde_json::value::RawValue;
+use serde_json::{Value, json};
 
+use super::catalog::{CatalogConfig, Live};
 use super::classify::RequestScope;
 use super::offerings::{
-    context, cursor, next_cursor, page_index, panicked, required_str, run_handler,
+    context, cursor, next_cursor, page_index, panicked, required_str, run_asking_handler,
+    run_handler,
 };
-use super::{Dispatcher, InFlight, LIST_TTL, Reply};
+use super::{Dispatcher, InFlight, Reply};
 use crate::context::CancellationToken;
 use crate::handler::{
     BoxFuture, JsonObject, Resource, ResourceDefinition, ResourceError, ResourceErrorKind,
@@ -22,32 +24,48 @@ use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::{
     EmptyObject, ListResourceTemplatesResult, ListResourcesResult, ModernResult, ReadResourceResult,
 };
-use crate::routing::{ResourceRouter, Resources, RouteConflict};
+use crate::routing::{ResourceRouter, Route, RouteConflict};
 use crate::session::Session;
 
 /// Legacy "resource not found" (2026-07-28 uses invalid params instead).
 const RESOURCE_NOT_FOUND: i32 = -32002;
 
-/// The server's resources, fixed when serving starts.
+/// The server's resources at one moment.
 pub(crate) struct ResourceCatalog {
     router: ResourceRouter,
     page_size: usize,
     /// Per revision, every page of `resources/templates/list`, encoded once.
     template_pages: [OnceLock<Vec<Box<RawValue>>>; ProtocolVersion::ALL.len()],
     modern_meta: Arc<RawValue>,
+    /// How long 2026-07-28 clients may reuse a list.
+    ttl: Duration,
+}
+
+impl Live<ResourceCatalog> {
+    /// Whether the server offers no resources at all: none now and none can come (it is not
+    /// dynamic). Its `resources/*` methods then do not exist and no capability is declared.
+    pub(crate) fn is_empty(&self) -> bool {
+        !self.is_dynamic() && self.get().is_empty()
+    }
+
+    /// Whether some template variable has a completer now.
+    pub(crate) fn has_completions(&self) -> bool {
+        self.get().has_completions()
+    }
 }
 
 impl ResourceCatalog {
-    pub(crate) fn build(
-        resources: &Resources,
-        page_size: usize,
-        modern_meta: Arc<RawValue>,
+    /// The catalog of `routes` (definitions already computed), checked for conflicts.
+    pub(crate) fn from_routes(
+        routes: Vec<Route>,
+        config: &CatalogConfig,
     ) -> Result<Self, RouteConflict> {
         Ok(ResourceCatalog {
-            router: ResourceRouter::build(resources)?,
-            page_size: page_size.max(1),
+            router: ResourceRouter::from_routes(routes)?,
+            page_size: config.page_size.max(1),
             template_pages: Default::default(),
-            modern_meta,
+            modern_meta: config.modern_meta.clone(),
+            ttl: config.ttl,
         })
     }
 
@@ -88,7 +106,7 @@ impl ResourceCatalog {
             };
             let modern = revision
                 .is_modern()
-                .then(|| ModernResult::cacheable(&self.modern_meta, LIST_TTL));
+                .then(|| ModernResult::cacheable(&self.modern_meta, self.ttl));
             (0..chunks.len())
                 .map(|index| {
                     let next = next_cursor(index, chunks.len());
@@ -142,14 +160,16 @@ impl Dispatcher {
         let revision = scope.revision;
         let token = CancellationToken::new();
         let request_context = context(scope, token.clone());
-        let routes: Vec<(ResourceDefinition, Arc<dyn ResourceHandler>)> = self
-            .resources
+        let catalog = self.resources.get();
+        let routes: Vec<(ResourceDefinition, Arc<dyn ResourceHandler>)> = catalog
             .router()
             .routes()
             .iter()
             .map(|route| (route.definition.clone(), route.handler.clone()))
             .collect();
-        let page_size = self.resources.page_size;
+        let page_size = catalog.page_size;
+        let list_ttl = catalog.ttl;
+        drop(catalog);
         let modern_meta = self.modern_meta.clone();
         let start = move || -> BoxFuture<'static, ListOutcome> {
             // Every lister starts here (inside the panic guard), then they are awaited in order.
@@ -220,7 +240,7 @@ impl Dispatcher {
                 Err(error) => return Outgoing::error(Some(&id_for_answer), &error),
             };
             // What listers return may change at any time: 2026-07-28 clients must not reuse it.
-            let ttl = if dynamic { Duration::ZERO } else { LIST_TTL };
+            let ttl = if dynamic { Duration::ZERO } else { list_ttl };
             let modern = revision
                 .is_modern()
                 .then(|| ModernResult::cacheable(&modern_meta, ttl));
@@ -239,7 +259,8 @@ impl Dispatcher {
         params: Option<&JsonObject>,
         revision: ProtocolVersion,
     ) -> Result<Reply, ErrorObject> {
-        let pages = self.resources.template_pages(revision);
+        let catalog = self.resources.get();
+        let pages = catalog.template_pages(revision);
         let index = page_index(cursor(params)?, pages.len(), "resources/templates/list")?;
         Ok(Reply::Ready(Outgoing::raw_result(id, &pages[index])))
     }
@@ -256,7 +277,8 @@ impl Dispatcher {
     ) -> Result<Reply, ErrorObject> {
         let uri = required_str(params.as_ref(), "uri", "resources/read")?.to_owned();
         let revision = scope.revision;
-        let Some((route, variables)) = self.resources.router().route(&uri) else {
+        let catalog = self.resources.get();
+        let Some((route, variables)) = catalog.router().route(&uri) else {
             return Err(not_found(
                 &uri,
                 &format!("no resource or resource template matches `{uri}`"),
@@ -264,20 +286,32 @@ impl Dispatcher {
             ));
         };
         tracing::debug!(%id, uri, resource = route.definition.name(), "resources/read");
+        let asking = self.asking(
+            id,
+            &scope,
+            "resources/read",
+            &uri,
+            &Value::Null,
+            params.as_ref(),
+        )?;
         let token = CancellationToken::new();
+        let mut request_context = context(scope, token.clone());
+        request_context.asker = asking.asker;
         let read = ResourceRead {
             uri: uri.clone(),
             variables,
-            context: context(scope, token.clone()),
+            context: request_context,
         };
         let handler = route.handler.clone();
         let name = route.definition.name().to_owned();
         let modern_meta = self.modern_meta.clone();
         let answer_id = id.clone();
-        run_handler(
+        run_asking_handler(
             id,
             in_flight,
             token,
+            asking.round,
+            self.modern_meta.clone(),
             move || handler.read(read),
             move |outcome| {
                 let contents = match outcome {
@@ -332,7 +366,7 @@ impl Dispatcher {
             .legacy()
             .map_or(ProtocolVersion::NEWEST_LEGACY, |legacy| legacy.version);
         if subscribe {
-            if self.resources.router().route(uri).is_none() {
+            if self.resources.get().router().route(uri).is_none() {
                 return Err(not_found(
                     uri,
                     &format!("no resource or resource template matches `{uri}`"),

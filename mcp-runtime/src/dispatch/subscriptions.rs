@@ -2,8 +2,8 @@
 //!
 //! * Legacy: `resources/subscribe` records a URI in the connection's [`Subscriptions`]; an
 //!   announcement ([`Notifier`](crate::Notifier)) then becomes `notifications/resources/updated`
-//!   for subscribed URIs, and `notifications/{resources,prompts}/list_changed` for any
-//!   initialized session.
+//!   for subscribed URIs, and `notifications/{tools,resources,prompts}/list_changed` for any
+//!   initialized session (tools only when they can change: see [`Surfaces`](crate::Surfaces)).
 //! * 2026-07-28: `subscriptions/listen` opens a stream: the acknowledgement (what the server
 //!   will send of what was asked) goes out first, then every matching announcement tagged with
 //!   `_meta["io.modelcontextprotocol/subscriptionId"]` (the listen request's id), until the
@@ -69,6 +69,7 @@ struct Stream {
 /// What one listen stream carries (only what the server honored).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 struct Filter {
+    tools_list: bool,
     resources_list: bool,
     prompts_list: bool,
     uris: BTreeSet<String>,
@@ -80,12 +81,16 @@ impl Filter {
             ServerEvent::ResourceUpdated(uri) => self.uris.contains(uri),
             ServerEvent::ResourceListChanged => self.resources_list,
             ServerEvent::PromptListChanged => self.prompts_list,
+            ServerEvent::ToolListChanged => self.tools_list,
         }
     }
 
     /// The `SubscriptionFilter` this stream acknowledges.
     fn to_json(&self) -> Value {
         let mut honored = Map::new();
+        if self.tools_list {
+            honored.insert("toolsListChanged".into(), true.into());
+        }
         if self.resources_list {
             honored.insert("resourcesListChanged".into(), true.into());
         }
@@ -140,6 +145,8 @@ impl Subscriptions {
 pub(crate) struct NotificationForwarder {
     events: broadcast::Receiver<ServerEvent>,
     subscriptions: Subscriptions,
+    /// Whether tools can change (the server's surfaces are dynamic).
+    tools_change: bool,
     has_resources: bool,
     has_prompts: bool,
 }
@@ -180,6 +187,7 @@ impl NotificationForwarder {
                 ServerEvent::ResourceUpdated(uri) => state.uris.contains(uri),
                 ServerEvent::ResourceListChanged => self.has_resources,
                 ServerEvent::PromptListChanged => self.has_prompts,
+                ServerEvent::ToolListChanged => self.tools_change,
             };
             if legacy {
                 messages.push(render(event, None));
@@ -204,6 +212,7 @@ impl Dispatcher {
         NotificationForwarder {
             events: self.notifier.subscribe(),
             subscriptions: session.subscriptions().clone(),
+            tools_change: self.catalog.is_dynamic(),
             has_resources: !self.resources.is_empty(),
             has_prompts: !self.prompts.is_empty(),
         }
@@ -229,6 +238,7 @@ impl Dispatcher {
         let asked = |key: &str| requested.get(key).and_then(Value::as_bool) == Some(true);
         let has_resources = !self.resources.is_empty();
         let filter = Filter {
+            tools_list: self.catalog.is_dynamic() && asked("toolsListChanged"),
             resources_list: has_resources && asked("resourcesListChanged"),
             prompts_list: !self.prompts.is_empty() && asked("promptsListChanged"),
             uris: match requested.get("resourceSubscriptions") {
@@ -291,5 +301,6 @@ fn render(event: &ServerEvent, stream: Option<&RequestId>) -> Outgoing {
         ServerEvent::ResourceUpdated(uri) => notification::resource_updated(uri, stream),
         ServerEvent::ResourceListChanged => notification::list_changed("resources", stream),
         ServerEvent::PromptListChanged => notification::list_changed("prompts", stream),
+        ServerEvent::ToolListChanged => notification::list_changed("tools", stream),
     }
 }

@@ -671,5 +671,5 @@ fn duplicate_tool_names_fail_at_serve_start() {
 fn a_server_without_tools_declares_no_tools_capability() {
     let dispatcher = Dispatcher::new(&Server::new(ServerInfo::new("s", "1"))).unwrap();
     assert!(dispatcher.capabilities.tools.is_none());
-    assert_eq!(dispatcher.tool_names().count(), 0);
+    assert!(dispatcher.tool_names().is_empty());
 }

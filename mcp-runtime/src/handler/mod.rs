@@ -1,6 +1,7 @@
 //! Handlers: the traits tools, resources and prompts implement and the conversions of their
 //! return values.
 
+mod builder;
 pub(crate) mod completion;
 mod injected;
 mod into_result;
@@ -10,6 +11,9 @@ mod prompt;
 mod resource;
 mod tool;
 
+pub use builder::{
+    BuiltPrompt, BuiltResource, BuiltTool, PromptBuilder, ResourceBuilder, ToolBuilder,
+};
 pub use completion::{
     Completer, CompletionContext, CompletionRequest, IntoCompletion, enum_values,
 };

@@ -90,7 +90,7 @@ export type CallOutcome =
     | ProtocolErrorOutcome;
 
 /** A JSON-RPC error in answer to a request. */
-export type ProtocolErrorOutcome = { kind: 'protocolError'; code: number | undefined; message: string };
+export type ProtocolErrorOutcome = { kind: 'protocolError'; code: number | undefined; message: string; data?: unknown };
 
 /** A page of a paginated list. */
 export interface Page<T> {
@@ -429,10 +429,11 @@ export function joinText(content: ReadonlyArray<{ type: string; text?: unknown }
 
 /** Turns a thrown call error into an outcome (protocol errors carry a numeric code). */
 export function errorOutcome(error: unknown): ProtocolErrorOutcome {
-    const code = (error as { code?: unknown } | null)?.code;
+    const { code, data } = (error ?? {}) as { code?: unknown; data?: unknown };
     return {
         kind: 'protocolError',
         code: typeof code === 'number' ? code : undefined,
-        message: describe(error)
+        message: describe(error),
+        ...(data !== undefined && { data })
     };
 }

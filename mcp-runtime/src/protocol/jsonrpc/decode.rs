@@ -55,11 +55,15 @@ pub(crate) struct Notification {
     pub(crate) params: Option<JsonObject>,
 }
 
-/// A response from the client; only its id is kept.
+/// A response from the client to a request of ours.
 #[derive(Debug)]
 pub(crate) struct Response {
     /// `None` when the client could not read our request's id.
     pub(crate) id: Option<RequestId>,
+    /// The `result` member (`null` when it was `null`).
+    pub(crate) result: Option<Value>,
+    /// The `error` member.
+    pub(crate) error: Option<Value>,
 }
 
 /// A message that cannot be served, and the error to answer it with.
@@ -164,9 +168,9 @@ struct Envelope<'a> {
     #[serde(default, borrow, deserialize_with = "present")]
     params: Option<Member<'a>>,
     #[serde(default, deserialize_with = "present")]
-    result: Option<IgnoredAny>,
+    result: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    error: Option<IgnoredAny>,
+    error: Option<Value>,
 }
 
 /// `Some` whenever the member is there, `null` included (plain `Option` would map `null` to
@@ -285,7 +289,11 @@ impl Envelope<'_> {
             }
             // A response to an unreadable request of ours carries a null id: still a response.
             None if self.result.is_some() || self.error.is_some() => {
-                return Ok(Message::Response(Response { id }));
+                return Ok(Message::Response(Response {
+                    id,
+                    result: self.result,
+                    error: self.error,
+                }));
             }
             None => {
                 return Err(invalid(ErrorObject::invalid_request(
@@ -382,7 +390,7 @@ mod tests {
         assert_eq!(response.id, Some(RequestId::String("s1".into())));
         assert!(matches!(
             single(r#"{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}"#),
-            Message::Response(Response { id: None })
+            Message::Response(Response { id: None, .. })
         ));
     }
 
@@ -666,7 +674,7 @@ mod tests {
         assert_eq!(messages.len(), 7);
         assert!(matches!(
             &messages[0],
-            Ok(Message::Response(Response { id: Some(RequestId::String(id)) })) if id == "r"
+            Ok(Message::Response(Response { id: Some(RequestId::String(id)), .. })) if id == "r"
         ));
         let error = |i: usize| messages[i].as_ref().unwrap_err();
         assert_eq!(error(1).error.code, ErrorObject::INVALID_REQUEST);

@@ -66,6 +66,22 @@ impl Outgoing {
         Outgoing { bytes }
     }
 
+    /// A request of ours to the client.
+    pub(crate) fn request<T: Serialize + ?Sized>(id: &RequestId, method: &str, params: &T) -> Self {
+        let mut bytes = Vec::with_capacity(96 + method.len());
+        bytes.extend_from_slice(RESPONSE_HEAD);
+        write_id(&mut bytes, Some(id));
+        bytes.extend_from_slice(br#","method":"#);
+        serde_json::to_writer(&mut bytes, method).expect("a method name always serializes");
+        bytes.extend_from_slice(br#","params":"#);
+        if let Err(error) = serde_json::to_writer(&mut bytes, params) {
+            tracing::error!(method, %error, "request params could not be serialized");
+            bytes.truncate(bytes.len() - br#","params":"#.len());
+        }
+        bytes.push(b'}');
+        Outgoing { bytes }
+    }
+
     /// An error response; `id` is `None` when the request's id could not be read.
     pub(crate) fn error(id: Option<&RequestId>, error: &ErrorObject) -> Self {
         let mut bytes = Vec::with_capacity(96 + error.message.len());

@@ -25,6 +25,8 @@ impl ErrorObject {
     pub(crate) const INVALID_PARAMS: i32 = -32602;
     /// The server failed on its side.
     pub(crate) const INTERNAL_ERROR: i32 = -32603;
+    /// 2026-07-28: the request needs a client capability its `_meta` did not declare.
+    pub(crate) const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
     /// 2026-07-28: the request's `_meta` protocol version is not one this server serves.
     pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
 

@@ -40,9 +40,10 @@ impl<'a> Implementation<'a> {
 /// `completions`, which 2024-11-05 lacks (see [`ServerCapabilities::for_revision`]).
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct ServerCapabilities {
-    /// Present when the server has tools. The list never changes, so no `listChanged`.
+    /// Present when the server has tools, or may get some; `listChanged` only when they can
+    /// change while serving (`{}` otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) tools: Option<EmptyObject>,
+    pub(crate) tools: Option<ListChangedCapability>,
     /// Present when the server has resources.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) resources: Option<ResourcesCapability>,
@@ -85,8 +86,13 @@ pub(crate) struct ResourcesCapability {
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ListChangedCapability {
-    /// The server announces changes to the list.
+    /// The server announces changes to the list (left out when `false`).
+    #[serde(skip_serializing_if = "is_false")]
     pub(crate) list_changed: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 /// The result of a legacy `initialize`.
@@ -166,7 +172,7 @@ mod tests {
     fn initialize_result_before_2025_06_18_has_no_title() {
         let info = info();
         let caps = ServerCapabilities {
-            tools: Some(EmptyObject {}),
+            tools: Some(ListChangedCapability::default()),
             ..ServerCapabilities::default()
         };
         let result = InitializeResult::new(ProtocolVersion::V2025_03_26, &info, &caps, None);
@@ -202,7 +208,7 @@ mod tests {
         let info = info();
         let meta = result_meta(&info);
         let caps = ServerCapabilities {
-            tools: Some(EmptyObject {}),
+            tools: Some(ListChangedCapability::default()),
             ..ServerCapabilities::default()
         };
         let versions = ["2026-07-28", "2025-11-25"];

@@ -21,7 +21,7 @@ pub(crate) use lifecycle::{
     DiscoverResult, InitializeResult, ListChangedCapability, ResourcesCapability,
     ServerCapabilities,
 };
-pub(crate) use modern::{ModernResult, result_meta};
+pub(crate) use modern::{InputRequiredResult, ModernResult, result_meta};
 pub(crate) use prompt::{GetPromptResultWire, ListPromptsResult};
 pub(crate) use resource::base64;
 pub(crate) use resource::{ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult};

@@ -46,6 +46,34 @@ impl<'a> ModernResult<'a> {
     }
 }
 
+/// A 2026-07-28 result asking the client for input before the request can complete: the
+/// questions (`inputRequests`, keyed) and the sealed `requestState` to send back with the
+/// answers.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct InputRequiredResult<'a> {
+    result_type: &'static str,
+    input_requests: &'a serde_json::Map<String, serde_json::Value>,
+    request_state: &'a str,
+    #[serde(rename = "_meta")]
+    meta: &'a RawValue,
+}
+
+impl<'a> InputRequiredResult<'a> {
+    pub(crate) fn new(
+        input_requests: &'a serde_json::Map<String, serde_json::Value>,
+        request_state: &'a str,
+        meta: &'a RawValue,
+    ) -> Self {
+        InputRequiredResult {
+            result_type: "input_required",
+            input_requests,
+            request_state,
+            meta,
+        }
+    }
+}
+
 /// The `_meta` object of every 2026-07-28 result, encoded once per server:
 /// `{"io.modelcontextprotocol/serverInfo": {name, version, title?}}`.
 pub(crate) fn result_meta(info: &ServerInfo) -> Box<RawValue> {

@@ -223,22 +223,8 @@ impl<'a> ReadResourceResult<'a> {
 
 /// Standard base64 (RFC 4648, with padding), as `blob` and image `data` carry bytes.
 pub(crate) fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut text = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &byte)| n | u32::from(byte) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                text.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
-            } else {
-                text.push('=');
-            }
-        }
-    }
-    text
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 #[cfg(test)]

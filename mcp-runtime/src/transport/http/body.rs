@@ -109,6 +109,60 @@ pub(crate) fn event(message: &Outgoing) -> Bytes {
     bytes.into()
 }
 
+/// How long a 2025-11-25 client should wait before reconnecting a broken event stream (the
+/// `retry` field of the priming event).
+pub(crate) const RETRY_MILLIS: u64 = 1000;
+
+/// Event ids for the streams of one legacy session: unique across all its streams (one counter
+/// per session), and naming the stream they belong to (`{stream}-{event}`).
+#[derive(Debug, Clone)]
+pub(crate) struct EventIds {
+    stream: u64,
+    next: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl EventIds {
+    /// Ids for the stream numbered `stream`, drawn from the session's `counter`.
+    pub(crate) fn new(stream: u64, counter: std::sync::Arc<std::sync::atomic::AtomicU64>) -> Self {
+        EventIds {
+            stream,
+            next: counter,
+        }
+    }
+
+    fn next(&self) -> String {
+        let event = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        format!("{}-{event}", self.stream)
+    }
+
+    /// The first event of a 2025-11-25 stream: an id and empty data (so the client has an
+    /// id to reconnect with), and how long to wait before reconnecting.
+    pub(crate) fn priming(&self) -> Bytes {
+        format!("id: {}\nretry: {RETRY_MILLIS}\ndata: \n\n", self.next()).into()
+    }
+
+    /// An event carrying `message`, with the next id.
+    pub(crate) fn event(&self, message: &Outgoing) -> Bytes {
+        let id = self.next();
+        let json = message.as_bytes();
+        let mut bytes = Vec::with_capacity(json.len() + id.len() + 30);
+        bytes.extend_from_slice(b"id: ");
+        bytes.extend_from_slice(id.as_bytes());
+        bytes.extend_from_slice(b"\nevent: message\ndata: ");
+        bytes.extend_from_slice(json);
+        bytes.extend_from_slice(b"\n\n");
+        bytes.into()
+    }
+}
+
+/// Frames messages as events: with ids when the stream has them.
+pub(crate) fn framed(ids: Option<&EventIds>, message: &Outgoing) -> Bytes {
+    match ids {
+        Some(ids) => ids.event(message),
+        None => event(message),
+    }
+}
+
 /// Why a request body could not be read.
 #[derive(Debug)]
 pub(crate) enum ReadError {
@@ -148,6 +202,8 @@ where
 mod tests {
     use http_body::Body as _;
 
+    use std::sync::Arc;
+
     use super::*;
     use crate::protocol::jsonrpc::RequestId;
 
@@ -158,6 +214,23 @@ mod tests {
             &event(&message)[..],
             b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
         );
+    }
+
+    #[test]
+    fn session_streams_number_their_events_across_streams() {
+        let counter = std::sync::Arc::default();
+        let (get, post) = (
+            EventIds::new(0, Arc::clone(&counter)),
+            EventIds::new(3, counter),
+        );
+        assert_eq!(&get.priming()[..], b"id: 0-0\nretry: 1000\ndata: \n\n");
+        let message = Outgoing::result(&RequestId::Number(1.into()), &serde_json::json!({}));
+        assert_eq!(
+            &post.event(&message)[..],
+            b"id: 3-1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+        );
+        assert!(framed(Some(&get), &message).starts_with(b"id: 0-2\n"));
+        assert!(framed(None, &message).starts_with(b"event: message\n"));
     }
 
     #[test]

@@ -1,17 +1,21 @@
 //! Reading MCP's headers, and the checks on them: a 2026-07-28 request's headers must agree
 //! with its body; `Origin` and `Host` must be ones this server trusts.
 
+use std::collections::HashMap;
+
 use http::HeaderMap;
 use serde_json::Value;
 
 use super::config::HttpConfig;
-use crate::handler::JsonObject;
+use crate::handler::{JsonObject, ToolDefinition};
 use crate::protocol::jsonrpc::ErrorObject;
 
 pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub(crate) const SESSION_ID: &str = "mcp-session-id";
 const METHOD: &str = "mcp-method";
 const NAME: &str = "mcp-name";
+/// A tool argument mirrored in a header: `Mcp-Param-{x-mcp-header}`.
+const PARAM_PREFIX: &str = "mcp-param-";
 
 /// 2026-07-28: a header disagrees with the body, or is missing or malformed (HTTP 400).
 pub(crate) const HEADER_MISMATCH: i32 = -32020;
@@ -97,6 +101,124 @@ pub(crate) fn check_modern(
     Ok(())
 }
 
+/// One tool argument that 2026-07-28 clients repeat in a header, because the tool's input
+/// schema marks its property with `"x-mcp-header": "Name"` (header `Mcp-Param-Name`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ParamHeader {
+    /// The argument (the property's name).
+    argument: String,
+    /// The header's name, lowercase.
+    header: String,
+}
+
+/// Tool name -> the arguments it mirrors in headers (tools that mirror none are absent).
+pub(crate) type ParamHeaders = HashMap<String, Vec<ParamHeader>>;
+
+/// The mirrored arguments of `tools`, read from the top-level properties of their input
+/// schemas. A marker that is not a valid header-name token is ignored (no client can send it).
+pub(crate) fn param_headers(tools: impl IntoIterator<Item = ToolDefinition>) -> ParamHeaders {
+    let mut all = ParamHeaders::new();
+    for tool in tools {
+        let Some(Value::Object(properties)) = tool.input_schema.get("properties") else {
+            continue;
+        };
+        let mirrored: Vec<ParamHeader> = properties
+            .iter()
+            .filter_map(|(argument, schema)| {
+                let name = schema.get("x-mcp-header")?.as_str()?;
+                let token = !name.is_empty()
+                    && name.bytes().all(|byte| {
+                        byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte)
+                    });
+                token.then(|| ParamHeader {
+                    argument: argument.clone(),
+                    header: format!("{PARAM_PREFIX}{}", name.to_ascii_lowercase()),
+                })
+            })
+            .collect();
+        if !mirrored.is_empty() {
+            all.insert(tool.name.into_owned(), mirrored);
+        }
+    }
+    all
+}
+
+/// 2026-07-28 `tools/call`: every argument the tool mirrors in a header must be in that header
+/// exactly when it is in the body (and not null), with the same value (numbers compared as
+/// numbers, booleans as `true`/`false`); values outside visible ASCII come `=?base64?..?=`.
+pub(crate) fn check_params(
+    headers: &HeaderMap,
+    method: &str,
+    params: Option<&JsonObject>,
+    mirrored: &ParamHeaders,
+) -> Result<(), ErrorObject> {
+    if method != "tools/call" {
+        return Ok(());
+    }
+    let Some(params) = params else {
+        return Ok(());
+    };
+    let Some(wanted) = params
+        .get("name")
+        .and_then(Value::as_str)
+        .and_then(|name| mirrored.get(name))
+    else {
+        return Ok(());
+    };
+    let arguments = params.get("arguments").and_then(Value::as_object);
+    for param in wanted {
+        let body = arguments
+            .and_then(|arguments| arguments.get(&param.argument))
+            .filter(|value| !value.is_null());
+        let header = decoded(headers, &param.header)?;
+        let display = display_name(&param.header);
+        match (header, body) {
+            (None, None) => {}
+            (None, Some(_)) => {
+                return Err(mismatch(format!(
+                    "missing `{display}` header: 2026-07-28 requests repeat argument `{}` in it",
+                    param.argument
+                )));
+            }
+            (Some(value), None) => {
+                return Err(mismatch(format!(
+                    "the `{display}` header ({value:?}) is sent but argument `{}` is absent",
+                    param.argument
+                )));
+            }
+            (Some(value), Some(body)) if same_value(&value, body) => {}
+            (Some(value), Some(body)) => {
+                return Err(mismatch(format!(
+                    "the `{display}` header ({value:?}) does not match argument `{}` ({body})",
+                    param.argument
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `mcp-param-region` as `Mcp-Param-region`, for messages.
+fn display_name(header: &str) -> String {
+    format!("Mcp-Param-{}", &header[PARAM_PREFIX.len()..])
+}
+
+/// Whether a header's text stands for the JSON value `body`.
+fn same_value(text: &str, body: &Value) -> bool {
+    match body {
+        Value::String(body) => text == body,
+        Value::Bool(body) => text == if *body { "true" } else { "false" },
+        Value::Number(body) => match (body.as_i64(), body.as_u64()) {
+            (Some(body), _) => text.parse::<i64>().is_ok_and(|text| text == body),
+            (_, Some(body)) => text.parse::<u64>().is_ok_and(|text| text == body),
+            _ => text
+                .parse::<f64>()
+                .is_ok_and(|text| body.as_f64() == Some(text)),
+        },
+        other => serde_json::from_str::<Value>(text).is_ok_and(|text| &text == other),
+    }
+}
+
 fn agree(
     header: &str,
     value: Option<String>,
@@ -115,7 +237,8 @@ fn agree(
     }
 }
 
-/// Standard base64 with or without padding; `None` for anything else.
+/// Standard base64, padded to a multiple of four characters; `None` for anything else
+/// (SEP-2243 has servers reject bad padding and characters outside the alphabet).
 fn base64_decode(text: &str) -> Option<Vec<u8>> {
     fn sextet(byte: u8) -> Option<u32> {
         Some(match byte {
@@ -127,12 +250,19 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
             _ => return None,
         } as u32)
     }
-    let text = text.trim_end_matches('=').as_bytes();
-    if text.len() % 4 == 1 {
+    if text.len() % 4 != 0 {
         return None;
     }
-    let mut bytes = Vec::with_capacity(text.len() * 3 / 4);
-    for chunk in text.chunks(4) {
+    let data = text
+        .strip_suffix("==")
+        .or_else(|| text.strip_suffix('='))
+        .unwrap_or(text);
+    let data = data.as_bytes();
+    if data.len() % 4 == 1 {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(data.len() * 3 / 4);
+    for chunk in data.chunks(4) {
         let mut bits = 0u32;
         for (i, &byte) in chunk.iter().enumerate() {
             bits |= sextet(byte)? << (18 - 6 * i);
@@ -262,13 +392,130 @@ mod tests {
     }
 
     #[test]
-    fn base64_decodes_with_and_without_padding() {
+    fn base64_must_be_padded_and_in_the_alphabet() {
         assert_eq!(base64_decode("aGk=").unwrap(), b"hi");
-        assert_eq!(base64_decode("aGk").unwrap(), b"hi");
+        assert_eq!(base64_decode("SGVsbG8=").unwrap(), b"Hello");
         assert_eq!(base64_decode("w6lsw6g=").unwrap(), "élè".as_bytes());
         assert_eq!(base64_decode("").unwrap(), b"");
-        assert!(base64_decode("a").is_none());
+        assert!(base64_decode("aGk").is_none(), "unpadded");
+        assert!(base64_decode("SGVsbG8").is_none(), "unpadded");
+        assert!(base64_decode("a===").is_none());
         assert!(base64_decode("a*==").is_none());
+        assert!(base64_decode("SGVs!!!bG8=").is_none());
+        assert!(base64_decode("aG=k").is_none(), "padding inside");
+    }
+
+    fn custom_tool() -> ParamHeaders {
+        let Value::Object(input_schema) = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "priority": {"type": "integer", "x-mcp-header": "Priority"},
+            "ratio": {"type": "number", "x-mcp-header": "Ratio"},
+            "verbose": {"type": "boolean", "x-mcp-header": "Verbose"},
+            "bad": {"type": "string", "x-mcp-header": "Not A Token"},
+            "query": {"type": "string"}
+        }}) else {
+            unreachable!()
+        };
+        param_headers([ToolDefinition {
+            name: "custom".into(),
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: Default::default(),
+            icons: Vec::new(),
+        }])
+    }
+
+    fn call(arguments: Value) -> JsonObject {
+        match json!({"name": "custom", "arguments": arguments}) {
+            Value::Object(map) => map,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn mirrored_arguments_are_read_from_the_schema() {
+        let mirrored = custom_tool();
+        let mut names: Vec<_> = mirrored["custom"]
+            .iter()
+            .map(|param| param.header.as_str())
+            .collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            [
+                "mcp-param-priority",
+                "mcp-param-ratio",
+                "mcp-param-region",
+                "mcp-param-verbose"
+            ]
+        );
+    }
+
+    #[test]
+    fn mirrored_arguments_must_match_their_headers() {
+        let mirrored = custom_tool();
+        let check = |pairs: &[(&'static str, &str)], arguments: Value| {
+            check_params(
+                &headers(pairs),
+                "tools/call",
+                Some(&call(arguments)),
+                &mirrored,
+            )
+        };
+        let all = json!({"region": "eu west", "priority": 7, "ratio": 0.5, "verbose": true, "query": "x"});
+        let full = [
+            ("Mcp-Param-Region", "eu west"),
+            ("mcp-param-priority", "7"),
+            ("mcp-param-ratio", "0.50"),
+            ("mcp-param-verbose", "true"),
+        ];
+        check(&full, all.clone()).unwrap();
+        // Absent or null arguments go without their header.
+        check(&[], json!({"query": "x", "verbose": null})).unwrap();
+        // Base64 stands for any text; a value without both markers is literal.
+        check(
+            &[("mcp-param-region", "=?base64?SGVsbG8=?=")],
+            json!({"region": "Hello"}),
+        )
+        .unwrap();
+        check(
+            &[("mcp-param-region", "=?base64?SGVsbG8=")],
+            json!({"region": "=?base64?SGVsbG8="}),
+        )
+        .unwrap();
+        let failures = [
+            check(&full[1..], all.clone()),
+            check(&[("mcp-param-region", "eu")], json!({})),
+            check(&[("mcp-param-region", "eu")], json!({"region": "EU"})),
+            check(&[("mcp-param-priority", "7.5")], json!({"priority": 7})),
+            check(&[("mcp-param-verbose", "True")], json!({"verbose": true})),
+            check(
+                &[("mcp-param-region", "=?base64?SGVsbG8?=")],
+                json!({"region": "Hello"}),
+            ),
+            check(
+                &[("mcp-param-region", "=?base64?SGVs!!!bG8=?=")],
+                json!({"region": "Hello"}),
+            ),
+        ];
+        for (i, failure) in failures.into_iter().enumerate() {
+            assert_eq!(failure.unwrap_err().code, HEADER_MISMATCH, "case {i}");
+        }
+        // Other methods and other tools are not concerned.
+        let other = json!({"name": "other", "arguments": {"region": "x"}});
+        let Value::Object(other) = other else {
+            unreachable!()
+        };
+        check_params(&HeaderMap::new(), "tools/call", Some(&other), &mirrored).unwrap();
+        check_params(
+            &HeaderMap::new(),
+            "prompts/get",
+            Some(&call(all)),
+            &mirrored,
+        )
+        .unwrap();
     }
 
     #[test]

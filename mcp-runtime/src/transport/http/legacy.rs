@@ -64,41 +64,81 @@ pub(crate) async fn post(
         tracing::debug!("`MCP-Protocol-Version` differs from the session's revision; ignored");
     }
     let ids = request_ids(&incoming);
-    // A request with a progress token gets its progress on its own event stream, before its
-    // response (on the GET stream the two could cross).
-    let progress = match &incoming {
-        Incoming::Single(Message::Request(request))
-            if headers::accepts(&parts.headers, "text/event-stream") =>
-        {
-            request
-                .params
-                .as_ref()
-                .and_then(|params| params.get("_meta"))
-                .and_then(|meta| meta.get("progressToken"))
-                .map(|token| {
-                    let (sender, receiver) = mpsc::unbounded_channel();
-                    (entry.route(token, sender), receiver, request.id.clone())
-                })
-        }
-        _ => None,
-    };
+    // A client that takes events may get the messages about its requests (questions to the
+    // client, progress) on the POST's own stream, ahead of the response; the route sends them
+    // there while the requests run. Others get them on the GET stream.
+    let routed =
+        (!ids.is_empty() && headers::accepts(&parts.headers, "text/event-stream")).then(|| {
+            let (sender, receiver) = mpsc::unbounded_channel();
+            (
+                entry.route(&ids, &progress_tokens(&incoming), &sender),
+                receiver,
+            )
+        });
     let (reply, in_flight) = {
         let mut session = entry.session();
         let reply = inner.dispatcher.handle(incoming, &mut session);
         (reply, session.in_flight().clone())
     };
-    match reply {
-        Reply::None => accepted(),
-        Reply::Ready(answer) => json(StatusCode::OK, &answer),
-        Reply::Pending(call) if progress.is_some() => {
-            let (route, notifications, id) = progress.unwrap_or_else(|| unreachable!());
-            notifying_stream(route, in_flight, notifications, call, id)
-        }
-        Reply::Pending(call) => match until_answered(call, in_flight, ids).await {
+    let call = match reply {
+        // A notification, or the client's answer to a question of ours.
+        Reply::None => return accepted(),
+        Reply::Ready(answer) => return json(StatusCode::OK, &answer),
+        Reply::Pending(call) => call,
+    };
+    let mut answer = until_answered(call, in_flight, ids);
+    let Some((route, mut related)) = routed else {
+        return match answer.await {
             Some(answer) => json(StatusCode::OK, &answer),
             // Cancelled by the client meanwhile: there is nothing to answer.
             None => accepted(),
-        },
+        };
+    };
+    // Plain JSON while nothing but the answer comes; an event stream from the first message
+    // that must precede it.
+    tokio::select! {
+        biased;
+        Some(message) = related.recv() => {
+            notifying_stream(route, answer, vec![message], related, entry.event_ids())
+        }
+        result = &mut answer => {
+            // Sent in the very poll that finished the call: still ahead of the answer.
+            let mut early = Vec::new();
+            while let Ok(message) = related.try_recv() {
+                early.push(message);
+            }
+            match result {
+                Some(result) if !early.is_empty() => notifying_stream(
+                    route,
+                    std::future::ready(Some(result)),
+                    early,
+                    related,
+                    entry.event_ids(),
+                ),
+                Some(result) => json(StatusCode::OK, &result),
+                None => accepted(),
+            }
+        }
+    }
+}
+
+/// The progress tokens of the requests in the body.
+fn progress_tokens(incoming: &Incoming) -> Vec<serde_json::Value> {
+    let token = |message: &Message| match message {
+        Message::Request(request) => request
+            .params
+            .as_ref()
+            .and_then(|params| params.get("_meta"))
+            .and_then(|meta| meta.get("progressToken"))
+            .cloned(),
+        _ => None,
+    };
+    match incoming {
+        Incoming::Single(message) => token(message).into_iter().collect(),
+        Incoming::Batch(messages) => messages
+            .iter()
+            .filter_map(|message| message.as_ref().ok().and_then(token))
+            .collect(),
     }
 }
 
@@ -146,7 +186,10 @@ fn request_ids(incoming: &Incoming) -> Vec<RequestId> {
     }
 }
 
-/// GET: the session's stream of notifications (one at a time per session).
+/// GET: the session's stream of notifications (one at a time per session). In a 2025-11-25
+/// session it opens with a priming event and its events have ids; a `Last-Event-ID` is
+/// accepted but replays nothing (resumption is optional, and not offered: a call whose POST
+/// stream breaks is cancelled, so there is nothing to resume).
 pub(crate) fn stream(
     inner: &Arc<Inner>,
     parts: &Parts,

@@ -121,6 +121,17 @@ impl Server {
     pub fn http_service(self, config: HttpConfig) -> io::Result<HttpService> {
         let dispatcher = Dispatcher::new(&self)
             .map_err(|error| io::Error::new(io::ErrorKind::InvalidInput, error))?;
-        Ok(HttpService::new(dispatcher, config, self.max_message_size))
+        let param_headers = headers::param_headers(
+            self.tools
+                .handlers()
+                .iter()
+                .map(|handler| handler.definition()),
+        );
+        Ok(HttpService::new(
+            dispatcher,
+            config,
+            self.max_message_size,
+            param_headers,
+        ))
     }
 }

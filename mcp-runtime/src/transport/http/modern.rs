@@ -55,6 +55,14 @@ pub(crate) async fn post(
             {
                 return rpc_error(StatusCode::BAD_REQUEST, Some(&id), error);
             }
+            if let Err(error) = headers::check_params(
+                headers,
+                &request.method,
+                request.params.as_ref(),
+                &inner.param_headers,
+            ) {
+                return rpc_error(StatusCode::BAD_REQUEST, Some(&id), error);
+            }
             if let Err(error) = check_meta(request.params.as_ref()) {
                 return rpc_error(StatusCode::BAD_REQUEST, Some(&id), error);
             }
@@ -80,8 +88,8 @@ pub(crate) async fn post(
                 Reply::Pending(call) if listen => listen_stream(inner, session, call, id),
                 Reply::Pending(call) if notifications.is_some() => {
                     let notifications = notifications.unwrap_or_else(|| unreachable!());
-                    let in_flight = session.in_flight().clone();
-                    notifying_stream(session, in_flight, notifications, call, id)
+                    let answer = until_answered(call, session.in_flight().clone(), vec![id]);
+                    notifying_stream(session, answer, Vec::new(), notifications, None)
                 }
                 Reply::Pending(call) => {
                     match until_answered(call, session.in_flight().clone(), vec![id]).await {
@@ -180,38 +188,48 @@ pub(crate) fn may_notify(params: Option<&crate::handler::JsonObject>) -> bool {
         })
 }
 
-/// A call's progress and log notifications as events while it runs, then its response. The
-/// client going away cancels the call.
-/// `keep` lives as long as the stream (a route to it, a session).
+/// A call's notifications (and, in a legacy session, its questions to the client) as events
+/// while it runs, then its response: `first` (already received), then whatever `notifications`
+/// brings. The client going away cancels the call (through `answer`).
+/// `keep` lives as long as the stream (a route to it, a session). With `ids` (a 2025-11-25
+/// session's stream) a priming event comes first and every event has an id.
 pub(crate) fn notifying_stream(
     keep: impl Send + 'static,
-    in_flight: InFlight,
+    mut answer: impl Future<Output = Option<Outgoing>> + Send + Unpin + 'static,
+    first: Vec<Outgoing>,
     mut notifications: mpsc::UnboundedReceiver<Outgoing>,
-    call: BoxFuture<'static, Option<Outgoing>>,
-    id: RequestId,
+    ids: Option<body::EventIds>,
 ) -> Response<ResponseBody> {
     let (sender, receiver) = mpsc::channel(STREAM_CAPACITY);
+    if let Some(ids) = &ids {
+        // The channel is new and empty: the priming event fits.
+        let _ = sender.try_send(ids.priming());
+    }
+    let event = move |message: &Outgoing| body::framed(ids.as_ref(), message);
     tokio::spawn(async move {
         let _keep = keep;
-        let answer = until_answered(call, in_flight, vec![id]);
-        tokio::pin!(answer);
+        for message in &first {
+            if sender.send(event(message)).await.is_err() {
+                return;
+            }
+        }
         loop {
             tokio::select! {
                 biased;
                 Some(message) = notifications.recv() => {
-                    if sender.send(body::event(&message)).await.is_err() {
+                    if sender.send(event(&message)).await.is_err() {
                         return;
                     }
                 }
                 answer = &mut answer => {
                     // Whatever was reported before the answer goes out before it.
                     while let Ok(message) = notifications.try_recv() {
-                        if sender.send(body::event(&message)).await.is_err() {
+                        if sender.send(event(&message)).await.is_err() {
                             return;
                         }
                     }
                     if let Some(answer) = answer {
-                        let _ = sender.send(body::event(&answer)).await;
+                        let _ = sender.send(event(&answer)).await;
                     }
                     return;
                 }

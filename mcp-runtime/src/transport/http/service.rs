@@ -50,6 +50,8 @@ pub(crate) struct Inner {
     pub(crate) config: HttpConfig,
     pub(crate) max_body_size: usize,
     pub(crate) sessions: Sessions,
+    /// The tool arguments 2026-07-28 clients mirror in `Mcp-Param-*` headers.
+    pub(crate) param_headers: headers::ParamHeaders,
     /// Fires when the server begins shutting down: streams end.
     pub(crate) shutdown: CancellationToken,
     /// Set when the server serves on its own: the endpoint's path (others are 404), and
@@ -58,7 +60,12 @@ pub(crate) struct Inner {
 }
 
 impl HttpService {
-    pub(crate) fn new(dispatcher: Dispatcher, config: HttpConfig, max_body_size: usize) -> Self {
+    pub(crate) fn new(
+        dispatcher: Dispatcher,
+        config: HttpConfig,
+        max_body_size: usize,
+        param_headers: headers::ParamHeaders,
+    ) -> Self {
         let sessions = Sessions::new(config.session_idle_timeout, config.max_sessions);
         HttpService {
             inner: Arc::new(Inner {
@@ -66,6 +73,7 @@ impl HttpService {
                 max_body_size: config.max_body_size.unwrap_or(max_body_size),
                 config,
                 sessions,
+                param_headers,
                 shutdown: CancellationToken::new(),
                 standalone: None,
             }),

@@ -5,8 +5,13 @@
 //! subscriptions) and a forwarder task that turns the server's announcements into the
 //! session's notifications, sent on its GET stream when one is open (and dropped otherwise:
 //! without a stream there is no one to tell).
+//!
+//! What concerns one running request (its questions to the client and their withdrawal, its
+//! progress) goes on that request's own POST stream while it has one (see [`Entry::route`]),
+//! else on the GET stream.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -14,11 +19,11 @@ use bytes::Bytes;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use super::body;
+use super::body::{self, EventIds};
 use crate::dispatch::Dispatcher;
 use crate::peer::Outbound;
 use crate::protocol::ProtocolVersion;
-use crate::protocol::jsonrpc::Outgoing;
+use crate::protocol::jsonrpc::{Outgoing, RequestId};
 use crate::session::Session;
 
 /// Every open legacy session.
@@ -33,26 +38,74 @@ pub(crate) struct Entry {
     pub(crate) session: Mutex<Session>,
     pub(crate) version: ProtocolVersion,
     last_used: Mutex<Instant>,
-    /// The open GET stream's events, if any.
-    stream: Arc<Mutex<Option<mpsc::Sender<Bytes>>>>,
-    /// Where the progress of a request answered with its own event stream goes, by token.
+    /// The open GET stream, if any.
+    stream: Arc<Mutex<Option<Stream>>>,
+    /// How many event streams (GET and POST) the session has opened: each one's number.
+    streams: AtomicU64,
+    /// How many events with ids its streams have sent: each one's number.
+    events: Arc<AtomicU64>,
+    /// Where the messages about a request that may get its own event stream go.
     routes: Routes,
     forwarder: AbortHandle,
 }
 
-/// Progress token (as JSON text) -> the event stream of the request that carried it.
-type Routes = Arc<Mutex<HashMap<String, mpsc::UnboundedSender<Outgoing>>>>;
+/// An open GET stream: where its events go, and their ids (2025-11-25 sessions).
+pub(crate) struct Stream {
+    sender: mpsc::Sender<Bytes>,
+    ids: Option<EventIds>,
+}
 
-/// Sends a request's progress to its own stream until dropped.
+impl Stream {
+    /// Queue `message` as an event; `false` when the stream is full or closed.
+    fn try_send(&self, message: &Outgoing) -> bool {
+        self.sender
+            .try_send(body::framed(self.ids.as_ref(), message))
+            .is_ok()
+    }
+
+    fn is_closed(&self) -> bool {
+        self.sender.is_closed()
+    }
+}
+
+/// What a message is about: a request (by id), or the request that carried a progress token
+/// (the token as JSON text).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum RouteKey {
+    Request(RequestId),
+    Token(String),
+}
+
+/// Request or progress token -> the stream of the request's POST.
+type Routes = Arc<Mutex<HashMap<RouteKey, mpsc::UnboundedSender<Outgoing>>>>;
+
+/// Sends the messages about some requests to their POST's stream until dropped.
 pub(crate) struct Route {
     routes: Routes,
-    token: String,
+    keys: Vec<RouteKey>,
 }
 
 impl Drop for Route {
     fn drop(&mut self) {
-        lock(&self.routes).remove(&self.token);
+        let mut routes = lock(&self.routes);
+        for key in &self.keys {
+            routes.remove(key);
+        }
     }
+}
+
+/// Where a message about `related` (a request id, if the sender knew it) goes: the stream of
+/// that request's POST, if it has one. Progress is recognised by its token.
+fn route_of(
+    routes: &Routes,
+    related: Option<&RequestId>,
+    message: &Outgoing,
+) -> Option<mpsc::UnboundedSender<Outgoing>> {
+    let key = match related {
+        Some(id) => RouteKey::Request(id.clone()),
+        None => RouteKey::Token(progress_token(message)?),
+    };
+    lock(routes).get(&key).cloned()
 }
 
 /// The token of a `notifications/progress`, as JSON text.
@@ -89,6 +142,16 @@ impl Entry {
         lock(&self.session)
     }
 
+    /// Ids for the events of a new stream of this session: from 2025-11-25 on, every event
+    /// has one and each stream opens with a priming event (resumption is not offered: a
+    /// `Last-Event-ID` replays nothing).
+    pub(crate) fn event_ids(&self) -> Option<EventIds> {
+        (self.version >= ProtocolVersion::V2025_11_25).then(|| {
+            let stream = self.streams.fetch_add(1, Ordering::Relaxed);
+            EventIds::new(stream, self.events.clone())
+        })
+    }
+
     fn idle_since(&self) -> Option<Instant> {
         let streaming = lock(&self.stream)
             .as_ref()
@@ -96,18 +159,32 @@ impl Entry {
         (!streaming).then(|| *lock(&self.last_used))
     }
 
-    /// Send the progress of the request carrying `token` (a progress token) to `stream`
-    /// instead of the GET stream, until the route drops.
+    /// Send what concerns the requests `ids` (questions to the client, their withdrawal) and
+    /// the progress reported under `tokens` to `stream` instead of the GET stream, until the
+    /// route drops.
     pub(crate) fn route(
         &self,
-        token: &serde_json::Value,
-        stream: mpsc::UnboundedSender<Outgoing>,
+        ids: &[RequestId],
+        tokens: &[serde_json::Value],
+        stream: &mpsc::UnboundedSender<Outgoing>,
     ) -> Route {
-        let token = token.to_string();
-        lock(&self.routes).insert(token.clone(), stream);
+        let keys: Vec<RouteKey> = ids
+            .iter()
+            .cloned()
+            .map(RouteKey::Request)
+            .chain(
+                tokens
+                    .iter()
+                    .map(|token| RouteKey::Token(token.to_string())),
+            )
+            .collect();
+        let mut routes = lock(&self.routes);
+        for key in &keys {
+            routes.insert(key.clone(), stream.clone());
+        }
         Route {
             routes: self.routes.clone(),
-            token,
+            keys,
         }
     }
 
@@ -117,8 +194,13 @@ impl Entry {
         if slot.as_ref().is_some_and(|stream| !stream.is_closed()) {
             return None;
         }
-        let (sender, receiver) = mpsc::channel(capacity);
-        *slot = Some(sender);
+        let (sender, receiver) = mpsc::channel(capacity.max(1));
+        let ids = self.event_ids();
+        if let Some(ids) = &ids {
+            // The channel is new and empty: the priming event fits.
+            let _ = sender.try_send(ids.priming());
+        }
+        *slot = Some(Stream { sender, ids });
         Some(receiver)
     }
 
@@ -158,16 +240,16 @@ impl Sessions {
         if open.len() >= self.max {
             return Err(Full);
         }
-        let stream: Arc<Mutex<Option<mpsc::Sender<Bytes>>>> = Arc::default();
-        // Progress and logs of the session's requests go on its GET stream (one session may
-        // have several requests running) ...
-        // A request that carried a progress token and takes events has its progress on its
-        // own stream, so that it precedes the response.
+        let stream: Arc<Mutex<Option<Stream>>> = Arc::default();
+        // What concerns a request that takes events (its questions to the client, their
+        // withdrawal, its progress) goes on its POST's stream, ahead of its response (the spec:
+        // server requests SHOULD ride the related request's stream). The rest, and everything
+        // about a request whose client takes no events, goes on the GET stream (one session may
+        // have several requests running).
         let routes: Routes = Arc::default();
         let (to_stream, to_routes) = (stream.clone(), routes.clone());
-        session.set_outbound(Outbound::new(move |message| {
-            let route =
-                progress_token(&message).and_then(|token| lock(&to_routes).get(&token).cloned());
+        session.set_outbound(Outbound::routed(move |related, message| {
+            let route = route_of(&to_routes, related, &message);
             let message = match route {
                 Some(route) => match route.send(message) {
                     Ok(()) => return,
@@ -176,21 +258,26 @@ impl Sessions {
                 },
                 None => message,
             };
-            if let Some(stream) = lock(&to_stream).as_ref()
-                && stream.try_send(body::event(&message)).is_err()
-            {
-                tracing::debug!("a session's stream is full or closed; notification dropped");
+            match lock(&to_stream).as_ref() {
+                Some(stream) if stream.try_send(&message) => {}
+                Some(_) => {
+                    tracing::debug!("a session's stream is full or closed; message dropped");
+                }
+                None => tracing::debug!(
+                    "no stream to send a session's message on (no GET stream open); dropped"
+                ),
             }
         }));
         let mut forwarder = dispatcher.notification_forwarder(&session);
         let to_stream = stream.clone();
         let forwarder = tokio::spawn(async move {
             while let Some(messages) = forwarder.next().await {
-                let Some(stream) = lock(&to_stream).clone() else {
+                let slot = lock(&to_stream);
+                let Some(stream) = slot.as_ref() else {
                     continue;
                 };
                 for message in &messages {
-                    if stream.try_send(body::event(message)).is_err() {
+                    if !stream.try_send(message) {
                         tracing::debug!(
                             "a session's stream is full or closed; notification dropped"
                         );
@@ -207,6 +294,8 @@ impl Sessions {
                 version,
                 last_used: Mutex::new(Instant::now()),
                 stream,
+                streams: AtomicU64::new(0),
+                events: Arc::default(),
                 routes,
                 forwarder,
             }),

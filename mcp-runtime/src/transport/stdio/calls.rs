@@ -62,6 +62,8 @@ impl Calls {
         let Some(Running { mut tasks, answers }) = self.lock().take() else {
             return;
         };
+        // Calls that ended since the last start are still in the set until joined.
+        while tasks.try_join_next().is_some() {}
         if !tasks.is_empty() {
             tracing::info!(running = tasks.len(), "waiting for running calls to finish");
             let all_finished = tokio::time::timeout(timeout, async {

@@ -45,7 +45,8 @@ pub(crate) async fn serve(dispatcher: Dispatcher, options: StdioOptions) -> io::
     let (answers, mut writer) = output::spawn_writer(output.clone())?;
     let calls = Calls::new(answers.clone());
 
-    let tools: Vec<&str> = dispatcher.tool_names().collect();
+    let names = dispatcher.tool_names();
+    let tools: Vec<&str> = names.iter().map(|name| &**name).collect();
     if io::stdin().is_terminal() {
         banner::print(dispatcher.info(), &tools);
     }

@@ -1,0 +1,278 @@
+//! Legacy sessions: a question is a real request to the client, and its response is routed
+//! back to the handler that waits for it.
+//!
+//! Server request ids are strings `"s-<n>"`, unique per connection. A question no longer
+//! awaited (answered, timed out, or its call cancelled or dropped) is forgotten, and the
+//! client is told with `notifications/cancelled` unless it already answered.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+use super::AskError;
+use crate::context::CancellationToken;
+use crate::peer::Outbound;
+use crate::protocol::jsonrpc::{Outgoing, RequestId};
+
+type Answer = Result<Value, AskError>;
+
+/// The questions a connection has sent and not yet seen answered. Cheap to clone.
+#[derive(Clone, Default)]
+pub(crate) struct OutgoingRequests {
+    table: Arc<Mutex<Table>>,
+}
+
+#[derive(Default)]
+struct Table {
+    next: u64,
+    waiting: HashMap<String, oneshot::Sender<Answer>>,
+}
+
+impl fmt::Debug for OutgoingRequests {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OutgoingRequests")
+            .field("waiting", &self.table().waiting.len())
+            .finish()
+    }
+}
+
+impl OutgoingRequests {
+    fn table(&self) -> MutexGuard<'_, Table> {
+        self.table
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn register(&self) -> (String, oneshot::Receiver<Answer>) {
+        let (sender, receiver) = oneshot::channel();
+        let mut table = self.table();
+        table.next += 1;
+        let id = format!("s-{}", table.next);
+        table.waiting.insert(id.clone(), sender);
+        (id, receiver)
+    }
+
+    /// Stop waiting for `id`; whether it was still waited for.
+    fn forget(&self, id: &str) -> bool {
+        self.table().waiting.remove(id).is_some()
+    }
+
+    /// A response from the client: hand it to whoever waits for it. `false` when nobody does
+    /// (an id we never sent, or a question already withdrawn).
+    pub(crate) fn answer(
+        &self,
+        id: Option<&RequestId>,
+        result: Option<Value>,
+        error: Option<Value>,
+    ) -> bool {
+        let Some(RequestId::String(id)) = id else {
+            return false;
+        };
+        let Some(waiting) = self.table().waiting.remove(id) else {
+            return false;
+        };
+        let answer = match (result, error) {
+            (_, Some(error)) => Err(AskError::Rejected {
+                code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+                message: error
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("(no message)")
+                    .to_owned(),
+            }),
+            (Some(result), None) => Ok(result),
+            (None, None) => Err(AskError::InvalidAnswer("a response with no result".into())),
+        };
+        // The asker may have given up a moment ago; then nobody reads it.
+        let _ = waiting.send(answer);
+        true
+    }
+}
+
+/// How a request of a legacy session asks the client.
+#[derive(Clone)]
+pub(crate) struct SessionAsker {
+    pub(crate) outbound: Outbound,
+    pub(crate) requests: OutgoingRequests,
+    pub(crate) timeout: Duration,
+    /// The request the questions are about (an HTTP transport sends them on its stream).
+    pub(crate) related: RequestId,
+}
+
+impl fmt::Debug for SessionAsker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SessionAsker")
+            .field("timeout", &self.timeout)
+            .field("related", &self.related)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SessionAsker {
+    pub(super) async fn ask(
+        &self,
+        method: &'static str,
+        params: Value,
+        cancellation: &CancellationToken,
+    ) -> Result<Value, AskError> {
+        if cancellation.is_cancelled() {
+            return Err(AskError::Cancelled);
+        }
+        let (id, answer) = self.requests.register();
+        // Dropped with this future, however it ends: a call dropped mid-question withdraws it.
+        let _withdraw = Withdraw {
+            asker: self,
+            id: id.clone(),
+        };
+        let request_id = RequestId::String(id);
+        tracing::debug!(id = %request_id, method, "asking the client");
+        self.outbound.send_for(
+            &self.related,
+            Outgoing::request(&request_id, method, &params),
+        );
+        tokio::select! {
+            answer = answer => answer.unwrap_or(Err(AskError::Cancelled)),
+            () = tokio::time::sleep(self.timeout) => Err(AskError::TimedOut),
+            () = cancellation.cancelled() => Err(AskError::Cancelled),
+        }
+    }
+}
+
+/// Withdraws a question on drop, telling the client if it had not answered.
+struct Withdraw<'a> {
+    asker: &'a SessionAsker,
+    id: String,
+}
+
+impl Drop for Withdraw<'_> {
+    fn drop(&mut self) {
+        if self.asker.requests.forget(&self.id) {
+            let params = json!({"requestId": self.id, "reason": "the server stopped waiting"});
+            self.asker.outbound.send_for(
+                &self.asker.related,
+                Outgoing::notification("notifications/cancelled", Some(&params)),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recorder() -> (Outbound, Arc<Mutex<Vec<Value>>>) {
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let sink = sent.clone();
+        let outbound = Outbound::new(move |message: Outgoing| {
+            sink.lock()
+                .unwrap()
+                .push(serde_json::from_slice(message.as_bytes()).unwrap());
+        });
+        (outbound, sent)
+    }
+
+    fn asker(outbound: Outbound, timeout: Duration) -> SessionAsker {
+        SessionAsker {
+            outbound,
+            requests: OutgoingRequests::default(),
+            timeout,
+            related: RequestId::Number(1.into()),
+        }
+    }
+
+    #[tokio::test]
+    async fn an_answer_reaches_the_asker_and_only_once() {
+        let (outbound, sent) = recorder();
+        let asker = asker(outbound, Duration::from_secs(60));
+        let requests = asker.requests.clone();
+        let token = CancellationToken::new();
+        let asking = tokio::spawn({
+            let asker = asker.clone();
+            async move { asker.ask("roots/list", json!({}), &token).await }
+        });
+        while sent.lock().unwrap().is_empty() {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(
+            sent.lock().unwrap()[0],
+            json!({"jsonrpc": "2.0", "id": "s-1", "method": "roots/list", "params": {}})
+        );
+        let id = RequestId::String("s-1".into());
+        assert!(!requests.answer(
+            Some(&RequestId::String("s-9".into())),
+            Some(json!({})),
+            None
+        ));
+        assert!(requests.answer(Some(&id), Some(json!({"roots": []})), None));
+        assert!(
+            !requests.answer(Some(&id), Some(json!({})), None),
+            "answered already"
+        );
+        assert_eq!(asking.await.unwrap(), Ok(json!({"roots": []})));
+        assert_eq!(
+            sent.lock().unwrap().len(),
+            1,
+            "no cancellation after an answer"
+        );
+    }
+
+    #[tokio::test]
+    async fn errors_from_the_client_are_rejections() {
+        let (outbound, _) = recorder();
+        let asker = asker(outbound, Duration::from_secs(60));
+        let requests = asker.requests.clone();
+        let token = CancellationToken::new();
+        let asking = tokio::spawn({
+            let asker = asker.clone();
+            async move { asker.ask("sampling/createMessage", json!({}), &token).await }
+        });
+        while !requests.answer(
+            Some(&RequestId::String("s-1".into())),
+            None,
+            Some(json!({"code": -1, "message": "user rejected sampling"})),
+        ) {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(
+            asking.await.unwrap(),
+            Err(AskError::Rejected {
+                code: -1,
+                message: "user rejected sampling".into()
+            })
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_timeout_or_a_cancel_withdraws_the_question() {
+        let (outbound, sent) = recorder();
+        let asker = asker(outbound, Duration::from_secs(30));
+        let token = CancellationToken::new();
+        assert_eq!(
+            asker.ask("roots/list", json!({}), &token).await,
+            Err(AskError::TimedOut)
+        );
+        let cancel = token.clone();
+        tokio::spawn(async move { cancel.cancel() });
+        assert_eq!(
+            asker.ask("roots/list", json!({}), &token).await,
+            Err(AskError::Cancelled)
+        );
+        let sent = sent.lock().unwrap();
+        let methods: Vec<&str> = sent.iter().map(|m| m["method"].as_str().unwrap()).collect();
+        assert_eq!(
+            methods,
+            [
+                "roots/list",
+                "notifications/cancelled",
+                "roots/list",
+                "notifications/cancelled"
+            ]
+        );
+        assert_eq!(sent[1]["params"]["requestId"], "s-1");
+        assert!(asker.requests.table().waiting.is_empty());
+    }
+}

@@ -1,0 +1,512 @@
+//! 2026-07-28: a question ends the call with an `InputRequiredResult`; the client retries the
+//! same request with the answers, and the handler runs again from the top.
+//!
+//! Questions are keyed by the order they are asked in (`q0`, `q1`, ...). On a retry, a
+//! question whose key has an answer, and which is the same question (same method and params,
+//! compared by digest), gets that answer at once; the first one without stops the run. Every
+//! question pending when the handler can make no more progress goes into one result, so
+//! questions asked together (`join!`) are answered in one round trip.
+//!
+//! Between rounds the server keeps nothing: the answers so far, the questions just asked and
+//! what request they belong to travel in the sealed `requestState`.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Map, Value, json};
+
+use super::AskError;
+use super::canonical::digest;
+use super::seal::SealKey;
+use crate::handler::JsonObject;
+use crate::protocol::jsonrpc::ErrorObject;
+
+/// How long a `requestState` stays valid: the user answering a form may take a while.
+const STATE_LIFETIME: Duration = Duration::from_secs(600);
+
+/// Which request a round belongs to: a state issued for one cannot resume another.
+#[derive(Debug, Clone)]
+pub(crate) struct Binding {
+    /// `tools/call`, `prompts/get` or `resources/read`.
+    pub(crate) method: &'static str,
+    /// The tool's or prompt's name, or the resource's URI.
+    pub(crate) target: String,
+    /// Digest of the arguments.
+    pub(crate) subject: String,
+}
+
+impl Binding {
+    pub(crate) fn new(method: &'static str, target: &str, arguments: &Value) -> Self {
+        Binding {
+            method,
+            target: target.to_owned(),
+            subject: digest(arguments),
+        }
+    }
+
+    /// The binding of a request that cannot be asked anything (its client declared no
+    /// capability to answer with): no state is ever issued for it.
+    pub(crate) fn unasked(method: &'static str) -> Self {
+        Binding {
+            method,
+            target: String::new(),
+            subject: String::new(),
+        }
+    }
+}
+
+/// One run of a 2026-07-28 handler: the answers it may use and the questions it asked.
+#[derive(Debug)]
+pub(crate) struct InputRound {
+    binding: Binding,
+    key: SealKey,
+    /// Answers by key, each with the digest of the question it answers.
+    answers: HashMap<String, (String, Value)>,
+    run: Mutex<Run>,
+}
+
+#[derive(Debug, Default)]
+struct Run {
+    next: usize,
+    /// Questions without an answer, in the order asked.
+    questions: Vec<(String, String, Value)>,
+    /// Answers this run used (they must travel on with the next state).
+    used: Map<String, Value>,
+    /// Capabilities the handler needed and the request did not declare.
+    missing: Vec<&'static str>,
+}
+
+impl InputRound {
+    /// The round of a request whose params may carry `inputResponses` and `requestState`; a
+    /// state that is forged, altered, expired or made for another request is invalid params.
+    pub(crate) fn begin(
+        key: &SealKey,
+        binding: Binding,
+        params: &JsonObject,
+    ) -> Result<Self, ErrorObject> {
+        let mut answers = HashMap::new();
+        let responses = match params.get("inputResponses") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(responses)) => Some(responses),
+            Some(_) => {
+                return Err(ErrorObject::invalid_params(
+                    "`inputResponses` must be an object",
+                ));
+            }
+        };
+        match params.get("requestState") {
+            None | Some(Value::Null) => {
+                if responses.is_some_and(|responses| !responses.is_empty()) {
+                    tracing::debug!("`inputResponses` without `requestState`; ignored");
+                }
+            }
+            Some(Value::String(state)) => {
+                let state = open_state(key, &binding, state)?;
+                if let Some(Value::Object(carried)) = state.get("r") {
+                    for (question, answer) in carried {
+                        if let Some([Value::String(asked), answer]) =
+                            answer.as_array().map(Vec::as_slice)
+                        {
+                            answers.insert(question.clone(), (asked.clone(), answer.clone()));
+                        }
+                    }
+                }
+                if let (Some(Value::Object(asked)), Some(responses)) = (state.get("q"), responses) {
+                    // Answers to questions this state did not ask are ignored.
+                    for (question, response) in responses {
+                        if let Some(Value::String(asked)) = asked.get(question) {
+                            answers.insert(question.clone(), (asked.clone(), response.clone()));
+                        }
+                    }
+                }
+            }
+            Some(_) => {
+                return Err(ErrorObject::invalid_params(
+                    "`requestState` must be a string",
+                ));
+            }
+        }
+        Ok(InputRound {
+            binding,
+            key: key.clone(),
+            answers,
+            run: Mutex::default(),
+        })
+    }
+
+    fn run(&self) -> MutexGuard<'_, Run> {
+        self.run
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The answer to the next question, or a future that never resolves while the question
+    /// is sent to the client.
+    pub(super) async fn ask(
+        &self,
+        key: Option<&str>,
+        method: &'static str,
+        params: Value,
+    ) -> Result<Value, AskError> {
+        let request = json!({"method": method, "params": params});
+        let asked = digest(&request);
+        {
+            let mut run = self.run();
+            // Unnamed questions are numbered in the order asked.
+            let key = match key {
+                Some(key) => key.to_owned(),
+                None => {
+                    run.next += 1;
+                    format!("q{}", run.next - 1)
+                }
+            };
+            match self.answers.get(&key) {
+                Some((digest, answer)) if *digest == asked => {
+                    run.used.insert(key, json!([digest, answer]));
+                    return Ok(answer.clone());
+                }
+                _ => run.questions.push((key, asked, request)),
+            }
+        }
+        std::future::pending().await
+    }
+
+    /// The handler wanted to ask something the request's client capabilities rule out.
+    pub(super) fn note_missing(&self, capability: &'static str) {
+        let mut run = self.run();
+        if !run.missing.contains(&capability) {
+            run.missing.push(capability);
+        }
+    }
+
+    /// The `-32021` error for a handler that failed after wanting a capability the client did
+    /// not declare: the client then knows what to declare to succeed. `None` otherwise.
+    pub(crate) fn missing_capability_error(&self) -> Option<ErrorObject> {
+        let run = self.run();
+        if run.missing.is_empty() {
+            return None;
+        }
+        let required: Map<String, Value> = run
+            .missing
+            .iter()
+            .map(|capability| ((*capability).to_owned(), json!({})))
+            .collect();
+        Some(
+            ErrorObject::new(
+                ErrorObject::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                format!(
+                    "this request needs the client capabilities it did not declare: {}",
+                    run.missing.join(", ")
+                ),
+            )
+            .with_data(json!({"requiredCapabilities": required})),
+        )
+    }
+
+    /// Whether the run is waiting for answers.
+    pub(crate) fn has_questions(&self) -> bool {
+        !self.run().questions.is_empty()
+    }
+
+    /// `inputRequests` and `requestState` of the `InputRequiredResult` ending this run.
+    pub(crate) fn input_required(&self) -> (Map<String, Value>, String) {
+        let run = self.run();
+        let mut requests = Map::new();
+        let mut asked = Map::new();
+        for (key, digest, request) in &run.questions {
+            requests.insert(key.clone(), request.clone());
+            asked.insert(key.clone(), digest.clone().into());
+        }
+        let expires = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .saturating_add(STATE_LIFETIME)
+            .as_secs();
+        let state = json!({
+            "v": 1,
+            "m": self.binding.method,
+            "t": self.binding.target,
+            "d": self.binding.subject,
+            "exp": expires,
+            "q": asked,
+            "r": run.used,
+        });
+        (requests, self.key.seal(&state))
+    }
+}
+
+fn open_state(key: &SealKey, binding: &Binding, state: &str) -> Result<Value, ErrorObject> {
+    let invalid = |why: &str| {
+        ErrorObject::invalid_params(format!(
+            "invalid `requestState`: {why}; retry the request without `requestState` and \
+             `inputResponses` to start over"
+        ))
+    };
+    let state = key
+        .open(state)
+        .ok_or_else(|| invalid("not issued by this server, or altered"))?;
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs();
+    if state.get("v") != Some(&json!(1)) {
+        return Err(invalid("unknown version"));
+    }
+    if state
+        .get("exp")
+        .and_then(Value::as_u64)
+        .is_none_or(|exp| exp < now)
+    {
+        return Err(invalid("expired"));
+    }
+    let same =
+        |member: &str, expected: &str| state.get(member).and_then(Value::as_str) == Some(expected);
+    if !same("m", binding.method) || !same("t", &binding.target) || !same("d", &binding.subject) {
+        return Err(invalid("issued for another request"));
+    }
+    Ok(state)
+}
+
+/// What a handler's run came to.
+pub(crate) enum RunOutcome<T> {
+    /// It finished.
+    Done(T),
+    /// It waits for answers: end the request with an `InputRequiredResult`.
+    NeedsInput,
+}
+
+/// Runs a handler until it finishes or can make no progress but for answers from the client.
+pub(crate) struct UntilInput<F> {
+    handler: F,
+    round: Option<Arc<InputRound>>,
+}
+
+impl<F> UntilInput<F> {
+    pub(crate) fn new(handler: F, round: Option<Arc<InputRound>>) -> Self {
+        UntilInput { handler, round }
+    }
+}
+
+impl<F: Future + Unpin> Future for UntilInput<F> {
+    type Output = RunOutcome<F::Output>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match Pin::new(&mut self.handler).poll(cx) {
+            Poll::Ready(output) => Poll::Ready(RunOutcome::Done(output)),
+            // Everything the handler could ask in this poll is asked: questions raised together
+            // leave together.
+            Poll::Pending
+                if self
+                    .round
+                    .as_ref()
+                    .is_some_and(|round| round.has_questions()) =>
+            {
+                Poll::Ready(RunOutcome::NeedsInput)
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(value: Value) -> JsonObject {
+        match value {
+            Value::Object(params) => params,
+            _ => unreachable!(),
+        }
+    }
+
+    fn binding() -> Binding {
+        Binding::new("tools/call", "delete", &json!({"name": "repo"}))
+    }
+
+    #[tokio::test]
+    async fn questions_then_answers_across_two_rounds() {
+        let key = SealKey::random();
+        let first = Arc::new(InputRound::begin(&key, binding(), &JsonObject::new()).unwrap());
+        let asking = {
+            let first = first.clone();
+            async move { first.ask(None, "roots/list", json!({})).await }
+        };
+        let outcome = UntilInput::new(Box::pin(asking), Some(first.clone())).await;
+        assert!(matches!(outcome, RunOutcome::NeedsInput));
+        let (requests, state) = first.input_required();
+        assert_eq!(
+            Value::Object(requests),
+            json!({"q0": {"method": "roots/list", "params": {}}})
+        );
+
+        let retry = params(json!({"requestState": state,
+            "inputResponses": {"q0": {"roots": []}, "q7": {"ignored": true}}}));
+        let second = Arc::new(InputRound::begin(&key, binding(), &retry).unwrap());
+        assert_eq!(
+            second.ask(None, "roots/list", json!({})).await,
+            Ok(json!({"roots": []}))
+        );
+        // A second question: the first answer travels on in the next state.
+        let asking = {
+            let second = second.clone();
+            async move {
+                second
+                    .ask(None, "elicitation/create", json!({"message": "sure?"}))
+                    .await
+            }
+        };
+        assert!(matches!(
+            UntilInput::new(Box::pin(asking), Some(second.clone())).await,
+            RunOutcome::NeedsInput
+        ));
+        let (requests, state) = second.input_required();
+        assert!(requests.contains_key("q1"));
+        let third = InputRound::begin(
+            &key,
+            binding(),
+            &params(
+                json!({"requestState": state, "inputResponses": {"q1": {"action": "decline"}}}),
+            ),
+        )
+        .unwrap();
+        assert_eq!(
+            third.ask(None, "roots/list", json!({})).await,
+            Ok(json!({"roots": []}))
+        );
+        assert_eq!(
+            third
+                .ask(None, "elicitation/create", json!({"message": "sure?"}))
+                .await,
+            Ok(json!({"action": "decline"}))
+        );
+    }
+
+    #[tokio::test]
+    async fn a_different_question_at_the_same_place_is_asked_again() {
+        let key = SealKey::random();
+        let first = InputRound::begin(&key, binding(), &JsonObject::new()).unwrap();
+        let ask = first.ask(None, "roots/list", json!({}));
+        let _ = futures_poll_once(ask).await;
+        let (_, state) = first.input_required();
+        let retry = params(json!({"requestState": state, "inputResponses": {"q0": {"roots": []}}}));
+        let second = Arc::new(InputRound::begin(&key, binding(), &retry).unwrap());
+        let asking = {
+            let second = second.clone();
+            async move { second.ask(None, "sampling/createMessage", json!({})).await }
+        };
+        assert!(matches!(
+            UntilInput::new(Box::pin(asking), Some(second.clone())).await,
+            RunOutcome::NeedsInput
+        ));
+    }
+
+    #[tokio::test]
+    async fn named_questions_keep_their_name_and_numbering_skips_them() {
+        let key = SealKey::random();
+        let first = Arc::new(InputRound::begin(&key, binding(), &JsonObject::new()).unwrap());
+        let asking = {
+            let first = first.clone();
+            async move {
+                let _ = tokio::join!(
+                    first.ask(
+                        Some("user_name"),
+                        "elicitation/create",
+                        json!({"message": "name?"})
+                    ),
+                    first.ask(None, "roots/list", json!({}))
+                );
+            }
+        };
+        let outcome = UntilInput::new(Box::pin(asking), Some(first.clone())).await;
+        assert!(matches!(outcome, RunOutcome::NeedsInput));
+        let (requests, state) = first.input_required();
+        let keys: Vec<&str> = requests.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["user_name", "q0"]);
+        let retry = params(json!({"requestState": state,
+            "inputResponses": {"user_name": {"action": "cancel"}, "q0": {"roots": []}}}));
+        let second = InputRound::begin(&key, binding(), &retry).unwrap();
+        assert_eq!(
+            second
+                .ask(
+                    Some("user_name"),
+                    "elicitation/create",
+                    json!({"message": "name?"})
+                )
+                .await,
+            Ok(json!({"action": "cancel"}))
+        );
+        assert_eq!(
+            second.ask(None, "roots/list", json!({})).await,
+            Ok(json!({"roots": []}))
+        );
+    }
+
+    #[test]
+    fn forged_altered_or_foreign_states_are_refused() {
+        let key = SealKey::random();
+        let round = InputRound::begin(&key, binding(), &JsonObject::new()).unwrap();
+        round
+            .run()
+            .questions
+            .push(("q0".into(), "d".into(), json!({})));
+        let (_, state) = round.input_required();
+        let refused = |key: &SealKey, binding: Binding, state: Value| {
+            InputRound::begin(key, binding, &params(json!({"requestState": state}))).unwrap_err()
+        };
+        let other_key = refused(&SealKey::random(), binding(), json!(state.clone()));
+        assert_eq!(other_key.code, ErrorObject::INVALID_PARAMS);
+        assert!(other_key.message.contains("not issued by this server"));
+        let other_args = Binding::new("tools/call", "delete", &json!({"name": "other"}));
+        assert!(
+            refused(&key, other_args, json!(state.clone()))
+                .message
+                .contains("another request")
+        );
+        let other_tool = Binding::new("tools/call", "create", &json!({"name": "repo"}));
+        assert!(
+            refused(&key, other_tool, json!(state.clone()))
+                .message
+                .contains("another request")
+        );
+        let mut tampered = state.clone();
+        tampered.insert(3, 'x');
+        assert!(
+            refused(&key, binding(), json!(tampered))
+                .message
+                .contains("altered")
+        );
+        let expired = key.seal(&json!({"v": 1, "m": "tools/call", "t": "delete",
+            "d": binding().subject, "exp": 1, "q": {}, "r": {}}));
+        assert!(
+            refused(&key, binding(), json!(expired))
+                .message
+                .contains("expired")
+        );
+        assert!(
+            refused(&key, binding(), json!(5))
+                .message
+                .contains("must be a string")
+        );
+        // Same arguments in another order: the same request.
+        let reordered = Binding::new("tools/call", "delete", &json!({"name": "repo"}));
+        assert!(
+            InputRound::begin(&key, reordered, &params(json!({"requestState": state}))).is_ok()
+        );
+    }
+
+    /// Poll a future once (the question is recorded on the first poll).
+    async fn futures_poll_once<F: Future>(future: F) -> Option<F::Output> {
+        let mut future = Box::pin(future);
+        std::future::poll_fn(|cx| {
+            Poll::Ready(match future.as_mut().poll(cx) {
+                Poll::Ready(output) => Some(output),
+                Poll::Pending => None,
+            })
+        })
+        .await
+    }
+}

@@ -1,0 +1,107 @@
+//! Giving a handler its way to ask the client, and ending a 2026-07-28 request whose handler
+//! waits for answers with an `InputRequiredResult`.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::Dispatcher;
+use super::catch_unwind::PanicPayload;
+use super::classify::RequestScope;
+use crate::ask::Asker;
+use crate::ask::pending::SessionAsker;
+use crate::ask::round::{Binding, InputRound, RunOutcome, UntilInput};
+use crate::handler::{BoxFuture, JsonObject};
+use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
+use crate::protocol::wire::InputRequiredResult;
+
+/// How a request's handler asks, and the 2026-07-28 round to end when it waits for answers.
+#[derive(Debug, Default, Clone)]
+pub(super) struct Asking {
+    pub(super) asker: Option<Asker>,
+    pub(super) round: Option<Arc<InputRound>>,
+}
+
+impl Dispatcher {
+    /// The way request `id` (a `method` on `target` with `arguments`) may ask the client: a
+    /// legacy session sends real requests on its connection; a 2026-07-28 request collects
+    /// questions for its result, resuming from the `requestState` and `inputResponses` of
+    /// `params` (refused when that state was not made by this server for this very request).
+    pub(super) fn asking(
+        &self,
+        id: &RequestId,
+        scope: &RequestScope,
+        method: &'static str,
+        target: &str,
+        arguments: &Value,
+        params: Option<&JsonObject>,
+    ) -> Result<Asking, ErrorObject> {
+        if scope.revision.is_modern() {
+            // Digesting the arguments costs a hash per call; a request that can be asked
+            // nothing (and resumes nothing) never needs it.
+            let resumes = params.is_some_and(|params| params.contains_key("requestState"));
+            let askable = ["elicitation", "sampling", "roots"]
+                .iter()
+                .any(|capability| scope.client_capabilities.get(capability).is_some());
+            let binding = if askable || resumes {
+                Binding::new(method, target, arguments)
+            } else {
+                Binding::unasked(method)
+            };
+            let empty = JsonObject::new();
+            let round = Arc::new(InputRound::begin(
+                &self.request_state_key,
+                binding,
+                params.unwrap_or(&empty),
+            )?);
+            return Ok(Asking {
+                asker: Some(Asker::Round(round.clone())),
+                round: Some(round),
+            });
+        }
+        let (Some(outbound), Some(outgoing)) = (&scope.outbound, &scope.outgoing) else {
+            return Ok(Asking::default());
+        };
+        Ok(Asking {
+            asker: Some(Asker::Session(SessionAsker {
+                outbound: outbound.clone(),
+                requests: outgoing.clone(),
+                timeout: self.ask_timeout,
+                related: id.clone(),
+            })),
+            round: None,
+        })
+    }
+}
+
+/// `start`'s handler run until it finishes or waits for the client's answers.
+pub(super) fn until_input<T: Send + 'static>(
+    start: impl FnOnce() -> BoxFuture<'static, T>,
+    round: Option<Arc<InputRound>>,
+) -> impl FnOnce() -> BoxFuture<'static, RunOutcome<T>> {
+    move || Box::pin(UntilInput::new(start(), round))
+}
+
+/// The response to a run that came to `outcome`: `answer` for a finished one, the
+/// `InputRequiredResult` of `round` for one waiting for answers.
+pub(super) fn answer_run<T>(
+    outcome: Result<RunOutcome<T>, PanicPayload>,
+    id: &RequestId,
+    round: Option<&InputRound>,
+    modern_meta: &RawValue,
+    answer: impl FnOnce(Result<T, PanicPayload>) -> Outgoing,
+) -> Outgoing {
+    match outcome {
+        Ok(RunOutcome::Done(output)) => answer(Ok(output)),
+        Err(payload) => answer(Err(payload)),
+        Ok(RunOutcome::NeedsInput) => {
+            let round = round.expect("only a round's handler waits for input");
+            let (input_requests, request_state) = round.input_required();
+            Outgoing::result(
+                id,
+                &InputRequiredResult::new(&input_requests, &request_state, modern_meta),
+            )
+        }
+    }
+}

@@ -1,0 +1,332 @@
+//! Tools, resources and prompts added and removed while the server serves.
+
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde_json::value::RawValue;
+
+use crate::dispatch::{Attachment, CatalogConfig, CatalogError, Catalogs, Kind, Sets};
+use crate::handler::{PromptHandler, ResourceHandler, ToolHandler};
+use crate::notify::Notifier;
+use crate::routing::{ResourceRouter, Route, route_text};
+use crate::server::Server;
+
+/// What a server offers, changeable while it serves: tools, resources and prompts added and
+/// removed at run time, each change announced to the connected clients. Get one from
+/// [`Server::surfaces`] before serving; clones share the same surfaces.
+///
+/// Each change is announced as `notifications/tools/list_changed` (or `resources/...`,
+/// `prompts/...`): to every legacy session once it sent `notifications/initialized`, and on
+/// every 2026-07-28 `subscriptions/listen` stream that opted in (`toolsListChanged`,
+/// `resourcesListChanged`, `promptsListChanged`). A server that hands out its surfaces
+/// declares all three capabilities with `listChanged: true` from the start, even with none of
+/// a kind yet, and tells 2026-07-28 clients not to cache its lists (`ttlMs: 0`).
+///
+/// Requests see a change as a whole, never half of it: each works on the catalog current when
+/// it arrived, without holding any lock while its handler runs. A call keeps running with the
+/// tool it started with even when that tool is removed meanwhile; later calls of the name get
+/// the unknown-tool error.
+///
+/// ```no_run
+/// use mcp_runtime::{Server, ToolBuilder, server_info};
+/// use serde_json::json;
+///
+/// # async fn run() -> std::io::Result<()> {
+/// let server = Server::new(server_info!());
+/// let surfaces = server.surfaces();
+/// tokio::spawn(async move {
+///     // ... once the tool makes sense:
+///     let echo = ToolBuilder::new("echo")
+///         .description("Say it back.")
+///         .input_schema(json!({"type": "object", "properties": {"text": {"type": "string"}}}))
+///         .handler(|arguments, _context| async move {
+///             let text = arguments.get("text").and_then(|text| text.as_str());
+///             text.unwrap_or_default().to_owned()
+///         });
+///     surfaces.add_tool(echo).expect("no other tool is named `echo`");
+///     // ... and once it does not any more:
+///     surfaces.remove_tool("echo");
+/// });
+/// server.serve_stdio().await
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Surfaces {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    notifier: Notifier,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// `None` until the surfaces are handed out ([`Server::surfaces`]): the server is static
+    /// and its dispatchers build from the builder's sets alone.
+    sets: Option<Sets>,
+    /// The catalogs of the dispatchers serving these surfaces.
+    attached: Vec<Attachment>,
+}
+
+/// Why a change to a server's surfaces was refused; nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SurfaceError {
+    /// A tool with this name is already offered.
+    DuplicateTool(String),
+    /// The tool's input schema lacks `"type": "object"` at its root, which MCP requires.
+    InputSchemaNotObject(String),
+    /// The resource would answer URIs another one answers (the message names both).
+    ResourceConflict(String),
+    /// A prompt with this name is already offered.
+    DuplicatePrompt(String),
+}
+
+impl fmt::Display for SurfaceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SurfaceError::DuplicateTool(name) => {
+                write!(f, "a tool named `{name}` is already offered")
+            }
+            SurfaceError::InputSchemaNotObject(name) => write!(
+                f,
+                "tool `{name}` has an input schema without `\"type\": \"object\"` at its root; \
+                 MCP requires tool arguments to be an object"
+            ),
+            SurfaceError::ResourceConflict(message) => f.write_str(message),
+            SurfaceError::DuplicatePrompt(name) => {
+                write!(f, "a prompt named `{name}` is already offered")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SurfaceError {}
+
+impl Surfaces {
+    pub(crate) fn new(notifier: Notifier) -> Self {
+        Surfaces {
+            shared: Arc::new(Shared {
+                notifier,
+                state: Mutex::new(State::default()),
+            }),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // Every change is checked before anything is modified: a panic leaves no half state.
+        self.shared
+            .state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Make the surfaces dynamic, starting from `seed()` unless they already are.
+    pub(crate) fn hand_out(&self, seed: impl FnOnce() -> Sets) {
+        let mut state = self.state();
+        if state.sets.is_none() {
+            state.sets = Some(seed());
+        }
+    }
+
+    /// The builder gave a new set of `kind`: once the surfaces are dynamic, it replaces the
+    /// current one (and is announced, should a server already serve them).
+    pub(crate) fn replace(&self, kind: Kind, sets: impl FnOnce() -> Sets) {
+        if self.state().sets.is_none() {
+            return;
+        }
+        let replaced = self.change(kind, |current| {
+            let new = sets();
+            match kind {
+                Kind::Tools => current.tools = new.tools,
+                Kind::Resources => current.resources = new.resources,
+                Kind::Prompts => current.prompts = new.prompts,
+            }
+            Ok(true)
+        });
+        debug_assert!(replaced.is_ok());
+    }
+
+    /// The catalogs a new dispatcher of `server` serves: from the dynamic sets (and attached,
+    /// so changes reach it) once the surfaces were handed out, else from the builder's sets.
+    pub(crate) fn catalogs(
+        &self,
+        server: &Server,
+        modern_meta: Arc<RawValue>,
+        static_ttl: Duration,
+    ) -> Result<Catalogs, CatalogError> {
+        let mut state = self.state();
+        let Some(sets) = &state.sets else {
+            let config = CatalogConfig {
+                page_size: server.page_size,
+                modern_meta,
+                ttl: static_ttl,
+            };
+            let sets = Sets::of(&server.tools, &server.resources, &server.prompts);
+            return Catalogs::build(&sets, &config, false);
+        };
+        // Lists that may change at any time must not be reused by 2026-07-28 clients.
+        let config = CatalogConfig {
+            page_size: server.page_size,
+            modern_meta,
+            ttl: Duration::ZERO,
+        };
+        let catalogs = Catalogs::build(sets, &config, true)?;
+        state.attached.retain(Attachment::is_alive);
+        state.attached.push(catalogs.attachment(config));
+        Ok(catalogs)
+    }
+
+    /// Check and apply `edit` to the sets of `kind` (it says whether anything changed), then
+    /// rebuild that kind's catalogs everywhere and announce the change. Changes are serialized;
+    /// requests are not blocked by them.
+    fn change(
+        &self,
+        kind: Kind,
+        edit: impl FnOnce(&mut Sets) -> Result<bool, SurfaceError>,
+    ) -> Result<bool, SurfaceError> {
+        let mut state = self.state();
+        let state = &mut *state;
+        let sets = state.sets.get_or_insert_with(Sets::default);
+        if !edit(sets)? {
+            return Ok(false);
+        }
+        state.attached.retain(Attachment::is_alive);
+        for attachment in &state.attached {
+            if let Err(error) = attachment.update(sets, kind) {
+                // Only sets the builder got wrong (refused at serve start) can fail here.
+                tracing::error!(%error, "the server's surfaces could not be updated");
+            }
+        }
+        // Announced once every catalog changed: a client that lists again sees the change.
+        match kind {
+            Kind::Tools => self.shared.notifier.tool_list_changed(),
+            Kind::Resources => self.shared.notifier.resource_list_changed(),
+            Kind::Prompts => self.shared.notifier.prompt_list_changed(),
+        }
+        Ok(true)
+    }
+
+    /// Offer one more tool, after the others, and announce it. Its definition is asked for
+    /// once, now.
+    ///
+    /// # Errors
+    ///
+    /// A tool of the same name is already offered, or its input schema is not an object
+    /// schema; nothing changed then.
+    pub fn add_tool(&self, handler: impl ToolHandler) -> Result<(), SurfaceError> {
+        let handler: Arc<dyn ToolHandler> = Arc::new(handler);
+        let definition = handler.definition();
+        self.change(Kind::Tools, |sets| {
+            let name = &definition.name;
+            if sets.tools.iter().any(|(tool, _)| tool.name == *name) {
+                return Err(SurfaceError::DuplicateTool(name.to_string()));
+            }
+            if definition.input_schema.get("type").and_then(|t| t.as_str()) != Some("object") {
+                return Err(SurfaceError::InputSchemaNotObject(name.to_string()));
+            }
+            sets.tools.push((definition, handler));
+            Ok(true)
+        })
+        .map(drop)
+    }
+
+    /// Stop offering the tool called `name` and announce it; `false` (and no announcement)
+    /// when there is none. Calls already running finish.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        self.change(Kind::Tools, |sets| {
+            let before = sets.tools.len();
+            sets.tools.retain(|(tool, _)| tool.name != name);
+            Ok(sets.tools.len() != before)
+        })
+        .unwrap_or(false)
+    }
+
+    /// The names of the tools offered now, in order.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.state().sets.as_ref().map_or_else(Vec::new, |sets| {
+            let names = sets.tools.iter().map(|(tool, _)| tool.name.to_string());
+            names.collect()
+        })
+    }
+
+    /// Offer one more resource or resource template, after the others, and announce it.
+    ///
+    /// # Errors
+    ///
+    /// It would answer the same URIs as a resource already offered (the same URI, or a
+    /// template of the same shape); nothing changed then.
+    pub fn add_resource(&self, handler: impl ResourceHandler) -> Result<(), SurfaceError> {
+        let handler: Arc<dyn ResourceHandler> = Arc::new(handler);
+        let route = Route {
+            definition: handler.definition(),
+            handler,
+        };
+        self.change(Kind::Resources, |sets| {
+            let mut routes = sets.resources.clone();
+            routes.push(route);
+            if let Err(conflict) = ResourceRouter::from_routes(routes.clone()) {
+                return Err(SurfaceError::ResourceConflict(conflict.to_string()));
+            }
+            sets.resources = routes;
+            Ok(true)
+        })
+        .map(drop)
+    }
+
+    /// Stop offering the resource whose URI (for a template: whose template text, such as
+    /// `file:///{path}`) is `uri`, and announce it; `false` when there is none.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        self.change(Kind::Resources, |sets| {
+            let before = sets.resources.len();
+            sets.resources
+                .retain(|route| route_text(&route.definition) != uri);
+            Ok(sets.resources.len() != before)
+        })
+        .unwrap_or(false)
+    }
+
+    /// Offer one more prompt, after the others, and announce it.
+    ///
+    /// # Errors
+    ///
+    /// A prompt of the same name is already offered; nothing changed then.
+    pub fn add_prompt(&self, handler: impl PromptHandler) -> Result<(), SurfaceError> {
+        let handler: Arc<dyn PromptHandler> = Arc::new(handler);
+        let definition = handler.definition();
+        self.change(Kind::Prompts, |sets| {
+            if sets
+                .prompts
+                .iter()
+                .any(|(prompt, _)| prompt.name == definition.name)
+            {
+                return Err(SurfaceError::DuplicatePrompt(definition.name.to_string()));
+            }
+            sets.prompts.push((definition, handler));
+            Ok(true)
+        })
+        .map(drop)
+    }
+
+    /// Stop offering the prompt called `name` and announce it; `false` when there is none.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        self.change(Kind::Prompts, |sets| {
+            let before = sets.prompts.len();
+            sets.prompts.retain(|(prompt, _)| prompt.name != name);
+            Ok(sets.prompts.len() != before)
+        })
+        .unwrap_or(false)
+    }
+}
+
+impl fmt::Debug for Surfaces {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.state();
+        f.debug_struct("Surfaces")
+            .field("dynamic", &state.sets.is_some())
+            .field("serving", &state.attached.len())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,471 @@
+//! Tools, resources and prompts defined at run time, beside the macros: a definition built
+//! step by step and a closure to answer with. Add them to a serving server through
+//! [`Surfaces`](crate::Surfaces), or to a builder set with `Tools::with` and the like.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{
+    BoxFuture, IntoPromptResult, IntoReadResult, IntoToolResult, JsonObject,
+    PromptArgumentDefinition, PromptDefinition, PromptError, PromptHandler, PromptRequest,
+    Resource, ResourceDefinition, ResourceError, ResourceHandler, ResourceRead, ResourceTemplate,
+    ToolAnnotations, ToolCall, ToolDefinition, ToolHandler,
+};
+use crate::context::RequestContext;
+use crate::protocol::{CallToolResult, GetPromptResult, Icon, ResourceContents};
+
+/// A tool defined at run time: a name, what `tools/list` says about it, and an async closure
+/// called with the arguments and the request's context.
+///
+/// The arguments are handed over as the client sent them: the runtime checks only that they
+/// are a JSON object (or absent, then empty). Checking them against the input schema is the
+/// closure's job, answering with an error result (`Err(message)`) the model can act on.
+///
+/// ```
+/// use mcp_runtime::{ToolBuilder, ToolHandler};
+/// use serde_json::json;
+///
+/// let shout = ToolBuilder::new("shout")
+///     .description("Say it louder.")
+///     .input_schema(json!({
+///         "type": "object",
+///         "properties": {"text": {"type": "string"}},
+///         "required": ["text"],
+///     }))
+///     .handler(|arguments, _context| async move {
+///         match arguments.get("text").and_then(|text| text.as_str()) {
+///             Some(text) => Ok(text.to_uppercase()),
+///             None => Err("`text` must be a string"),
+///         }
+///     });
+/// assert_eq!(shout.definition().name, "shout");
+/// ```
+#[derive(Debug, Clone)]
+pub struct ToolBuilder {
+    definition: ToolDefinition,
+}
+
+impl ToolBuilder {
+    /// A tool called `name` taking any object (`{"type": "object"}`) until
+    /// [`input_schema`](Self::input_schema) says more.
+    pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
+        let mut input_schema = JsonObject::new();
+        input_schema.insert("type".into(), "object".into());
+        ToolBuilder {
+            definition: ToolDefinition {
+                name: name.into(),
+                title: None,
+                description: None,
+                input_schema,
+                output_schema: None,
+                annotations: ToolAnnotations::default(),
+                icons: Vec::new(),
+            },
+        }
+    }
+
+    /// A human-readable name (sent from 2025-06-18 on).
+    pub fn title(mut self, title: impl Into<Cow<'static, str>>) -> Self {
+        self.definition.title = Some(title.into());
+        self
+    }
+
+    /// What the tool does, for the model.
+    pub fn description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+        self.definition.description = Some(description.into());
+        self
+    }
+
+    /// The JSON Schema of the arguments. It must be an object with `"type": "object"` at its
+    /// root: anything else is refused when the tool is added
+    /// ([`SurfaceError::InputSchemaNotObject`](crate::SurfaceError::InputSchemaNotObject), or
+    /// at serve start for a builder set).
+    pub fn input_schema(mut self, schema: Value) -> Self {
+        self.definition.input_schema = match schema {
+            Value::Object(schema) => schema,
+            _ => JsonObject::new(),
+        };
+        self
+    }
+
+    /// The JSON Schema of the results' `structuredContent` (sent from 2025-06-18 on). Not a
+    /// JSON object: no output schema.
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.definition.output_schema = match schema {
+            Value::Object(schema) => Some(schema),
+            _ => None,
+        };
+        self
+    }
+
+    /// Behaviour hints.
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.definition.annotations = annotations;
+        self
+    }
+
+    /// One more icon (sent from 2025-11-25 on).
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.definition.icons.push(icon);
+        self
+    }
+
+    /// The tool, answering calls with `handler(arguments, context)`: anything a tool function
+    /// may return ([`IntoToolResult`]: text, numbers, `Content`, `CallToolResult`,
+    /// `Result<T, E: Display>`...).
+    pub fn handler<F, Fut, R>(self, handler: F) -> BuiltTool
+    where
+        F: Fn(JsonObject, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult,
+    {
+        BuiltTool {
+            definition: self.definition,
+            call: Arc::new(move |call: ToolCall| {
+                let running = handler(call.arguments, call.context);
+                Box::pin(async move { running.await.into_tool_result() })
+            }),
+        }
+    }
+}
+
+type CallFn = dyn Fn(ToolCall) -> BoxFuture<'static, CallToolResult> + Send + Sync;
+
+/// A tool made by a [`ToolBuilder`].
+#[derive(Clone)]
+pub struct BuiltTool {
+    definition: ToolDefinition,
+    call: Arc<CallFn>,
+}
+
+impl ToolHandler for BuiltTool {
+    fn definition(&self) -> ToolDefinition {
+        self.definition.clone()
+    }
+
+    fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult> {
+        (self.call)(call)
+    }
+}
+
+impl fmt::Debug for BuiltTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BuiltTool")
+            .field("name", &self.definition.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A resource (or resource template) defined at run time, read by an async closure.
+///
+/// ```
+/// use mcp_runtime::{Resource, ResourceBuilder, ResourceHandler};
+///
+/// let motd = ResourceBuilder::new(Resource::new("text://motd", "motd").with_mime_type("text/plain"))
+///     .reader(|_read| async { "Hello!".to_owned() });
+/// assert_eq!(motd.definition().name(), "motd");
+/// ```
+#[derive(Debug, Clone)]
+pub struct ResourceBuilder {
+    definition: ResourceDefinition,
+}
+
+impl ResourceBuilder {
+    /// The resource at `resource.uri`.
+    pub fn new(resource: Resource) -> Self {
+        ResourceBuilder {
+            definition: ResourceDefinition::Static(resource),
+        }
+    }
+
+    /// Every resource `template` matches; the reader gets the variables in
+    /// [`ResourceRead::variables`]. No lister: `resources/list` shows none of them.
+    pub fn template(template: ResourceTemplate) -> Self {
+        ResourceBuilder {
+            definition: ResourceDefinition::Template(template),
+        }
+    }
+
+    /// The resource, read by `reader`: anything a resource function may return
+    /// ([`IntoReadResult`]: text, bytes, `ResourceContents`, `Result<T, E>`...), sent with
+    /// the declared MIME type.
+    pub fn reader<F, Fut, R>(self, reader: F) -> BuiltResource
+    where
+        F: Fn(ResourceRead) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoReadResult,
+    {
+        let mime_type = self.definition.mime_type().map(str::to_owned);
+        BuiltResource {
+            definition: self.definition,
+            read: Arc::new(move |read: ResourceRead| {
+                let uri = read.uri.clone();
+                let mime_type = mime_type.clone();
+                let reading = reader(read);
+                Box::pin(async move { reading.await.into_read_result(&uri, mime_type.as_deref()) })
+            }),
+        }
+    }
+}
+
+type ReadFn = dyn Fn(ResourceRead) -> BoxFuture<'static, Result<Vec<ResourceContents>, ResourceError>>
+    + Send
+    + Sync;
+
+/// A resource made by a [`ResourceBuilder`].
+#[derive(Clone)]
+pub struct BuiltResource {
+    definition: ResourceDefinition,
+    read: Arc<ReadFn>,
+}
+
+impl ResourceHandler for BuiltResource {
+    fn definition(&self) -> ResourceDefinition {
+        self.definition.clone()
+    }
+
+    fn read(
+        &self,
+        read: ResourceRead,
+    ) -> BoxFuture<'static, Result<Vec<ResourceContents>, ResourceError>> {
+        (self.read)(read)
+    }
+}
+
+impl fmt::Debug for BuiltResource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BuiltResource")
+            .field("name", &self.definition.name())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A prompt defined at run time, rendered by an async closure.
+///
+/// Required arguments are checked before the closure runs (a missing one is invalid params,
+/// naming it); their values are strings, read with [`PromptRequest::argument`].
+///
+/// ```
+/// use mcp_runtime::{PromptBuilder, PromptHandler};
+///
+/// let greet = PromptBuilder::new("greet")
+///     .description("Greet someone.")
+///     .argument("name", "Who to greet.", true)
+///     .handler(|request| async move {
+///         format!("Say hello to {}.", request.argument("name").unwrap_or_default())
+///     });
+/// assert_eq!(greet.definition().arguments.len(), 1);
+/// ```
+#[derive(Debug, Clone)]
+pub struct PromptBuilder {
+    definition: PromptDefinition,
+}
+
+impl PromptBuilder {
+    /// A prompt called `name`, with no arguments yet.
+    pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
+        PromptBuilder {
+            definition: PromptDefinition {
+                name: name.into(),
+                title: None,
+                description: None,
+                arguments: Vec::new(),
+            },
+        }
+    }
+
+    /// A human-readable name (sent from 2025-06-18 on).
+    pub fn title(mut self, title: impl Into<Cow<'static, str>>) -> Self {
+        self.definition.title = Some(title.into());
+        self
+    }
+
+    /// What the prompt is for.
+    pub fn description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+        self.definition.description = Some(description.into());
+        self
+    }
+
+    /// One more argument.
+    pub fn argument(
+        mut self,
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+        required: bool,
+    ) -> Self {
+        self.definition.arguments.push(PromptArgumentDefinition {
+            name: name.into(),
+            title: None,
+            description: Some(description.into()),
+            required,
+        });
+        self
+    }
+
+    /// The prompt, rendered by `handler`: anything a prompt function may return
+    /// ([`IntoPromptResult`]: text, `PromptMessage`s, `GetPromptResult`, `Result<T, E>`...).
+    pub fn handler<F, Fut, R>(self, handler: F) -> BuiltPrompt
+    where
+        F: Fn(PromptRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptResult,
+    {
+        BuiltPrompt {
+            definition: self.definition,
+            get: Arc::new(move |request: PromptRequest| {
+                let rendering = handler(request);
+                Box::pin(async move { rendering.await.into_prompt_result() })
+            }),
+        }
+    }
+}
+
+type GetFn =
+    dyn Fn(PromptRequest) -> BoxFuture<'static, Result<GetPromptResult, PromptError>> + Send + Sync;
+
+/// A prompt made by a [`PromptBuilder`].
+#[derive(Clone)]
+pub struct BuiltPrompt {
+    definition: PromptDefinition,
+    get: Arc<GetFn>,
+}
+
+impl PromptHandler for BuiltPrompt {
+    fn definition(&self) -> PromptDefinition {
+        self.definition.clone()
+    }
+
+    fn get(
+        &self,
+        request: PromptRequest,
+    ) -> BoxFuture<'static, Result<GetPromptResult, PromptError>> {
+        let missing = self
+            .definition
+            .arguments
+            .iter()
+            .find(|argument| argument.required && request.argument(&argument.name).is_none());
+        if let Some(argument) = missing {
+            let error = PromptError::invalid_arguments(format!(
+                "missing required argument `{}`",
+                argument.name
+            ));
+            return Box::pin(std::future::ready(Err(error)));
+        }
+        (self.get)(request)
+    }
+}
+
+impl fmt::Debug for BuiltPrompt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BuiltPrompt")
+            .field("name", &self.definition.name)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::protocol::ProtocolVersion;
+
+    fn context() -> RequestContext {
+        RequestContext::new(ProtocolVersion::V2025_06_18)
+    }
+
+    #[tokio::test]
+    async fn a_built_tool_gets_its_arguments_and_answers() {
+        let tool = ToolBuilder::new("double")
+            .description("Twice x.")
+            .input_schema(json!({"type": "object", "properties": {"x": {"type": "number"}}}))
+            .handler(|arguments, _context| async move {
+                let x = arguments.get("x").and_then(Value::as_f64);
+                x.map(|x| x * 2.0).ok_or("no x")
+            });
+        let definition = tool.definition();
+        assert_eq!(definition.description.as_deref(), Some("Twice x."));
+        assert_eq!(definition.input_schema["properties"]["x"]["type"], "number");
+        let arguments = json!({"x": 21}).as_object().unwrap().clone();
+        let result = tool
+            .call(ToolCall {
+                arguments,
+                context: context(),
+            })
+            .await;
+        assert!(!result.is_error);
+        assert_eq!(result.content, [crate::protocol::Content::text("42")]);
+        let failed = tool
+            .call(ToolCall {
+                arguments: JsonObject::new(),
+                context: context(),
+            })
+            .await;
+        assert!(failed.is_error);
+    }
+
+    #[test]
+    fn a_tool_takes_any_object_unless_told_otherwise() {
+        let tool = ToolBuilder::new("t").handler(|_, _| async {});
+        assert_eq!(
+            Value::Object(tool.definition().input_schema),
+            json!({"type": "object"})
+        );
+        let loose = ToolBuilder::new("t")
+            .input_schema(json!(true))
+            .handler(|_, _| async {});
+        assert!(loose.definition().input_schema.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_built_prompt_checks_required_arguments_first() {
+        let prompt = PromptBuilder::new("greet")
+            .argument("name", "Who.", true)
+            .handler(|request| async move {
+                format!("hello {}", request.argument("name").unwrap_or_default())
+            });
+        let missing = prompt
+            .get(PromptRequest {
+                arguments: Vec::new(),
+                context: context(),
+            })
+            .await
+            .unwrap_err();
+        assert!(
+            missing.message().contains("`name`"),
+            "{}",
+            missing.message()
+        );
+        let rendered = prompt
+            .get(PromptRequest {
+                arguments: vec![("name".into(), "Ada".into())],
+                context: context(),
+            })
+            .await
+            .unwrap();
+        assert_eq!(rendered.messages.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_built_resource_reads_with_its_mime_type() {
+        let resource =
+            ResourceBuilder::new(Resource::new("text://motd", "motd").with_mime_type("text/plain"))
+                .reader(|_| async { "hi".to_owned() });
+        let contents = resource
+            .read(ResourceRead {
+                uri: "text://motd".into(),
+                variables: Vec::new(),
+                context: context(),
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            contents,
+            [ResourceContents::text("text://motd", "hi").with_mime_type("text/plain")]
+        );
+    }
+}
