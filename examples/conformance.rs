@@ -160,6 +160,33 @@ fn elicitation_text<T: Serialize>(answer: &Elicitation<T>) -> String {
     }
 }
 
+/// Elicits a form of `T` and reports how it ended, as the suite's elicitation scenarios expect.
+async fn elicitation_completed<T>(ctx: &RequestContext, message: &str) -> Result<String, String>
+where
+    T: Serialize + serde::de::DeserializeOwned + JsonSchema,
+{
+    let answer = ctx.elicit::<T>(message).await.map_err(ask_failed)?;
+    Ok(format!(
+        "Elicitation completed: {}",
+        elicitation_text(&answer)
+    ))
+}
+
+/// Asks the user the question named `key` with a form of `T`, as the suite expects it named.
+async fn elicit_named<T>(
+    ctx: &RequestContext,
+    key: &str,
+    message: &str,
+) -> Result<Elicitation<T>, String>
+where
+    T: serde::de::DeserializeOwned + JsonSchema,
+{
+    ctx.named(key)
+        .elicit::<T>(message)
+        .await
+        .map_err(ask_failed)
+}
+
 /// Asks the client's model to answer `prompt`.
 ///
 /// # Arguments
@@ -245,14 +272,11 @@ struct WithDefaults {
 /// Elicits a form whose fields all have defaults (SEP-1034).
 #[mcp_tool]
 async fn test_elicitation_sep1034_defaults(ctx: RequestContext) -> Result<String, String> {
-    let answer = ctx
-        .elicit::<WithDefaults>("Test client default value handling - please accept with defaults")
-        .await
-        .map_err(ask_failed)?;
-    Ok(format!(
-        "Elicitation completed: {}",
-        elicitation_text(&answer)
-    ))
+    elicitation_completed::<WithDefaults>(
+        &ctx,
+        "Test client default value handling - please accept with defaults",
+    )
+    .await
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -317,14 +341,7 @@ struct Choices {
 /// Elicits a form with every enum variant of SEP-1330.
 #[mcp_tool]
 async fn test_elicitation_sep1330_enums(ctx: RequestContext) -> Result<String, String> {
-    let answer = ctx
-        .elicit::<Choices>("Test every enum form: please choose")
-        .await
-        .map_err(ask_failed)?;
-    Ok(format!(
-        "Elicitation completed: {}",
-        elicitation_text(&answer)
-    ))
+    elicitation_completed::<Choices>(&ctx, "Test every enum form: please choose").await
 }
 
 /// A name.
@@ -354,11 +371,7 @@ struct PromptContext {
 /// Asks the user's name (`user_name`), then greets them.
 #[mcp_tool]
 async fn test_input_required_result_elicitation(ctx: RequestContext) -> Result<String, String> {
-    let answer = ctx
-        .named("user_name")
-        .elicit::<Name>("What is your name?")
-        .await
-        .map_err(ask_failed)?;
+    let answer = elicit_named::<Name>(&ctx, "user_name", "What is your name?").await?;
     Ok(match answer {
         Elicitation::Accepted(Name { name }) => format!("Hello, {name}!"),
         other => format!("No name: {}", elicitation_text(&other)),
@@ -395,11 +408,7 @@ async fn test_input_required_result_list_roots(ctx: RequestContext) -> Result<St
 /// back intact.
 #[mcp_tool]
 async fn test_input_required_result_request_state(ctx: RequestContext) -> Result<String, String> {
-    let answer = ctx
-        .named("confirm")
-        .elicit::<Confirmation>("Please confirm")
-        .await
-        .map_err(ask_failed)?;
+    let answer = elicit_named::<Confirmation>(&ctx, "confirm", "Please confirm").await?;
     Ok(format!("state-ok: {}", elicitation_text(&answer)))
 }
 
@@ -426,16 +435,9 @@ async fn test_input_required_result_multiple_inputs(ctx: RequestContext) -> Resu
 /// Asks two questions, one after the other (`step1`, then `step2`).
 #[mcp_tool]
 async fn test_input_required_result_multi_round(ctx: RequestContext) -> Result<String, String> {
-    let name = ctx
-        .named("step1")
-        .elicit::<Name>("Step 1: What is your name?")
-        .await
-        .map_err(ask_failed)?;
-    let color = ctx
-        .named("step2")
-        .elicit::<Color>("Step 2: What is your favorite color?")
-        .await
-        .map_err(ask_failed)?;
+    let name = elicit_named::<Name>(&ctx, "step1", "Step 1: What is your name?").await?;
+    let color =
+        elicit_named::<Color>(&ctx, "step2", "Step 2: What is your favorite color?").await?;
     Ok(format!(
         "step 1: {}; step 2: {}",
         elicitation_text(&name),
@@ -446,11 +448,7 @@ async fn test_input_required_result_multi_round(ctx: RequestContext) -> Result<S
 /// Asks for a confirmation; a tampered request state is refused before it runs again.
 #[mcp_tool]
 async fn test_input_required_result_tampered_state(ctx: RequestContext) -> Result<String, String> {
-    let answer = ctx
-        .named("confirm")
-        .elicit::<Confirmation>("Please confirm")
-        .await
-        .map_err(ask_failed)?;
+    let answer = elicit_named::<Confirmation>(&ctx, "confirm", "Please confirm").await?;
     Ok(format!("confirmed: {}", elicitation_text(&answer)))
 }
 
@@ -488,22 +486,16 @@ async fn test_missing_capability(ctx: RequestContext) -> Result<String, String> 
 /// the response stream.
 #[mcp_tool]
 async fn test_streaming_elicitation(ctx: RequestContext) -> Result<String, String> {
-    let answer = ctx
-        .named("user_name")
-        .elicit::<Name>("What is your name?")
-        .await
-        .map_err(ask_failed)?;
+    let answer = elicit_named::<Name>(&ctx, "user_name", "What is your name?").await?;
     Ok(format!("Elicited: {}", elicitation_text(&answer)))
 }
 
 /// A prompt that first asks what context to use (`user_context`).
 #[mcp_prompt]
 async fn test_input_required_result_prompt(ctx: RequestContext) -> Result<String, String> {
-    let answer = ctx
-        .named("user_context")
-        .elicit::<PromptContext>("What context should the prompt use?")
-        .await
-        .map_err(ask_failed)?;
+    let answer =
+        elicit_named::<PromptContext>(&ctx, "user_context", "What context should the prompt use?")
+            .await?;
     Ok(match answer {
         Elicitation::Accepted(PromptContext { context }) => {
             format!("Answer with this context in mind: {context}")

@@ -122,7 +122,11 @@ impl Stats {
 }
 
 /// How many additions the server has made, and for how long it has been up.
-#[mcp_resource("stats://server", mime_type = "application/json")]
+#[mcp_resource(
+    "stats://server",
+    mime_type = "application/json",
+    icon = "data:image/svg+xml;base64,PHN2Zy8+"
+)]
 async fn server_stats(stats: State<Stats>) -> String {
     stats.to_json()
 }

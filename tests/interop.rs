@@ -542,3 +542,68 @@ fn inspector_cli_legacy_era() {
 fn inspector_cli_modern_era() {
     inspector_cli("inspector_cli_modern_era", "modern");
 }
+
+/// `python/sse_legacy.py`: the Python SDK's `mcp.client.sse.sse_client` (the 2024-11-05
+/// HTTP+SSE transport) drives `examples/long_task.rs` served with `--http`: the `endpoint`
+/// event, `initialize`, `tools/list`, and a call whose elicitation and progress ride the stream.
+#[test]
+fn python_sdk_http_sse_transport() {
+    use std::io::{BufRead, BufReader};
+
+    let test = "python_sdk_http_sse_transport";
+    let Some(clients) = clients(test) else {
+        return;
+    };
+    let long_task = examples_dir().join(format!("long_task{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        long_task.exists(),
+        "no binary for example `long_task` at {}: build it with `cargo build --examples`",
+        long_task.display()
+    );
+    let mut server = Command::new(&long_task)
+        .args(["--http", "127.0.0.1:0"])
+        .env("MCP_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", long_task.display()));
+    // The server says where it listens on stderr; the rest of its log is drained meanwhile.
+    let (found, address) = std::sync::mpsc::channel();
+    let stderr = server.stderr.take().unwrap();
+    let log = thread::spawn(move || {
+        let mut lines = Vec::new();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(url) = line
+                .split_whitespace()
+                .find_map(|word| word.strip_suffix("/mcp"))
+                .filter(|url| url.starts_with("http://"))
+            {
+                let _ = found.send(url.to_owned());
+            }
+            lines.push(line);
+        }
+        lines.join("\n")
+    });
+    let Ok(base) = address.recv_timeout(PATIENCE) else {
+        let _ = server.kill();
+        let _ = server.wait();
+        panic!(
+            "{test}: long_task never said where it serves:\n{}",
+            log.join().unwrap()
+        );
+    };
+    let mut command = Command::new(&clients.python);
+    command.args(["python/sse_legacy.py", &base]);
+    let run = run(&clients, command);
+    let _ = server.kill();
+    let _ = server.wait();
+    let server_log = log.join().unwrap();
+    assert!(
+        run.status.success(),
+        "{test} failed:\n{}\n--- server log ---\n{server_log}",
+        run.report()
+    );
+    let summary = run.stdout.lines().last().unwrap_or_default();
+    eprintln!("{test}: {summary}");
+}

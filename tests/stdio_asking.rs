@@ -291,6 +291,56 @@ fn a_prompt_can_ask_too() {
     );
 }
 
+fn legacy_prompts_and_reads_without_the_capability_fail_as_their_handler_says(
+    revision: ProtocolVersion,
+) {
+    let mut client = legacy(revision, json!({}), &[]);
+    let id = client.send_request(
+        "prompts/get",
+        json!({"name": "review", "arguments": {"code": "x"}}),
+    );
+    let response = client.response(&id);
+    let error = expect_error(&response);
+    assert_eq!(error["code"], -32602, "{response}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot ask the client"),
+        "{response}"
+    );
+    let id = client.send_request("resources/read", json!({"uri": "secret://k"}));
+    let response = client.response(&id);
+    let error = expect_error(&response);
+    assert_eq!(error["code"], -32002, "{response}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot ask the client"),
+        "{response}"
+    );
+}
+
+per_revision!(legacy: legacy_prompts_and_reads_without_the_capability_fail_as_their_handler_says);
+
+#[test]
+fn a_resource_can_ask_too() {
+    let revision = ProtocolVersion::V2025_11_25;
+    let mut client = legacy(revision, all_capabilities(), &[]);
+    let read = client.send_request("resources/read", json!({"uri": "secret://k"}));
+    let (id, question) = server_request(&mut client, "elicitation/create");
+    assert_eq!(question["params"]["message"], "Show the secret k?");
+    client.respond(
+        &id,
+        revision,
+        "ElicitResult",
+        json!({"action": "accept", "content": {"confirm": true}}),
+    );
+    let result = call_result(&mut client, &read);
+    assert_eq!(result["contents"][0]["text"], "the secret k", "{result}");
+}
+
 // 2026-07-28 -------------------------------------------------------------------------------
 
 /// `_meta` of a 2026-07-28 request declaring `capabilities`.
@@ -458,6 +508,64 @@ fn a_modern_prompt_asks_through_its_result() {
     assert_eq!(
         second["result"]["messages"][0]["content"]["text"],
         "Review this code for style:\ny"
+    );
+}
+
+#[test]
+fn a_modern_read_asks_through_its_result() {
+    let mut client = Client::new(server(&[]));
+    let capabilities = json!({"elicitation": {}});
+    let read = json!({"uri": "secret://k"});
+    let first = modern_call(&mut client, "resources/read", read.clone(), &capabilities);
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let mut retry = read;
+    retry["requestState"] = first["result"]["requestState"].clone();
+    retry["inputResponses"] = json!({"q0": {"action": "accept", "content": {"confirm": true}}});
+    let second = modern_call(&mut client, "resources/read", retry, &capabilities);
+    assert_eq!(
+        second["result"]["contents"][0]["text"], "the secret k",
+        "{second}"
+    );
+}
+
+#[test]
+fn modern_prompts_and_reads_without_the_capability_say_which_they_lack() {
+    let mut client = Client::new(server(&[]));
+    let requests = [
+        (
+            "prompts/get",
+            json!({"name": "review", "arguments": {"code": "x"}}),
+        ),
+        ("resources/read", json!({"uri": "secret://k"})),
+    ];
+    for (method, params) in requests {
+        for capabilities in [json!({}), json!({"sampling": {}, "roots": {}})] {
+            let response = modern_call(&mut client, method, params.clone(), &capabilities);
+            let error = expect_error(&response);
+            assert_eq!(error["code"], -32021, "{method}: {response}");
+            assert_eq!(
+                error["data"]["requiredCapabilities"],
+                json!({"elicitation": {}}),
+                "{method}: {response}"
+            );
+        }
+    }
+    // A failure that is the handler's own (the user declined) stays what the handler said.
+    let read = json!({"uri": "secret://k"});
+    let capabilities = json!({"elicitation": {}});
+    let first = modern_call(&mut client, "resources/read", read.clone(), &capabilities);
+    let mut retry = read;
+    retry["requestState"] = first["result"]["requestState"].clone();
+    retry["inputResponses"] = json!({"q0": {"action": "decline"}});
+    let declined = modern_call(&mut client, "resources/read", retry, &capabilities);
+    let error = expect_error(&declined);
+    assert_eq!(
+        error["code"], -32602,
+        "not found, in 2026-07-28: {declined}"
+    );
+    assert!(
+        error["message"].as_str().unwrap().contains("stays hidden"),
+        "{declined}"
     );
 }
 

@@ -194,13 +194,15 @@ fn structured_output_per_revision(revision: ProtocolVersion) {
     // An array root reaches only 2026-07-28.
     assert_eq!(schema_of("squares").is_some(), revision.is_modern());
     assert!(schema_of("add").is_none());
+    let icon = json!([{"src": "data:image/svg+xml;base64,PHN2Zy8+"}]);
+    let icons = (revision >= ProtocolVersion::V2025_11_25).then_some(&icon);
     let add = tools.iter().find(|tool| tool["name"] == "add").unwrap();
-    assert_eq!(
-        add.get("icons"),
-        (revision >= ProtocolVersion::V2025_11_25)
-            .then_some(&json!([{"src": "data:image/svg+xml;base64,PHN2Zy8+"}])),
-        "{add}"
-    );
+    assert_eq!(add.get("icons"), icons, "{add}");
+    // The statistics resource has the same icon, from the same revision on.
+    let resources = client.result("resources/list", json!({}));
+    let stats = &resources["resources"][0];
+    assert_eq!(stats["uri"], "stats://server", "{resources}");
+    assert_eq!(stats.get("icons"), icons, "{stats}");
     assert_eq!(
         add.get("title").is_some(),
         revision >= ProtocolVersion::V2025_06_18

@@ -104,6 +104,24 @@ fn every_prompt_is_listed_with_its_arguments(revision: ProtocolVersion) {
     }
 }
 
+fn icons_are_sent_from_2025_11_25(revision: ProtocolVersion) {
+    let mut client = open(revision);
+    let prompts = list_prompts(&mut client);
+    let greeting = prompts.iter().find(|p| p["name"] == "greeting").unwrap();
+    if revision >= ProtocolVersion::V2025_11_25 {
+        assert_eq!(
+            greeting["icons"],
+            json!([{"src": "https://example.com/icons/wave.svg"}]),
+            "{revision}: {greeting}"
+        );
+    } else {
+        assert!(greeting.get("icons").is_none(), "{revision}: {greeting}");
+    }
+    // Without an `icon`, no `icons` at all.
+    let count = prompts.iter().find(|p| p["name"] == "count").unwrap();
+    assert!(count.get("icons").is_none(), "{revision}: {count}");
+}
+
 fn a_string_is_one_user_message(revision: ProtocolVersion) {
     let mut client = open(revision);
     let result = get(&mut client, "greeting", json!({"name": "Ada"}));
@@ -257,6 +275,7 @@ fn completing_what_does_not_exist_is_invalid_params(revision: ProtocolVersion) {
 
 per_revision!(all:
     every_prompt_is_listed_with_its_arguments,
+    icons_are_sent_from_2025_11_25,
     a_string_is_one_user_message,
     arguments_are_parsed_from_strings_with_defaults,
     messages_carry_roles_and_every_kind_of_content,

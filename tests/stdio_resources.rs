@@ -141,6 +141,42 @@ fn resources_list_statics_and_what_listers_enumerate(revision: ProtocolVersion) 
     }
 }
 
+/// The `icons` of the item of `items` whose `key` is `value`: `None` when it has none.
+fn icons_of(items: &[Value], key: &str, value: &str) -> Option<Value> {
+    let item = items
+        .iter()
+        .find(|item| item[key] == value)
+        .unwrap_or_else(|| panic!("no {key} {value}"));
+    item.get("icons").cloned()
+}
+
+fn icons_are_sent_from_2025_11_25(revision: ProtocolVersion) {
+    let mut client = open(revision);
+    let resources = list_all(&mut client, "resources/list", "resources");
+    let templates = list_all(&mut client, "resources/templates/list", "resourceTemplates");
+    let has_icons = revision >= ProtocolVersion::V2025_11_25;
+    let expected = |src: &str| has_icons.then(|| json!([{ "src": src }]));
+    assert_eq!(
+        icons_of(&resources, "uri", "config://app"),
+        expected("https://example.com/icons/settings.svg"),
+        "{revision}"
+    );
+    assert_eq!(
+        icons_of(&templates, "uriTemplate", "note://{id}"),
+        expected("https://example.com/icons/note.svg"),
+        "{revision}"
+    );
+    // A listed instance takes its template's icon, as it takes its MIME type.
+    assert_eq!(
+        icons_of(&resources, "uri", "note://2"),
+        expected("https://example.com/icons/note.svg"),
+        "{revision}"
+    );
+    // Without an `icon`, no `icons` at all.
+    assert_eq!(icons_of(&resources, "uri", "config://logo.png"), None);
+    assert_eq!(icons_of(&templates, "uriTemplate", "multi://{key}"), None);
+}
+
 fn bad_cursors_are_invalid_params(revision: ProtocolVersion) {
     let mut client = open(revision);
     for method in ["resources/list", "resources/templates/list"] {
@@ -409,6 +445,7 @@ fn completion_errors_are_invalid_params(revision: ProtocolVersion) {
 per_revision!(all:
     templates_are_listed_with_what_their_revision_defines,
     resources_list_statics_and_what_listers_enumerate,
+    icons_are_sent_from_2025_11_25,
     bad_cursors_are_invalid_params,
     static_and_templated_resources_are_read,
     bytes_are_sent_as_base64_blobs,

@@ -23,7 +23,7 @@ use crate::handler::{
     BoxFuture, Completer, Injected, IntoPromptResult, IntoReadResult, IntoResourceList,
     PromptArgument, PromptArgumentDefinition, ResourceTemplate, ResourceVariable, enum_values,
 };
-use crate::protocol::Annotations;
+use crate::protocol::{Annotations, Icon};
 
 /// What a resource read resolves to.
 pub type ReadOutcome = Result<Vec<ResourceContents>, ResourceError>;
@@ -123,6 +123,8 @@ pub struct ResourceSpec {
     pub size: Option<u64>,
     /// `annotations(...)`.
     pub annotations: Annotations,
+    /// `icon = "..."`.
+    pub icons: &'static [&'static str],
 }
 
 /// The definition of a static resource at `uri`.
@@ -135,6 +137,7 @@ pub fn static_definition(uri: &'static str, spec: ResourceSpec) -> ResourceDefin
         mime_type: spec.mime_type.map(Cow::Borrowed),
         size: spec.size,
         annotations: spec.annotations,
+        icons: icons(spec.icons),
     })
 }
 
@@ -147,7 +150,13 @@ pub fn template_definition(uri_template: UriTemplate, spec: ResourceSpec) -> Res
         description: spec.description.map(Cow::Borrowed),
         mime_type: spec.mime_type.map(Cow::Borrowed),
         annotations: spec.annotations,
+        icons: icons(spec.icons),
     })
+}
+
+/// The icons at `sources` (`icon = "..."`), nothing else said about them.
+fn icons(sources: &'static [&'static str]) -> Vec<Icon> {
+    sources.iter().map(|src| Icon::new(*src)).collect()
 }
 
 /// The parser of a template variable of type `T`; generated with the parameter type's span, so
@@ -311,6 +320,8 @@ pub struct PromptSpec {
     pub description: Option<&'static str>,
     /// The arguments, in order.
     pub arguments: &'static [PromptArgumentSpec],
+    /// `icon = "..."`.
+    pub icons: &'static [&'static str],
 }
 
 /// The prompt's definition.
@@ -329,6 +340,7 @@ pub fn prompt_definition(spec: PromptSpec) -> PromptDefinition {
                 required: argument.required,
             })
             .collect(),
+        icons: icons(spec.icons),
     }
 }
 

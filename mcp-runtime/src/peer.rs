@@ -321,9 +321,10 @@ impl RequestContext {
     ///
     /// Returns whether a notification was sent.
     ///
-    /// While a tool call that carries a token runs, the server also sends a heartbeat
-    /// progress by itself (see [`Server::progress_heartbeat`](crate::Server::progress_heartbeat)),
-    /// so clients that time out requests without progress do not give up on long tools.
+    /// While a tool call, `prompts/get` or `resources/read` that carries a token runs, the
+    /// server also sends a heartbeat progress by itself (see
+    /// [`Server::progress_heartbeat`](crate::Server::progress_heartbeat)), so clients that time
+    /// out requests without progress do not give up on long handlers.
     ///
     /// ```
     /// use mcp_runtime::{RequestContext, mcp_tool};

@@ -229,6 +229,7 @@ mod tests {
             description: None,
             mime_type: None,
             annotations: Annotations::NONE,
+            icons: Vec::new(),
         }))
     }
 

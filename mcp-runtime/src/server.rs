@@ -81,6 +81,9 @@ pub struct Server {
     pub(crate) progress_heartbeat: Option<Duration>,
     pub(crate) ask_timeout: Duration,
     pub(crate) request_state_key: crate::ask::seal::SealKey,
+    /// Whether the program chose the key ([`Server::request_state_key`]): then
+    /// `serve_from_args` leaves it alone rather than read `MCP_REQUEST_STATE_KEY`.
+    pub(crate) request_state_key_chosen: bool,
 }
 
 impl Server {
@@ -92,7 +95,7 @@ impl Server {
     /// How long calls still running at shutdown may take to finish, unless
     /// [`Server::shutdown_timeout`] says otherwise.
     pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
-    /// How often a long tool call with a progress token gets a heartbeat unless
+    /// How often a long request with a progress token gets a heartbeat unless
     /// [`Server::progress_heartbeat`] says otherwise.
     pub const DEFAULT_PROGRESS_HEARTBEAT: Duration = Duration::from_secs(10);
     /// How long a legacy session's question waits for the client unless
@@ -117,6 +120,7 @@ impl Server {
             progress_heartbeat: Some(Self::DEFAULT_PROGRESS_HEARTBEAT),
             ask_timeout: Self::DEFAULT_ASK_TIMEOUT,
             request_state_key: crate::ask::seal::SealKey::random(),
+            request_state_key_chosen: false,
         }
     }
 
@@ -132,9 +136,16 @@ impl Server {
     /// The secret that seals the `requestState` of 2026-07-28 questions, so that a client
     /// cannot forge or alter one. Random per process by default, which is right for one
     /// process; replicas behind a load balancer must share one (a retry may reach another
-    /// replica), e.g. from an environment variable. Use at least 32 random bytes.
+    /// replica, which refuses a state sealed under another key with `-32602`). Use at least 32
+    /// random bytes, and keep it out of the code and out of logs.
+    ///
+    /// A server started with [`serve_from_args`](Self::serve_from_args) reads it from the
+    /// environment variable `MCP_REQUEST_STATE_KEY` (when set and not empty) unless the program
+    /// gave one here, which wins: `MCP_REQUEST_STATE_KEY="$(openssl rand -hex 32)"` on every
+    /// replica of one deployment.
     pub fn request_state_key(mut self, secret: impl AsRef<[u8]>) -> Self {
         self.request_state_key = crate::ask::seal::SealKey::from_secret(secret.as_ref());
+        self.request_state_key_chosen = true;
         self
     }
 
@@ -149,14 +160,14 @@ impl Server {
         self
     }
 
-    /// While a tool call whose request carried a `progressToken` runs, send a progress
-    /// notification every `every` in which the tool reported none itself, so clients that give
-    /// up on requests without progress (often after 60 s) keep waiting for long tools. `None`
-    /// switches it off. Default:
+    /// While a tool call, `prompts/get` or `resources/read` whose request carried a
+    /// `progressToken` runs, send a progress notification every `every` in which the handler
+    /// reported none itself, so clients that give up on requests without progress (often after
+    /// 60 s) keep waiting for long handlers. `None` switches it off. Default:
     /// [`DEFAULT_PROGRESS_HEARTBEAT`](Self::DEFAULT_PROGRESS_HEARTBEAT).
     ///
     /// A heartbeat repeats the last total and moves the progress by the smallest amount above
-    /// the last value (`0` when none was sent), so the tool's own later reports still rise.
+    /// the last value (`0` when none was sent), so the handler's own later reports still rise.
     /// Requests without a token get none.
     pub fn progress_heartbeat(mut self, every: Option<Duration>) -> Self {
         self.progress_heartbeat = every.filter(|every| !every.is_zero());

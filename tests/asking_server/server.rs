@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use mcp_runtime::{
-    AskError, Elicitation, RequestContext, SamplingRequest, Server, mcp_prompt, mcp_tool, prompts,
-    server_info, tools,
+    AskError, Elicitation, RequestContext, SamplingRequest, Server, mcp_prompt, mcp_resource,
+    mcp_tool, prompts, resources, server_info, tools,
 };
 use serde::Deserialize;
 
@@ -116,6 +116,19 @@ async fn review(code: String, ctx: RequestContext) -> Result<String, String> {
     Ok(format!("Review this code for {focus}:\n{code}"))
 }
 
+/// A secret, shown only once the user confirms.
+#[mcp_resource("secret://{name}", mime_type = "text/plain")]
+async fn secret(name: String, ctx: RequestContext) -> Result<String, String> {
+    match ctx
+        .elicit::<Confirm>(format!("Show the secret {name}?"))
+        .await
+        .map_err(failed)?
+    {
+        Elicitation::Accepted(Confirm { confirm: true, .. }) => Ok(format!("the secret {name}")),
+        _ => Err(format!("the secret {name} stays hidden")),
+    }
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let timeout = std::env::var("ASK_TIMEOUT_MS")
@@ -133,6 +146,7 @@ async fn main() -> std::io::Result<()> {
             bad_form
         ])
         .prompts(prompts![review])
+        .resources(resources![secret])
         .serve_stdio()
         .await
 }

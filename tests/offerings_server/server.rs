@@ -25,7 +25,8 @@ static NOTIFIER: OnceLock<Notifier> = OnceLock::new();
     title = "App settings",
     mime_type = "application/json",
     size = 17,
-    annotations(audience(user), priority = 1.0)
+    annotations(audience(user), priority = 1.0),
+    icon = "https://example.com/icons/settings.svg"
 )]
 async fn app_config() -> &'static str {
     r#"{"theme":"dark"}"#
@@ -44,7 +45,12 @@ fn logo() -> Vec<u8> {
 }
 
 /// A numbered note; notes 1 to 3 exist.
-#[mcp_resource("note://{id}", mime_type = "text/plain", list = list_notes)]
+#[mcp_resource(
+    "note://{id}",
+    mime_type = "text/plain",
+    icon = "https://example.com/icons/note.svg",
+    list = list_notes
+)]
 async fn note(id: u64) -> Result<String, String> {
     if (1..=3).contains(&id) {
         Ok(format!("note {id}"))
@@ -166,7 +172,7 @@ fn complete_city(typed: &str, context: &CompletionContext) -> Vec<String> {
 /// # Arguments
 /// * `name` - who to greet
 /// * `excited` - whether to shout
-#[mcp_prompt(title = "Greeting")]
+#[mcp_prompt(title = "Greeting", icon = "https://example.com/icons/wave.svg")]
 async fn greeting(name: String, excited: Option<bool>) -> String {
     if excited.unwrap_or(false) {
         format!("HELLO, {}!", name.to_uppercase())

@@ -1,6 +1,7 @@
-"""Drives three calculator instances behind nginx (started by run.sh).
+"""Drives three calculator and three long_task instances behind nginx (started by run.sh).
 
-    python drive.py --base http://127.0.0.1:PORT --instance PID:ADDR:LOG (x3)
+    python drive.py --base http://127.0.0.1:PORT --instance PID:ADDR:LOG (x3) \
+        --asking PID:ADDR:LOG (x3) --stranger PID:ADDR:LOG
 
 Raw HTTP with the standard library (`http.client`), not the SDK client: each check needs
 control over which nginx location a request goes to and over the headers it carries.
@@ -13,6 +14,17 @@ control over which nginx location a request goes to and over the headers it carr
 (a) modern: N 2026-07-28 `tools/call add` requests through /mcp from a few threads; every one
     must answer the sum; each instance's debug log must show some of them.
 (b) one instance is killed (SIGKILL) a third of the way through (a); no request may fail.
+(d) asking across instances: the three `--asking` long_task instances share one
+    MCP_REQUEST_STATE_KEY. ASKING_CALLS 2026-07-28 `tools/call migrate` go through nginx's
+    /asking/mcp; each must answer `input_required` with an `elicitation/create` question, and
+    the instance that asked is read from the debug logs. The retry (a new id, the answer in
+    `inputResponses`, the `requestState`) is then sent straight to the port of ANOTHER instance
+    (the next one after the asker), which must complete the call; its log must show the retry
+    and the asker's must not. Then ASKING_CALLS more with both rounds through nginx, each
+    round attributed through the logs (reported: how many retries crossed instances). The
+    negative: the `--stranger` instance, started with another key, must refuse a shared-key
+    state with -32602 naming `requestState`, and the shared-key instances must refuse the
+    stranger's.
 Exits 1 with the reasons on any failure.
 """
 
@@ -35,6 +47,8 @@ N = 300
 THREADS = 4
 SESSIONS = 6
 CALLS_PER_SESSION = 20
+ASKING_CALLS = 9
+MIGRATED = "migrated: copied 1 parts and dropped the old tables"
 
 failures: list[str] = []
 
@@ -147,18 +161,157 @@ def count(log: str, pattern: str) -> int:
         return len(re.findall(pattern, f.read()))
 
 
+def migrate(client: Client, path: str, i: int, retry_of: dict | None = None) -> tuple[int, dict]:
+    """One 2026-07-28 `tools/call migrate` (1 quick step, then the question) at `path`; a retry
+    when `retry_of` (the first round's result) is given: the answer accepts."""
+    params: dict = {
+        "name": "migrate",
+        "arguments": {"steps": 1, "step_ms": 1},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+        },
+    }
+    if retry_of is not None:
+        params["inputResponses"] = {
+            key: {"action": "accept", "content": {"drop_old_tables": True}} for key in retry_of.get("inputRequests", {})
+        }
+        params["requestState"] = retry_of.get("requestState")
+    body = {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params}
+    headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "migrate"}
+    status, _, text = client.post(path, body, headers)
+    return status, result_of(text)
+
+
+def asked_question(message: dict) -> str | None:
+    """None when `message` is an `input_required` result asking one elicitation, else why not."""
+    result = message.get("result") or {}
+    questions = result.get("inputRequests") or {}
+    if result.get("resultType") != "input_required" or not result.get("requestState"):
+        return f"not input_required: {json.dumps(message)[:200]}"
+    if [q.get("method") for q in questions.values()] != ["elicitation/create"]:
+        return f"unexpected questions: {questions}"
+    return None
+
+
+def served_by(instances: list[dict], before: list[int], pattern: str) -> list[int]:
+    """The instances whose logs show more `pattern` lines than `before`."""
+    after = [count(x["log"], pattern) for x in instances]
+    return [n for n, (b, a) in enumerate(zip(before, after)) if a > b]
+
+
+def asking_across(client: Client, asking: list[dict], stranger: dict) -> None:
+    """(d): see the module's docstring."""
+    pattern = r"tools/call .*tool=migrate"
+    direct = {n: Client(f"http://{x['addr']}") for n, x in enumerate(asking)}
+    asked_by = [0, 0, 0]
+    retried_at = [0, 0, 0]
+    completed = 0
+    states: list[dict] = []
+    for i in range(ASKING_CALLS):
+        before = [count(x["log"], pattern) for x in asking]
+        status, first = migrate(client, "/asking/mcp", 100 + 2 * i)
+        problem = asked_question(first) if status == 200 else f"HTTP {status}"
+        if problem:
+            fail(f"asking call {i}, first round through nginx: {problem}")
+            continue
+        served = served_by(asking, before, pattern)
+        if len(served) != 1:
+            fail(f"asking call {i}: the first round shows in the logs of instances {served}, not one")
+            continue
+        asker = served[0]
+        asked_by[asker] += 1
+        states.append(first["result"])
+        other = (asker + 1) % len(asking)
+        before = [count(x["log"], pattern) for x in asking]
+        status, second = migrate(direct[other], "/mcp", 101 + 2 * i, first["result"])
+        if status != 200 or text_of(second) != MIGRATED:
+            fail(f"asking call {i}: the retry at instance {other + 4} (asked by {asker + 4}): HTTP {status} {json.dumps(second)[:300]}")
+            continue
+        if served_by(asking, before, pattern) != [other]:
+            fail(f"asking call {i}: the retry shows in the logs of {served_by(asking, before, pattern)}, not [{other}]")
+            continue
+        retried_at[other] += 1
+        completed += 1
+    print(
+        f"asking: {completed}/{ASKING_CALLS} migrate calls completed on a different instance than the one that "
+        f"asked; first rounds (through nginx) asked by instances 4/5/6: {asked_by}; retries (straight to the "
+        f"next instance's port) completed by 4/5/6: {retried_at}",
+        flush=True,
+    )
+    if completed != ASKING_CALLS:
+        fail(f"only {completed}/{ASKING_CALLS} calls completed across instances")
+
+    # Both rounds through nginx, each attributed through the logs.
+    crossed = through = 0
+    for i in range(ASKING_CALLS):
+        before = [count(x["log"], pattern) for x in asking]
+        status, first = migrate(client, "/asking/mcp", 300 + 2 * i)
+        problem = asked_question(first) if status == 200 else f"HTTP {status}"
+        if problem:
+            fail(f"asking call {i} through nginx, first round: {problem}")
+            continue
+        asker = served_by(asking, before, pattern)
+        before = [count(x["log"], pattern) for x in asking]
+        status, second = migrate(client, "/asking/mcp", 301 + 2 * i, first["result"])
+        if status != 200 or text_of(second) != MIGRATED:
+            fail(f"asking call {i} through nginx, retry: HTTP {status} {json.dumps(second)[:300]}")
+            continue
+        through += 1
+        if served_by(asking, before, pattern) != asker:
+            crossed += 1
+    print(
+        f"asking (both rounds through nginx): {through}/{ASKING_CALLS} completed; {crossed} of them were "
+        "retried on another instance than the one that asked (by the logs)",
+        flush=True,
+    )
+
+    # The negative: another key refuses the state, both ways.
+    refused = 0
+    for n, state in enumerate(states[:3]):
+        status, answer = migrate(Client(f"http://{stranger['addr']}"), "/mcp", 500 + n, state)
+        error = answer.get("error") or {}
+        if error.get("code") == -32602 and "requestState" in error.get("message", ""):
+            refused += 1
+        else:
+            fail(f"the instance with another key accepted or misanswered a shared-key state: HTTP {status} {json.dumps(answer)[:300]}")
+    status, first = migrate(Client(f"http://{stranger['addr']}"), "/mcp", 600)
+    problem = asked_question(first) if status == 200 else f"HTTP {status}"
+    if problem:
+        fail(f"the instance with another key, first round: {problem}")
+    else:
+        for n in range(len(asking)):
+            status, answer = migrate(direct[n], "/mcp", 601 + n, first["result"])
+            error = answer.get("error") or {}
+            if error.get("code") == -32602 and "requestState" in error.get("message", ""):
+                refused += 1
+            else:
+                fail(f"instance {n + 4} accepted or misanswered the other key's state: HTTP {status} {json.dumps(answer)[:300]}")
+    print(
+        f"asking (other key): {refused}/{min(3, len(states)) + len(asking)} cross-key retries refused with -32602 "
+        "naming requestState",
+        flush=True,
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--base", required=True)
     parser.add_argument("--instance", action="append", required=True, help="PID:HOST:PORT:LOG")
+    parser.add_argument("--asking", action="append", required=True, help="PID:HOST:PORT:LOG")
+    parser.add_argument("--stranger", required=True, help="PID:HOST:PORT:LOG")
     args = parser.parse_args()
-    instances = []
-    for spec in args.instance:
+
+    def instance(spec: str) -> dict:
         pid, host, port, log = spec.split(":", 3)
-        instances.append({"pid": int(pid), "addr": f"{host}:{port}", "log": log})
+        return {"pid": int(pid), "addr": f"{host}:{port}", "log": log}
+
+    instances = [instance(spec) for spec in args.instance]
+    asking = [instance(spec) for spec in args.asking]
+    stranger = instance(args.stranger)
     client = Client(args.base)
-    if len(instances) != 3:
-        parser.error("three --instance")
+    if len(instances) != 3 or len(asking) != 3:
+        parser.error("three --instance and three --asking")
     started = time.monotonic()
 
     # (c) legacy, all three instances up.
@@ -208,6 +361,9 @@ def main() -> int:
         "first call went to an instance that did not open them (404)",
         flush=True,
     )
+
+    # (d) asking across instances (before (b) kills a calculator instance; unrelated to it).
+    asking_across(client, asking, stranger)
 
     # (a) + (b) modern, one instance killed a third of the way through.
     before = [count(x["log"], r"tools/call .*tool=add") for x in instances]

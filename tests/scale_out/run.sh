@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Scale-out check: three calculator instances behind nginx, driven by drive.py.
+# Scale-out check: three calculator instances and three long_task instances behind nginx,
+# driven by drive.py.
 #
 #   bash tests/scale_out/run.sh
 #
 # Installs Debian's nginx when missing (needs root and the Debian mirror), builds the
-# calculator example, starts three instances on free 127.0.0.1 ports, writes an nginx config
+# calculator and long_task examples, starts three instances of each on free 127.0.0.1 ports
+# (the long_task ones all with one random MCP_REQUEST_STATE_KEY, never printed) and a fourth
+# long_task with another key (not behind nginx: drive.py shows it refuses the others'
+# requestState), writes an nginx config
 # into a temp dir and runs nginx in the foreground with it, then runs drive.py with the interop
 # venv's Python (tests/interop/setup.sh), or python3 when there is no venv: drive.py only needs
 # the standard library. Exits non-zero on any failure. Every process it starts is ended by PID.
@@ -22,6 +26,9 @@
 #                `proxy_next_upstream` makes nginx try the other instances until the owner
 #                answers (a 404 for an unknown session means the request was not processed, so
 #                the retry is safe); the hash keeps each session's probe order fixed.
+#   /asking/mcp  round-robin over the three long_task instances (2026-07-28 calls that ask the
+#                client: the retry carrying the answer may reach any instance, since they share
+#                the requestState key).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -37,10 +44,11 @@ nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 python="$root/tests/interop/.venv/bin/python"
 [[ -x "$python" ]] || python="$(command -v python3)"
 
-cargo build --quiet --manifest-path "$root/Cargo.toml" --example calculator
+cargo build --quiet --manifest-path "$root/Cargo.toml" --example calculator --example long_task
 target_dir="$(cargo metadata --format-version 1 --no-deps --manifest-path "$root/Cargo.toml" \
     | "$python" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
 calculator="$target_dir/debug/examples/calculator"
+long_task="$target_dir/debug/examples/long_task"
 
 tmp="$(mktemp -d)"
 pids=()
@@ -64,8 +72,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Three instances; each logs `... serving MCP over HTTP at http://127.0.0.1:PORT/mcp`, and at
-# debug level one `tools/call ... tool=NAME` line per call, which drive.py counts.
+# Calculator instances 1..3; each instance logs `... serving MCP over HTTP at
+# http://127.0.0.1:PORT/mcp`, and at debug level one `tools/call ... tool=NAME` line per call,
+# which drive.py counts to tell which instance served a request.
 servers=()
 addrs=()
 for i in 1 2 3; do
@@ -74,7 +83,20 @@ for i in 1 2 3; do
     pids+=("$pid")
     servers+=("$pid")
 done
-for i in 1 2 3; do
+# long_task instances 4..6 share one requestState key; instance 7 has a key of its own. The
+# keys reach the processes through the environment only.
+shared_key="$("$python" -c 'import secrets; print(secrets.token_hex(32))')"
+other_key="$("$python" -c 'import secrets; print(secrets.token_hex(32))')"
+for i in 4 5 6 7; do
+    key="$shared_key"
+    [[ $i -eq 7 ]] && key="$other_key"
+    MCP_LOG=debug MCP_REQUEST_STATE_KEY="$key" "$long_task" --http 127.0.0.1:0 2> "$tmp/server-$i.log" &
+    pid=$!
+    pids+=("$pid")
+    servers+=("$pid")
+done
+unset shared_key other_key key
+for i in 1 2 3 4 5 6 7; do
     url=""
     for _ in $(seq 100); do
         url="$(grep -o 'http://[^ ]*/mcp' "$tmp/server-$i.log" | head -n1 || true)"
@@ -117,6 +139,12 @@ http {
         server ${addrs[1]};
         server ${addrs[2]};
     }
+    # 2026-07-28 calls that ask the client: instances sharing the requestState key.
+    upstream mcp_asking {
+        server ${addrs[3]};
+        server ${addrs[4]};
+        server ${addrs[5]};
+    }
     # Only to show what hashing the session id alone does (drive.py reports it).
     upstream mcp_legacy_hash_only {
         hash \$http_mcp_session_id consistent;
@@ -142,6 +170,11 @@ http {
             proxy_next_upstream error timeout http_404 non_idempotent;
             proxy_next_upstream_tries 3;   # >= the number of instances
         }
+        location = /asking/mcp {
+            proxy_pass http://mcp_asking/mcp;
+            proxy_next_upstream error timeout non_idempotent;
+            proxy_next_upstream_tries 3;
+        }
         location = /legacy-hash-only/mcp {
             proxy_pass http://mcp_legacy_hash_only/mcp;
             proxy_next_upstream error timeout non_idempotent;
@@ -161,7 +194,11 @@ done
 "$python" "$here/drive.py" --base "http://127.0.0.1:$port" \
     --instance "${servers[0]}:${addrs[0]}:$tmp/server-1.log" \
     --instance "${servers[1]}:${addrs[1]}:$tmp/server-2.log" \
-    --instance "${servers[2]}:${addrs[2]}:$tmp/server-3.log"
+    --instance "${servers[2]}:${addrs[2]}:$tmp/server-3.log" \
+    --asking "${servers[3]}:${addrs[3]}:$tmp/server-4.log" \
+    --asking "${servers[4]}:${addrs[4]}:$tmp/server-5.log" \
+    --asking "${servers[5]}:${addrs[5]}:$tmp/server-6.log" \
+    --stranger "${servers[6]}:${addrs[6]}:$tmp/server-7.log"
 # What nginx met at the dead instance and retried elsewhere (refused connects, resets).
 echo "nginx: $(grep 'upstream' "$tmp/error.log" | grep -vc 'temporarily disabled' || true) upstream error(s), each retried on another instance:"
 grep 'upstream' "$tmp/error.log" | grep -v 'temporarily disabled' | sed 's/^.*\] [0-9#]*: //; s/, client:.*, upstream:/, upstream:/' || true

@@ -182,3 +182,114 @@ pub fn sse_events(body: &[u8]) -> Vec<SseEvent> {
     all.extend(current);
     all
 }
+
+/// A response read as it arrives: its head at once, then its events one by one (for event
+/// streams that stay open, which [`send`] would wait on forever).
+pub struct EventStream {
+    reader: std::io::BufReader<TcpStream>,
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    chunked: bool,
+    /// Body text read but not yet split into events.
+    pending: String,
+}
+
+impl EventStream {
+    /// Send `method path` and read the head of the response (the connection stays open).
+    pub fn open(
+        addr: SocketAddr,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Self {
+        use std::io::BufRead;
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        stream
+            .write_all(&request_bytes_to(path, method, headers, body, false))
+            .unwrap();
+        let mut reader = std::io::BufReader::new(stream);
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let status = line.split(' ').nth(1).unwrap().parse().unwrap();
+        let mut headers = Vec::new();
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            if line == "\r\n" || line.is_empty() {
+                break;
+            }
+            let (name, value) = line.split_once(':').unwrap();
+            headers.push((name.trim().to_owned(), value.trim().to_owned()));
+        }
+        let chunked = headers.iter().any(|(name, value)| {
+            name.eq_ignore_ascii_case("transfer-encoding") && value == "chunked"
+        });
+        EventStream {
+            reader,
+            status,
+            headers,
+            chunked,
+            pending: String::new(),
+        }
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// Read one more piece of the body; `false` at its end.
+    fn read_more(&mut self) -> bool {
+        use std::io::BufRead;
+        if !self.chunked {
+            let mut buffer = [0; 4096];
+            let read = self.reader.read(&mut buffer).unwrap();
+            self.pending
+                .push_str(std::str::from_utf8(&buffer[..read]).unwrap());
+            return read > 0;
+        }
+        let mut size = String::new();
+        self.reader.read_line(&mut size).unwrap();
+        if size.is_empty() {
+            return false;
+        }
+        let size = usize::from_str_radix(size.trim(), 16).unwrap();
+        let mut chunk = vec![0; size + 2];
+        self.reader.read_exact(&mut chunk).unwrap();
+        self.pending
+            .push_str(std::str::from_utf8(&chunk[..size]).unwrap());
+        size > 0
+    }
+
+    /// The next event (comments skipped); `None` when the stream ends first.
+    pub fn next_event(&mut self) -> Option<SseEvent> {
+        loop {
+            if let Some(end) = self.pending.find("\n\n") {
+                let block: String = self.pending.drain(..end + 2).collect();
+                if let Some(event) = sse_events(block.as_bytes()).pop() {
+                    return Some(event);
+                }
+                continue;
+            }
+            if !self.read_more() {
+                return None;
+            }
+        }
+    }
+
+    /// The next event, which must be a `message` event: its data as JSON.
+    pub fn next_message(&mut self) -> Value {
+        let event = self
+            .next_event()
+            .expect("the stream ended before the next message");
+        assert_eq!(event.event.as_deref(), Some("message"), "{event:?}");
+        serde_json::from_str(&event.data)
+            .unwrap_or_else(|error| panic!("{error}: {:?}", event.data))
+    }
+}

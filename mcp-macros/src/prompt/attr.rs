@@ -13,10 +13,12 @@ pub struct PromptAttr {
     pub name: Option<Spanned<String>>,
     pub title: Option<Spanned<String>>,
     pub description: Option<Spanned<String>>,
+    /// `icon = "https://..."`: the URI of the prompt's icon.
+    pub icon: Option<Spanned<String>>,
     pub complete: Vec<CompleterAttr>,
 }
 
-const PROMPT_KEYS: &[&str] = &["name", "title", "description", "complete"];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "complete"];
 
 /// Read the arguments of `#[mcp_prompt(...)]`.
 pub fn prompt_attr(args: TokenStream, cx: &mut Ctxt) -> PromptAttr {
@@ -31,6 +33,9 @@ pub fn prompt_attr(args: TokenStream, cx: &mut Ctxt) -> PromptAttr {
             "title" => attr.title = string_value(&meta, cx, "title = \"Code review\"")?,
             "description" => {
                 attr.description = string_value(&meta, cx, "description = \"...\"")?;
+            }
+            "icon" => {
+                attr.icon = string_value(&meta, cx, "icon = \"https://example.com/icon.svg\"")?;
             }
             _complete => handler_fn::complete_attr(&meta, cx, &mut attr.complete)?,
         }

@@ -21,6 +21,8 @@ pub struct ValidPrompt {
     pub name_span: Span,
     pub title: Option<String>,
     pub description: Option<String>,
+    /// The URI of its icon.
+    pub icon: Option<String>,
     pub params: Vec<PromptParam>,
     /// Completers by argument name.
     pub completers: Vec<(String, Path)>,
@@ -88,6 +90,7 @@ pub fn prompt(function: &HandlerFn, attr: &PromptAttr, mut cx: Ctxt) -> syn::Res
         name,
         name_span,
         title: attr.title.as_ref().map(|title| title.value.clone()),
+        icon: attr.icon.as_ref().map(|icon| icon.value.clone()),
         description: attr
             .description
             .as_ref()

@@ -136,6 +136,7 @@ fn definition(prompt: &ValidPrompt) -> TokenStream {
     let name = &prompt.name;
     let title = optional_str(prompt.title.as_deref());
     let description = optional_str(prompt.description.as_deref());
+    let icons = prompt.icon.iter();
     let arguments = prompt.arguments().map(|argument| {
         let name = &argument.wire_name;
         let description = optional_str(argument.description.as_deref());
@@ -155,6 +156,7 @@ fn definition(prompt: &ValidPrompt) -> TokenStream {
             title: #title,
             description: #description,
             arguments: __MCP_ARGUMENTS,
+            icons: &[#(#icons),*],
         })
     }
 }

@@ -21,6 +21,8 @@ pub struct ResourceAttr {
     pub size: Option<Spanned<u64>>,
     pub audience: Vec<Spanned<String>>,
     pub priority: Option<Spanned<f64>>,
+    /// `icon = "https://..."`: the URI of the resource's (or template's) icon.
+    pub icon: Option<Spanned<String>>,
     pub list: Option<Path>,
     pub complete: Vec<CompleterAttr>,
 }
@@ -32,6 +34,7 @@ const RESOURCE_KEYS: &[&str] = &[
     "mime_type",
     "size",
     "annotations",
+    "icon",
     "list",
     "complete",
 ];
@@ -74,6 +77,9 @@ pub fn resource_attr(args: TokenStream, cx: &mut Ctxt) -> ResourceAttr {
                 }
                 "size" => attr.size = size(&meta, cx)?,
                 "annotations" => annotations(&meta, cx, &mut attr)?,
+                "icon" => {
+                    attr.icon = string_value(&meta, cx, "icon = \"https://example.com/icon.svg\"")?;
+                }
                 "list" => attr.list = path_value(&meta, cx, "list = list_docs")?,
                 _complete => handler_fn::complete_attr(&meta, cx, &mut attr.complete)?,
             }

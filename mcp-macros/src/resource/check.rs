@@ -28,6 +28,8 @@ pub struct ValidResource {
     /// `"User"` / `"Assistant"`: the runtime's `Role` variants.
     pub audience: Vec<&'static str>,
     pub priority: Option<f64>,
+    /// The URI of its icon.
+    pub icon: Option<String>,
     pub params: Vec<ResourceParam>,
     pub list: Option<Path>,
     /// Completers by variable name.
@@ -111,6 +113,7 @@ pub fn resource(
         size: attr.size.as_ref().map(|size| size.value),
         audience,
         priority: attr.priority.as_ref().map(|priority| priority.value),
+        icon: attr.icon.as_ref().map(|icon| icon.value.clone()),
         params,
         list: attr.list.clone(),
         completers,

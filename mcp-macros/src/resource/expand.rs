@@ -117,6 +117,7 @@ fn definition(resource: &ValidResource) -> TokenStream {
         Some(priority) => quote!(::core::option::Option::Some(#priority)),
         None => quote!(::core::option::Option::None),
     };
+    let icons = resource.icon.iter();
     let spec = quote! {
         #p::ResourceSpec {
             name: #name,
@@ -125,6 +126,7 @@ fn definition(resource: &ValidResource) -> TokenStream {
             mime_type: #mime_type,
             size: #size,
             annotations: #p::resource_annotations(&[#(#audience),*], #priority),
+            icons: &[#(#icons),*],
         }
     };
     match &resource.uri {

@@ -9,14 +9,15 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{Dispatcher, Reply};
-use crate::Tools;
 use crate::handler::{BoxFuture, ToolAnnotations, ToolCall, ToolDefinition, ToolHandler};
+use crate::handler::{PromptBuilder, ResourceBuilder};
 use crate::logging::LogLevel;
 use crate::peer::Outbound;
 use crate::protocol::jsonrpc::Outgoing;
 use crate::protocol::{CallToolResult, Content};
 use crate::server::{Server, ServerInfo};
 use crate::session::Session;
+use crate::{Prompts, Resource, Resources, Tools};
 
 /// A tool that reports progress and logs, or (`ignore`) waits forever without looking at its
 /// token, recording when its future is dropped.
@@ -94,6 +95,11 @@ impl Connection {
         let server = Server::new(ServerInfo::new("s", "1"))
             .with_state(AtomicU32::new(0))
             .tools(tools);
+        Connection::serving(&server, dropped)
+    }
+
+    /// A connection to `server`; `dropped` is what its tools set when their future is dropped.
+    fn serving(server: &Server, dropped: Arc<AtomicBool>) -> Self {
         let sent = Arc::new(Mutex::new(Vec::new()));
         let mut session = Session::new();
         let sink = sent.clone();
@@ -102,7 +108,7 @@ impl Connection {
             sink.lock().unwrap().push(value);
         }));
         Connection {
-            dispatcher: Dispatcher::new(&server).unwrap(),
+            dispatcher: Dispatcher::new(server).unwrap(),
             session,
             sent,
             dropped,
@@ -281,4 +287,92 @@ async fn a_cancelled_call_that_ignores_its_token_is_dropped() {
         "the tool's future is dropped, not leaked"
     );
     assert_eq!(connection.session.in_flight().len(), 0);
+}
+
+/// A server whose prompt `slow` and resource `slow://it` each take 17 s, with a heartbeat every
+/// 5 s.
+fn slow_offerings() -> Server {
+    let slow = || tokio::time::sleep(Duration::from_secs(17));
+    let prompt = PromptBuilder::new("slow").handler(move |_request| async move {
+        slow().await;
+        "done"
+    });
+    let resource =
+        ResourceBuilder::new(Resource::new("slow://it", "slow")).reader(move |_read| async move {
+            slow().await;
+            "done"
+        });
+    Server::new(ServerInfo::new("s", "1"))
+        .progress_heartbeat(Some(Duration::from_secs(5)))
+        .prompts(Prompts::new().with(prompt))
+        .resources(Resources::new().with(resource))
+}
+
+/// The `progress` of every notification sent, each checked to be progress for `token`.
+fn heartbeats(connection: &Connection, token: &Value) -> Vec<f64> {
+    let sent = std::mem::take(&mut *connection.sent.lock().unwrap());
+    sent.iter()
+        .map(|message| {
+            assert_eq!(message["method"], "notifications/progress", "{message}");
+            assert_eq!(&message["params"]["progressToken"], token, "{message}");
+            message["params"]["progress"].as_f64().unwrap()
+        })
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn prompts_and_reads_with_a_token_get_heartbeats_while_they_run() {
+    let mut connection = Connection::serving(&slow_offerings(), Arc::default());
+    connection.initialize("2025-06-18").await;
+    let get = |id: i64, meta: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "prompts/get",
+            "params": {"name": "slow", "_meta": meta}})
+    };
+    let read = |id: i64, meta: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "resources/read",
+            "params": {"uri": "slow://it", "_meta": meta}})
+    };
+
+    let answer = connection
+        .send(get(1, json!({"progressToken": "p"})))
+        .await
+        .unwrap();
+    assert_eq!(answer["result"]["messages"][0]["content"]["text"], "done");
+    let sent = heartbeats(&connection, &json!("p"));
+    assert_eq!(sent.len(), 3, "at 5, 10 and 15 s: {sent:?}");
+    assert!(sent.windows(2).all(|pair| pair[0] < pair[1]), "{sent:?}");
+
+    let answer = connection
+        .send(read(2, json!({"progressToken": 9})))
+        .await
+        .unwrap();
+    assert_eq!(answer["result"]["contents"][0]["text"], "done");
+    assert_eq!(heartbeats(&connection, &json!(9)).len(), 3);
+
+    // Without a token, nothing but the answers.
+    connection.send(get(3, json!({}))).await.unwrap();
+    connection.send(read(4, json!({}))).await.unwrap();
+    assert!(heartbeats(&connection, &Value::Null).is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn modern_prompts_and_reads_get_heartbeats_too() {
+    let mut connection = Connection::serving(&slow_offerings(), Arc::default());
+    let meta = modern_meta(json!({"progressToken": "m"}));
+    let answer = connection
+        .send(json!({"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
+            "params": {"name": "slow", "_meta": meta}}))
+        .await
+        .unwrap();
+    assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+    assert_eq!(heartbeats(&connection, &json!("m")).len(), 3);
+    let answer = connection
+        .send(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+            "params": {"uri": "slow://it", "_meta": meta}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer["result"]["contents"][0]["text"], "done", "{answer}");
+    assert_eq!(heartbeats(&connection, &json!("m")).len(), 3);
 }

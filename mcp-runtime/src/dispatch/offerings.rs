@@ -2,11 +2,10 @@
 //! they share: running a handler's future as a pending reply, and paging a list.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
-
-use std::sync::Arc;
-
 use serde_json::value::RawValue;
 
 use super::asking::{answer_run, until_input};
@@ -16,6 +15,7 @@ use super::{Dispatcher, InFlight, Reply};
 use crate::ask::round::InputRound;
 use crate::context::{CancellationToken, RequestContext};
 use crate::handler::{BoxFuture, JsonObject};
+use crate::peer::{RequestPeer, with_heartbeat};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::session::Session;
 
@@ -78,14 +78,46 @@ pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestC
     context
 }
 
+/// How the runtime watches over a running handler: `token` cancels it (on
+/// `notifications/cancelled`); while it runs, heartbeat progress goes through the request's
+/// `peer` every `every` (when the request carried a progress token); once it is answered, the
+/// peer is closed so that nothing the handler left running reports after the response.
+pub(super) struct Watch {
+    token: CancellationToken,
+    peer: Option<Arc<RequestPeer>>,
+    every: Option<Duration>,
+}
+
+impl Watch {
+    /// A run cancelled through `token`, with nothing sent by the runtime while it lasts (lists,
+    /// subscription streams).
+    pub(super) fn cancelled_by(token: CancellationToken) -> Self {
+        Watch {
+            token,
+            peer: None,
+            every: None,
+        }
+    }
+
+    /// The run of the handler given `context`: cancelled through its token, with heartbeats
+    /// through its peer every `every` (`None`: switched off).
+    pub(super) fn with_heartbeat(context: &RequestContext, every: Option<Duration>) -> Self {
+        Watch {
+            token: context.cancellation.clone(),
+            peer: context.peer.clone(),
+            every,
+        }
+    }
+}
+
 /// Run a handler for request `id`: registered as running (so `notifications/cancelled` reaches
-/// it through `token`), started by `start` and awaited, a panic caught (at the start or while
-/// running), its outcome turned into the response by `answer`, and nothing sent when the client
-/// cancelled meanwhile.
+/// it through the token of `watch`), started by `start` and awaited with the heartbeats of
+/// `watch`, a panic caught (at the start or while running), its outcome turned into the
+/// response by `answer`, and nothing sent when the client cancelled meanwhile.
 pub(super) fn run_handler<T, A>(
     id: &RequestId,
     in_flight: &InFlight,
-    token: CancellationToken,
+    watch: Watch,
     start: impl FnOnce() -> BoxFuture<'static, T>,
     answer: A,
 ) -> Result<Reply, ErrorObject>
@@ -93,6 +125,7 @@ where
     T: Send + 'static,
     A: FnOnce(Result<T, PanicPayload>) -> Outgoing + Send + 'static,
 {
+    let Watch { token, peer, every } = watch;
     let registration = in_flight.register(id.clone(), token.clone()).map_err(|_| {
         ErrorObject::invalid_request(format!(
             "request id {id} is already used by a request still running"
@@ -103,9 +136,12 @@ where
     let id = id.clone();
     Ok(Reply::Pending(Box::pin(async move {
         let outcome = match started {
-            Ok(running) => CatchUnwind::new(running).await,
+            Ok(running) => with_heartbeat(CatchUnwind::new(running), peer.clone(), every).await,
             Err(payload) => Err(payload),
         };
+        if let Some(peer) = &peer {
+            peer.close();
+        }
         drop(registration);
         if token.is_cancelled() {
             tracing::debug!(%id, "request cancelled; its response is dropped");
@@ -116,27 +152,50 @@ where
 }
 
 /// [`run_handler`] for a handler that may ask the client: a 2026-07-28 run that waits for
-/// answers ends with the `InputRequiredResult` of `round` instead of `answer`.
-pub(super) fn run_asking_handler<T, A>(
+/// answers ends with the `InputRequiredResult` of `round` instead of `answer`, and one that
+/// failed (an `Err` or a panic) after wanting a capability the request did not declare ends
+/// with the `-32021` error naming it, as a failed tool does.
+pub(super) fn run_asking_handler<O, E, A>(
     id: &RequestId,
     in_flight: &InFlight,
-    token: CancellationToken,
+    watch: Watch,
     round: Option<Arc<InputRound>>,
     modern_meta: Arc<RawValue>,
-    start: impl FnOnce() -> BoxFuture<'static, T>,
+    start: impl FnOnce() -> BoxFuture<'static, Result<O, E>>,
     answer: A,
 ) -> Result<Reply, ErrorObject>
 where
-    T: Send + 'static,
-    A: FnOnce(Result<T, PanicPayload>) -> Outgoing + Send + 'static,
+    O: Send + 'static,
+    E: Send + 'static,
+    A: FnOnce(Result<Result<O, E>, PanicPayload>) -> Outgoing + Send + 'static,
 {
     let answer_id = id.clone();
     run_handler(
         id,
         in_flight,
-        token,
+        watch,
         until_input(start, round.clone()),
-        move |outcome| answer_run(outcome, &answer_id, round.as_deref(), &modern_meta, answer),
+        move |outcome| {
+            answer_run(
+                outcome,
+                &answer_id,
+                round.as_deref(),
+                &modern_meta,
+                |outcome| {
+                    let failed = !matches!(outcome, Ok(Ok(_)));
+                    // Answered first in any case, so that a failure is logged as always.
+                    let reply = answer(outcome);
+                    match round
+                        .as_deref()
+                        .filter(|_| failed)
+                        .and_then(InputRound::missing_capability_error)
+                    {
+                        Some(missing) => Outgoing::error(Some(&answer_id), &missing),
+                        None => reply,
+                    }
+                },
+            )
+        },
     )
 }
 

@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use super::catalog::{CatalogConfig, Live};
 use super::classify::RequestScope;
 use super::offerings::{
-    context, cursor, next_cursor, page_index, panicked, required_str, run_asking_handler,
+    Watch, context, cursor, next_cursor, page_index, panicked, required_str, run_asking_handler,
 };
 use super::{Dispatcher, InFlight, Reply};
 use crate::context::CancellationToken;
@@ -182,8 +182,9 @@ impl Dispatcher {
         )?;
         let revision = scope.revision;
         let token = CancellationToken::new();
-        let mut prompt_context = context(scope, token.clone());
+        let mut prompt_context = context(scope, token);
         prompt_context.asker = asking.asker;
+        let watch = Watch::with_heartbeat(&prompt_context, self.progress_heartbeat);
         let request = PromptRequest {
             arguments,
             context: prompt_context,
@@ -195,7 +196,7 @@ impl Dispatcher {
         run_asking_handler(
             id,
             in_flight,
-            token,
+            watch,
             asking.round,
             self.modern_meta.clone(),
             move || handler.get(request),

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::catalog::{CatalogConfig, Live};
 use super::classify::RequestScope;
 use super::offerings::{
-    context, cursor, next_cursor, page_index, panicked, required_str, run_asking_handler,
+    Watch, context, cursor, next_cursor, page_index, panicked, required_str, run_asking_handler,
     run_handler,
 };
 use super::{Dispatcher, InFlight, Reply};
@@ -206,50 +206,56 @@ impl Dispatcher {
             })
         };
         let id_for_answer = id.clone();
-        run_handler(id, session.in_flight(), token, start, move |outcome| {
-            let (resources, dynamic) = match outcome {
-                Ok(Ok(listed)) => listed,
-                Ok(Err((template, error))) => {
-                    tracing::error!(
-                        template,
-                        error = error.message(),
-                        "a resource lister failed"
-                    );
-                    return Outgoing::error(
-                        Some(&id_for_answer),
-                        &ErrorObject::internal_error(format!(
-                            "cannot list the resources of `{template}`: {}",
-                            error.message()
-                        )),
-                    );
-                }
-                Err(payload) => {
-                    return Outgoing::error(
-                        Some(&id_for_answer),
-                        &panicked("a resource lister", &payload),
-                    );
-                }
-            };
-            let chunks: Vec<&[Resource]> = if resources.is_empty() {
-                vec![&[]]
-            } else {
-                resources.chunks(page_size).collect()
-            };
-            let index = match page_index(cursor.as_deref(), chunks.len(), "resources/list") {
-                Ok(index) => index,
-                Err(error) => return Outgoing::error(Some(&id_for_answer), &error),
-            };
-            // What listers return may change at any time: 2026-07-28 clients must not reuse it.
-            let ttl = if dynamic { Duration::ZERO } else { list_ttl };
-            let modern = revision
-                .is_modern()
-                .then(|| ModernResult::cacheable(&modern_meta, ttl));
-            let next = next_cursor(index, chunks.len());
-            Outgoing::result(
-                &id_for_answer,
-                &ListResourcesResult::new(chunks[index], revision, next.as_deref(), modern),
-            )
-        })
+        run_handler(
+            id,
+            session.in_flight(),
+            Watch::cancelled_by(token),
+            start,
+            move |outcome| {
+                let (resources, dynamic) = match outcome {
+                    Ok(Ok(listed)) => listed,
+                    Ok(Err((template, error))) => {
+                        tracing::error!(
+                            template,
+                            error = error.message(),
+                            "a resource lister failed"
+                        );
+                        return Outgoing::error(
+                            Some(&id_for_answer),
+                            &ErrorObject::internal_error(format!(
+                                "cannot list the resources of `{template}`: {}",
+                                error.message()
+                            )),
+                        );
+                    }
+                    Err(payload) => {
+                        return Outgoing::error(
+                            Some(&id_for_answer),
+                            &panicked("a resource lister", &payload),
+                        );
+                    }
+                };
+                let chunks: Vec<&[Resource]> = if resources.is_empty() {
+                    vec![&[]]
+                } else {
+                    resources.chunks(page_size).collect()
+                };
+                let index = match page_index(cursor.as_deref(), chunks.len(), "resources/list") {
+                    Ok(index) => index,
+                    Err(error) => return Outgoing::error(Some(&id_for_answer), &error),
+                };
+                // What listers return may change at any time: 2026-07-28 clients must not reuse it.
+                let ttl = if dynamic { Duration::ZERO } else { list_ttl };
+                let modern = revision
+                    .is_modern()
+                    .then(|| ModernResult::cacheable(&modern_meta, ttl));
+                let next = next_cursor(index, chunks.len());
+                Outgoing::result(
+                    &id_for_answer,
+                    &ListResourcesResult::new(chunks[index], revision, next.as_deref(), modern),
+                )
+            },
+        )
     }
 
     /// `resources/templates/list`: a page of the templates, encoded once per revision.
@@ -295,8 +301,9 @@ impl Dispatcher {
             params.as_ref(),
         )?;
         let token = CancellationToken::new();
-        let mut request_context = context(scope, token.clone());
+        let mut request_context = context(scope, token);
         request_context.asker = asking.asker;
+        let watch = Watch::with_heartbeat(&request_context, self.progress_heartbeat);
         let read = ResourceRead {
             uri: uri.clone(),
             variables,
@@ -309,7 +316,7 @@ impl Dispatcher {
         run_asking_handler(
             id,
             in_flight,
-            token,
+            watch,
             asking.round,
             self.modern_meta.clone(),
             move || handler.read(read),
@@ -394,14 +401,17 @@ enum Listed {
     ),
 }
 
-/// A listed instance of `template` takes the template's MIME type and annotations unless it
-/// says otherwise.
+/// A listed instance of `template` takes the template's MIME type, annotations and icons unless
+/// it says otherwise.
 fn inherit(mut resource: Resource, template: &ResourceTemplate) -> Resource {
     if resource.mime_type.is_none() {
         resource.mime_type = template.mime_type.clone();
     }
     if resource.annotations.is_empty() {
         resource.annotations = template.annotations.clone();
+    }
+    if resource.icons.is_empty() {
+        resource.icons = template.icons.clone();
     }
     resource
 }

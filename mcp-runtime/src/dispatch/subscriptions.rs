@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::{Map, Value};
 use tokio::sync::{Notify, broadcast};
 
-use super::offerings::run_handler;
+use super::offerings::{Watch, run_handler};
 use super::{Dispatcher, Reply};
 use crate::context::CancellationToken;
 use crate::handler::{BoxFuture, JsonObject};
@@ -274,7 +274,7 @@ impl Dispatcher {
         let reply = run_handler(
             id,
             session.in_flight(),
-            cancelled.clone(),
+            Watch::cancelled_by(cancelled.clone()),
             waiting,
             move |_| notification::subscriptions_closed(&stream_id, &info),
         )?;

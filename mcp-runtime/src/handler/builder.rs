@@ -274,6 +274,7 @@ impl PromptBuilder {
                 title: None,
                 description: None,
                 arguments: Vec::new(),
+                icons: Vec::new(),
             },
         }
     }
@@ -287,6 +288,12 @@ impl PromptBuilder {
     /// What the prompt is for.
     pub fn description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
         self.definition.description = Some(description.into());
+        self
+    }
+
+    /// One more icon (sent from 2025-11-25 on).
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.definition.icons.push(icon);
         self
     }
 

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use crate::context::RequestContext;
 use crate::handler::BoxFuture;
 use crate::handler::completion::CompletionRequest;
-use crate::protocol::{Completion, GetPromptResult, PromptMessage};
+use crate::protocol::{Completion, GetPromptResult, Icon, PromptMessage};
 
 /// Everything `prompts/list` says about one prompt.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,6 +21,16 @@ pub struct PromptDefinition {
     pub description: Option<Cow<'static, str>>,
     /// Its arguments, in order.
     pub arguments: Vec<PromptArgumentDefinition>,
+    /// Icons a client may show (sent from 2025-11-25 on).
+    pub icons: Vec<Icon>,
+}
+
+impl PromptDefinition {
+    /// With one more icon (sent from 2025-11-25 on).
+    pub fn with_icon(mut self, icon: Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
 }
 
 /// One argument of a prompt.

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use crate::context::RequestContext;
 use crate::handler::BoxFuture;
 use crate::handler::completion::CompletionRequest;
-use crate::protocol::{Annotations, Completion, ResourceContents};
+use crate::protocol::{Annotations, Completion, Icon, ResourceContents};
 use crate::uri_template::{UriTemplate, UriVariables};
 
 /// A concrete resource, as `resources/list` shows it: a static resource, or one instance of a
@@ -38,6 +38,8 @@ pub struct Resource {
     pub size: Option<u64>,
     /// Hints for the client.
     pub annotations: Annotations,
+    /// Icons a client may show (sent from 2025-11-25 on).
+    pub icons: Vec<Icon>,
 }
 
 impl Resource {
@@ -51,6 +53,7 @@ impl Resource {
             mime_type: None,
             size: None,
             annotations: Annotations::NONE,
+            icons: Vec::new(),
         }
     }
 
@@ -83,6 +86,12 @@ impl Resource {
         self.annotations = annotations;
         self
     }
+
+    /// With one more icon (sent from 2025-11-25 on).
+    pub fn with_icon(mut self, icon: Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
 }
 
 /// A family of resources whose URIs fit a template, as `resources/templates/list` shows it.
@@ -100,6 +109,16 @@ pub struct ResourceTemplate {
     pub mime_type: Option<Cow<'static, str>>,
     /// Hints for the client.
     pub annotations: Annotations,
+    /// Icons a client may show (sent from 2025-11-25 on).
+    pub icons: Vec<Icon>,
+}
+
+impl ResourceTemplate {
+    /// With one more icon (sent from 2025-11-25 on).
+    pub fn with_icon(mut self, icon: Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
 }
 
 /// What a resource handler serves: one URI, or every URI a template matches.

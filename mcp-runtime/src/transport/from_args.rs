@@ -8,11 +8,19 @@ use std::io;
 use crate::server::Server;
 use crate::transport::stderr_log;
 
+/// The environment variable holding the secret that seals `requestState`.
+const REQUEST_STATE_KEY_VAR: &str = "MCP_REQUEST_STATE_KEY";
+
 impl Server {
     /// Serve as the command line says: `--http ADDR` (`127.0.0.1:8080`, or a bare port for
     /// `127.0.0.1:PORT`) serves over HTTP; anything else goes to
     /// [`serve_stdio_with_args`](Self::serve_stdio_with_args) (no arguments: stdio; else the
     /// command-line tool).
+    ///
+    /// The environment variable `MCP_REQUEST_STATE_KEY`, when set and not empty, is the secret
+    /// that seals 2026-07-28 `requestState`s (see
+    /// [`request_state_key`](Self::request_state_key)): give every replica behind one load
+    /// balancer the same value. A key the program set itself wins over it.
     ///
     /// ```no_run
     /// use mcp_runtime::{Server, server_info};
@@ -30,15 +38,42 @@ impl Server {
     /// the `http` feature, `--http` is an [`io::ErrorKind::Unsupported`] error.
     pub async fn serve_from_args(self) -> io::Result<()> {
         let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+        let secret = std::env::var_os(REQUEST_STATE_KEY_VAR);
+        let this = self.request_state_key_from_env(secret);
         match http_address(&args) {
-            Some(Ok(addr)) => self.serve_http_address(addr).await,
+            Some(Ok(addr)) => this.serve_http_address(addr).await,
             Some(Err(message)) => {
                 stderr_log::install_if_absent();
                 tracing::error!("{message}");
                 Err(io::Error::new(io::ErrorKind::InvalidInput, message))
             }
-            None => self.serve_stdio_with_args(args).await,
+            None => this.serve_stdio_with_args(args).await,
         }
+    }
+
+    /// The server with the key `secret` (the value of `MCP_REQUEST_STATE_KEY`), unless the
+    /// program chose one or `secret` is unset or empty. The key itself is never logged.
+    fn request_state_key_from_env(self, secret: Option<OsString>) -> Self {
+        let Some(secret) = secret.filter(|secret| !secret.is_empty()) else {
+            return self;
+        };
+        stderr_log::install_if_absent();
+        if self.request_state_key_chosen {
+            tracing::info!(
+                "{REQUEST_STATE_KEY_VAR} is set but the program chose the requestState key; \
+                 keeping the program's"
+            );
+            return self;
+        }
+        let secret = secret.into_encoded_bytes();
+        if secret.len() < 32 {
+            tracing::warn!(
+                bytes = secret.len(),
+                "{REQUEST_STATE_KEY_VAR} is short: use at least 32 random bytes"
+            );
+        }
+        tracing::debug!("sealing requestState with the key from {REQUEST_STATE_KEY_VAR}");
+        self.request_state_key(secret)
     }
 
     #[cfg(feature = "http")]
@@ -102,5 +137,35 @@ mod tests {
         ));
         assert_eq!(http_address(&args(&["call", "add"])), None);
         assert_eq!(http_address(&args(&[])), None);
+    }
+
+    fn sealed_under(server: &Server) -> String {
+        server
+            .request_state_key
+            .seal(&serde_json::json!({"probe": 1}))
+    }
+
+    #[test]
+    fn the_environment_sets_the_request_state_key_unless_the_program_did() {
+        let info = || crate::server::ServerInfo::new("s", "1");
+        let shared = sealed_under(&Server::new(info()).request_state_key("shared secret"));
+        let from_env =
+            Server::new(info()).request_state_key_from_env(Some(OsString::from("shared secret")));
+        assert_eq!(sealed_under(&from_env), shared);
+        assert!(from_env.request_state_key_chosen);
+
+        let chosen = Server::new(info())
+            .request_state_key("the program's")
+            .request_state_key_from_env(Some(OsString::from("shared secret")));
+        assert_eq!(
+            sealed_under(&chosen),
+            sealed_under(&Server::new(info()).request_state_key("the program's"))
+        );
+
+        for unset in [None, Some(OsString::new())] {
+            let random = Server::new(info()).request_state_key_from_env(unset);
+            assert!(!random.request_state_key_chosen);
+            assert_ne!(sealed_under(&random), shared);
+        }
     }
 }

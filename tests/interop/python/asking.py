@@ -33,45 +33,14 @@ import anyio
 from mcp import Client, MCPError, StdioServerParameters, types
 from mcp.client.session import ClientRequestContext
 
+from report import Report
+
 LEGACY_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 MODERN_VERSION = "2026-07-28"
 MISSING_CAPABILITY = -32021
 
 ROOTS = [("file:///srv/interop/alpha", "alpha"), ("file:///srv/interop/beta", "beta")]
 MODEL = "interop-model"
-
-
-class Report:
-    """Collects passed and failed checks; prints as it goes."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.passed = 0
-        self.failures: list[str] = []
-
-    def ok(self, what: str) -> None:
-        self.passed += 1
-        print(f"ok   {what}", flush=True)
-
-    def fail(self, what: str) -> None:
-        self.failures.append(what)
-        print(f"FAIL {what}", flush=True)
-
-    def check(self, condition: bool, what: str, detail: Callable[[], str]) -> None:
-        if condition:
-            self.ok(what)
-        else:
-            self.fail(f"{what}: {detail()}")
-
-    def equal(self, what: str, got: Any, expected: Any) -> None:
-        self.check(got == expected, what, lambda: f"got {got!r}, expected {expected!r}")
-
-    def finish(self) -> int:
-        print(f"{self.label}: {self.passed} checks held, {len(self.failures)} mismatched", flush=True)
-        if self.failures:
-            print(f"{self.label}: mismatches:", *(f"  - {f}" for f in self.failures), sep="\n", file=sys.stderr)
-            return 1
-        return 0
 
 
 class Answers:

@@ -13,7 +13,7 @@
 import { Client, type ClientCapabilities } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { callOutcome, runAskingChecks, type AskingSession, type Connect } from './asking-common.ts';
-import { contentsOutcome, errorOutcome, Report } from './common.ts';
+import { errorOutcome, promptOutcome, Report, runAndExit } from './common.ts';
 
 const argv = process.argv.slice(2);
 let era = 'legacy';
@@ -78,25 +78,15 @@ const connect: Connect = async (binary, answers) => {
                 return errorOutcome(error);
             }
         },
-        getPrompt: async (name, args) => {
-            try {
-                const result = await client.getPrompt({ name, arguments: args });
-                return contentsOutcome(result.messages.map(message => message.content));
-            } catch (error) {
-                return errorOutcome(error);
-            }
-        },
+        getPrompt: (name, args) => promptOutcome(() => client.getPrompt({ name, arguments: args })),
         close: () => client.close()
     };
     return session;
 };
 
-let code = 1;
-try {
-    await runAskingChecks(report, connect, era === 'auto' ? 'modern' : 'legacy', longTask, askingServer);
-} catch (error) {
-    report.fail(`unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-} finally {
-    code = report.finish();
-}
-process.exit(code);
+await runAndExit(
+    report,
+    async () => {
+        await runAskingChecks(report, connect, era === 'auto' ? 'modern' : 'legacy', longTask, askingServer);
+    }
+);

@@ -437,3 +437,31 @@ export function errorOutcome(error: unknown): ProtocolErrorOutcome {
         ...(data !== undefined && { data })
     };
 }
+
+/** `run`'s value through `map`, or the protocol error it failed with. */
+export async function settle<T, O>(run: () => Promise<T>, map: (value: T) => O): Promise<O | ProtocolErrorOutcome> {
+    try {
+        return map(await run());
+    } catch (error) {
+        return errorOutcome(error);
+    }
+}
+
+/** A prompt's messages as contents, or the protocol error. */
+export function promptOutcome(get: () => Promise<{ messages: ReadonlyArray<{ content: object }> }>): Promise<ContentsOutcome> {
+    return settle(get, result => contentsOutcome(result.messages.map(message => message.content)));
+}
+
+/** Run `checks`, count an exception as a failed check, run `cleanup`, and exit with the report's status. */
+export async function runAndExit(report: Report, checks: () => Promise<void>, cleanup: () => Promise<unknown> = async () => undefined): Promise<never> {
+    let code = 1;
+    try {
+        await checks();
+    } catch (error) {
+        report.fail(`unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    } finally {
+        await cleanup().catch(() => undefined);
+        code = report.finish();
+    }
+    process.exit(code);
+}

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { contentsOutcome, errorOutcome, joinText, parseArgs, Report, runChecks, type CallOutcome, type Session } from './common.ts';
+import { contentsOutcome, errorOutcome, joinText, parseArgs, promptOutcome, Report, runAndExit, runChecks, type CallOutcome, type Session } from './common.ts';
 
 const cli = parseArgs(process.argv, ['legacy']);
 const report = new Report(`typescript-sdk-v1 (${cli.era}) ${cli.fixture.example}`);
@@ -66,14 +66,7 @@ const session: Session = {
             return errorOutcome(error);
         }
     },
-    getPrompt: async (name, args) => {
-        try {
-            const result = await client.getPrompt({ name, arguments: args });
-            return contentsOutcome(result.messages.map(message => message.content));
-        } catch (error) {
-            return errorOutcome(error);
-        }
-    },
+    getPrompt: (name, args) => promptOutcome(() => client.getPrompt({ name, arguments: args })),
     complete: async (ref, argument) => {
         try {
             return { kind: 'result', values: (await client.complete({ ref, argument })).completion.values };
@@ -83,15 +76,11 @@ const session: Session = {
     }
 };
 
-let code = 1;
-try {
-    await client.connect(transport);
-    report.ok(`connected over stdio to ${cli.command}`);
-    await runChecks(report, session, cli.fixture, 'legacy');
-} catch (error) {
-    report.fail(`unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-} finally {
-    await client.close().catch(() => undefined);
-    code = report.finish();
-}
-process.exit(code);
+await runAndExit(
+    report,
+    async () => {
+        await client.connect(transport);
+        report.ok(`connected over stdio to ${cli.command}`);
+        await runChecks(report, session, cli.fixture, 'legacy');
+    }, () => client.close()
+);

@@ -8,7 +8,7 @@
 
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { contentsOutcome, errorOutcome, joinText, parseArgs, Report, runChecks, type CallOutcome, type Session } from './common.ts';
+import { contentsOutcome, errorOutcome, joinText, parseArgs, promptOutcome, Report, runAndExit, runChecks, type CallOutcome, type Session } from './common.ts';
 
 const cli = parseArgs(process.argv, ['legacy', 'auto']);
 const report = new Report(`typescript-sdk-v2 (${cli.era}) ${cli.fixture.example}`);
@@ -65,14 +65,7 @@ const session: Session = {
             return errorOutcome(error);
         }
     },
-    getPrompt: async (name, args) => {
-        try {
-            const result = await client.getPrompt({ name, arguments: args });
-            return contentsOutcome(result.messages.map(message => message.content));
-        } catch (error) {
-            return errorOutcome(error);
-        }
-    },
+    getPrompt: (name, args) => promptOutcome(() => client.getPrompt({ name, arguments: args })),
     complete: async (ref, argument) => {
         try {
             return { kind: 'result', values: (await client.complete({ ref, argument })).completion.values };
@@ -82,15 +75,11 @@ const session: Session = {
     }
 };
 
-let code = 1;
-try {
-    await client.connect(transport);
-    report.ok(`connected over stdio to ${cli.command}`);
-    await runChecks(report, session, cli.fixture, cli.era === 'auto' ? 'modern' : 'legacy');
-} catch (error) {
-    report.fail(`unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-} finally {
-    await client.close().catch(() => undefined);
-    code = report.finish();
-}
-process.exit(code);
+await runAndExit(
+    report,
+    async () => {
+        await client.connect(transport);
+        report.ok(`connected over stdio to ${cli.command}`);
+        await runChecks(report, session, cli.fixture, cli.era === 'auto' ? 'modern' : 'legacy');
+    }, () => client.close()
+);

@@ -5,10 +5,11 @@ use serde_json::value::RawValue;
 
 use super::ModernResult;
 use super::content::ContentBlock;
+use super::resource::icons;
 use crate::handler::{PromptArgumentDefinition, PromptDefinition};
-use crate::protocol::{GetPromptResult, PromptMessage, ProtocolVersion};
+use crate::protocol::{GetPromptResult, Icon, PromptMessage, ProtocolVersion};
 
-/// A prompt as `revision` reads it (`title`s from 2025-06-18).
+/// A prompt as `revision` reads it (`title`s from 2025-06-18, `icons` from 2025-11-25).
 #[derive(Debug, Serialize)]
 pub(crate) struct PromptWire<'a> {
     name: &'a str,
@@ -18,6 +19,8 @@ pub(crate) struct PromptWire<'a> {
     description: Option<&'a str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     arguments: Vec<PromptArgumentWire<'a>>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    icons: &'a [Icon],
 }
 
 #[derive(Debug, Serialize)]
@@ -47,6 +50,7 @@ impl<'a> PromptWire<'a> {
                 .iter()
                 .map(|argument| PromptArgumentWire::new(argument, revision))
                 .collect(),
+            icons: icons(&definition.icons, revision),
         }
     }
 }
@@ -169,7 +173,34 @@ mod tests {
                     required: false,
                 },
             ],
+            icons: Vec::new(),
         }
+    }
+
+    #[test]
+    fn icons_reach_only_2025_11_25_on() {
+        let iconic = definition().with_icon(
+            Icon::new("https://example.com/review.svg")
+                .with_sizes(["any"])
+                .with_theme(crate::protocol::IconTheme::Dark),
+        );
+        for revision in ProtocolVersion::ALL {
+            let value = serde_json::to_value(PromptWire::new(&iconic, revision)).unwrap();
+            if revision >= ProtocolVersion::V2025_11_25 {
+                assert_eq!(
+                    value["icons"],
+                    json!([{"src": "https://example.com/review.svg", "sizes": ["any"],
+                        "theme": "dark"}]),
+                    "{revision:?}"
+                );
+            } else {
+                assert!(value.get("icons").is_none(), "{revision:?}: {value}");
+            }
+        }
+        let plain =
+            serde_json::to_value(PromptWire::new(&definition(), ProtocolVersion::V2026_07_28))
+                .unwrap();
+        assert!(plain.get("icons").is_none(), "{plain}");
     }
 
     #[test]

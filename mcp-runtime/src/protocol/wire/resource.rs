@@ -6,7 +6,7 @@ use serde_json::value::RawValue;
 
 use super::ModernResult;
 use crate::handler::{Resource, ResourceTemplate};
-use crate::protocol::{Annotations, ProtocolVersion, ResourceBody, ResourceContents};
+use crate::protocol::{Annotations, Icon, ProtocolVersion, ResourceBody, ResourceContents};
 
 /// `Annotations` as `revision` reads them: `audience` and `priority` from 2024-11-05,
 /// `lastModified` from 2025-06-18.
@@ -44,7 +44,18 @@ impl<'a> AnnotationsWire<'a> {
     }
 }
 
-/// A concrete resource as `revision` reads it (`title` from 2025-06-18).
+/// The icons of a resource, template or prompt, for `revision`: none before 2025-11-25, where
+/// `icons` arrived on all three.
+pub(crate) fn icons(icons: &[Icon], revision: ProtocolVersion) -> &[Icon] {
+    if revision >= ProtocolVersion::V2025_11_25 {
+        icons
+    } else {
+        &[]
+    }
+}
+
+/// A concrete resource as `revision` reads it (`title` from 2025-06-18, `icons` from
+/// 2025-11-25).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ResourceWire<'a> {
@@ -60,6 +71,8 @@ pub(crate) struct ResourceWire<'a> {
     size: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     annotations: Option<AnnotationsWire<'a>>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    icons: &'a [Icon],
 }
 
 impl<'a> ResourceWire<'a> {
@@ -75,11 +88,13 @@ impl<'a> ResourceWire<'a> {
             mime_type: resource.mime_type.as_deref(),
             size: resource.size,
             annotations: AnnotationsWire::new(&resource.annotations, revision),
+            icons: icons(&resource.icons, revision),
         }
     }
 }
 
-/// A resource template as `revision` reads it (`title` from 2025-06-18).
+/// A resource template as `revision` reads it (`title` from 2025-06-18, `icons` from
+/// 2025-11-25).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ResourceTemplateWire<'a> {
@@ -93,6 +108,8 @@ pub(crate) struct ResourceTemplateWire<'a> {
     mime_type: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     annotations: Option<AnnotationsWire<'a>>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    icons: &'a [Icon],
 }
 
 impl<'a> ResourceTemplateWire<'a> {
@@ -107,6 +124,7 @@ impl<'a> ResourceTemplateWire<'a> {
             description: template.description.as_deref(),
             mime_type: template.mime_type.as_deref(),
             annotations: AnnotationsWire::new(&template.annotations, revision),
+            icons: icons(&template.icons, revision),
         }
     }
 }
@@ -302,5 +320,71 @@ mod tests {
             json!({"uri": "config://app", "name": "app", "mimeType": "application/json", "size": 12})
         );
         assert_eq!(value(ProtocolVersion::V2025_06_18)["title"], "App settings");
+    }
+
+    #[test]
+    fn a_resource_has_its_icons_from_2025_11_25() {
+        let resource = Resource::new("config://app", "app")
+            .with_icon(Icon::new("https://example.com/app.svg").with_mime_type("image/svg+xml"));
+        for revision in ProtocolVersion::ALL {
+            let value = serde_json::to_value(ResourceWire::new(&resource, revision)).unwrap();
+            if revision >= ProtocolVersion::V2025_11_25 {
+                assert_eq!(
+                    value["icons"],
+                    json!([{"src": "https://example.com/app.svg", "mimeType": "image/svg+xml"}]),
+                    "{revision:?}"
+                );
+            } else {
+                assert_eq!(
+                    value,
+                    json!({"uri": "config://app", "name": "app"}),
+                    "{revision:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_template_has_its_icons_from_2025_11_25() {
+        let template = ResourceTemplate {
+            uri_template: crate::uri_template::UriTemplate::parse("doc://{name}").unwrap(),
+            name: "doc".into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: Annotations::NONE,
+            icons: Vec::new(),
+        }
+        .with_icon(Icon::new("https://example.com/doc.png"))
+        .with_icon(Icon::new("https://example.com/doc-dark.png"));
+        for revision in ProtocolVersion::ALL {
+            let value =
+                serde_json::to_value(ResourceTemplateWire::new(&template, revision)).unwrap();
+            if revision >= ProtocolVersion::V2025_11_25 {
+                assert_eq!(
+                    value["icons"],
+                    json!([
+                        {"src": "https://example.com/doc.png"},
+                        {"src": "https://example.com/doc-dark.png"}
+                    ]),
+                    "{revision:?}"
+                );
+            } else {
+                assert_eq!(
+                    value,
+                    json!({"uriTemplate": "doc://{name}", "name": "doc"}),
+                    "{revision:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn no_icons_means_no_icons_member() {
+        let resource = Resource::new("config://app", "app");
+        let value =
+            serde_json::to_value(ResourceWire::new(&resource, ProtocolVersion::V2026_07_28))
+                .unwrap();
+        assert_eq!(value, json!({"uri": "config://app", "name": "app"}));
     }
 }

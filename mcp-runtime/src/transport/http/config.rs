@@ -38,6 +38,8 @@ pub struct HttpConfig {
     pub(crate) session_idle_timeout: Duration,
     pub(crate) max_sessions: usize,
     pub(crate) max_connections: usize,
+    /// The 2024-11-05 HTTP+SSE transport's paths: its event stream and where messages go.
+    pub(crate) legacy_sse: Option<(String, String)>,
 }
 
 /// The authorization hook: sees every request before it is served.
@@ -63,6 +65,7 @@ impl fmt::Debug for HttpConfig {
             .field("session_idle_timeout", &self.session_idle_timeout)
             .field("max_sessions", &self.max_sessions)
             .field("max_connections", &self.max_connections)
+            .field("legacy_sse", &self.legacy_sse)
             .finish()
     }
 }
@@ -79,10 +82,17 @@ impl HttpConfig {
     /// At most this many open connections unless [`max_connections`](Self::max_connections)
     /// says otherwise.
     pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+    /// Where the 2024-11-05 HTTP+SSE transport's event stream is opened unless
+    /// [`legacy_sse`](Self::legacy_sse) says otherwise.
+    pub const DEFAULT_SSE_PATH: &'static str = "/sse";
+    /// Where clients of the 2024-11-05 HTTP+SSE transport POST their messages unless
+    /// [`legacy_sse`](Self::legacy_sse) says otherwise.
+    pub const DEFAULT_MESSAGES_PATH: &'static str = "/messages";
 
-    /// The defaults: endpoint `/mcp`; browser pages from loopback origins only; request bodies
-    /// up to the server's [`max_message_size`](crate::Server::max_message_size); no
-    /// authorization; legacy sessions forgotten after 30 idle minutes.
+    /// The defaults: endpoint `/mcp`, and the 2024-11-05 HTTP+SSE transport at `/sse` and
+    /// `/messages`; browser pages from loopback origins only; request bodies up to the server's
+    /// [`max_message_size`](crate::Server::max_message_size); no authorization; legacy sessions
+    /// forgotten after 30 idle minutes.
     pub fn new() -> Self {
         HttpConfig {
             path: "/mcp".to_owned(),
@@ -95,6 +105,10 @@ impl HttpConfig {
             session_idle_timeout: Self::DEFAULT_SESSION_IDLE_TIMEOUT,
             max_sessions: Self::DEFAULT_MAX_SESSIONS,
             max_connections: Self::DEFAULT_MAX_CONNECTIONS,
+            legacy_sse: Some((
+                Self::DEFAULT_SSE_PATH.to_owned(),
+                Self::DEFAULT_MESSAGES_PATH.to_owned(),
+            )),
         }
     }
 
@@ -183,9 +197,29 @@ impl HttpConfig {
     }
 
     /// At most this many legacy sessions at once; `initialize` beyond that is answered with
-    /// 503 until idle ones expire.
+    /// 503 until idle ones expire. The HTTP+SSE transport has as many again of its own.
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// Serve the 2024-11-05 HTTP+SSE transport with its event stream at `sse_path` (a GET opens
+    /// a session; its first event, `endpoint`, names the URI to POST to) and its messages at
+    /// `messages_path` (default `/sse` and `/messages`). Both pass the same `Host`, `Origin`,
+    /// authorization and body size checks as the Streamable HTTP endpoint. A service mounted
+    /// into another app serves them when the app routes these paths to it.
+    pub fn legacy_sse(
+        mut self,
+        sse_path: impl Into<String>,
+        messages_path: impl Into<String>,
+    ) -> Self {
+        self.legacy_sse = Some((sse_path.into(), messages_path.into()));
+        self
+    }
+
+    /// Do not serve the 2024-11-05 HTTP+SSE transport: only the Streamable HTTP endpoint.
+    pub fn without_legacy_sse(mut self) -> Self {
+        self.legacy_sse = None;
         self
     }
 }

@@ -7,7 +7,10 @@
 //! * 2025-03-26 to 2025-11-25 clients: `initialize` opens a session (`Mcp-Session-Id`), later
 //!   POSTs name it (400 without, 404 once unknown or expired), GET opens its notification
 //!   stream, DELETE ends it; batches in 2025-03-26 sessions.
-//! * For both: `Origin` and `Host` checks against DNS rebinding (403), a body size limit
+//! * 2024-11-05 clients of the HTTP+SSE transport: `GET /sse` opens a session whose first
+//!   event names the URI to POST messages to (`/messages?sessionId=...`); every answer goes
+//!   out on that stream, and the session ends with it.
+//! * For all: `Origin` and `Host` checks against DNS rebinding (403), a body size limit
 //!   (413), an authorization hook (401/403 with `WWW-Authenticate`), OAuth protected resource
 //!   metadata (RFC 9728), and a graceful shutdown.
 //!
@@ -22,6 +25,7 @@ mod modern;
 mod serve;
 mod service;
 mod sessions;
+mod sse;
 
 use std::future::Future;
 use std::io;
@@ -106,6 +110,12 @@ impl Server {
             server = service.server_name(),
             "serving MCP over HTTP at http://{local}{path}"
         );
+        if let Some((sse, messages)) = service.legacy_sse_paths() {
+            tracing::info!(
+                "serving the 2024-11-05 HTTP+SSE transport at http://{local}{sse} (messages to \
+                 {messages})"
+            );
+        }
         serve::serve(service, listener, shutdown, grace).await
     }
 

@@ -1,9 +1,10 @@
 //! The MCP endpoint as a service: from an HTTP request to its response.
 //!
 //! Every request passes the same gates first, in this order: the OAuth metadata document
-//! (served to anyone), `Host`, `Origin` (403), the authorization hook (401/403). Then by
-//! method: POST carries JSON-RPC (either era), GET opens a legacy session's event stream,
-//! DELETE ends a legacy session.
+//! (served to anyone), `Host`, `Origin` (403), the authorization hook (401/403). Then the
+//! 2024-11-05 HTTP+SSE transport's two paths (GET on the SSE path, POST on the messages path)
+//! go to [`super::sse`]; on the endpoint itself, by method: POST carries JSON-RPC (either
+//! era), GET opens a legacy session's event stream, DELETE ends a legacy session.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -18,6 +19,7 @@ use super::body::{self, ReadError, ResponseBody};
 use super::config::{HttpConfig, WELL_KNOWN};
 use super::headers;
 use super::sessions::Sessions;
+use super::sse::SseSessions;
 use crate::context::CancellationToken;
 use crate::dispatch::Dispatcher;
 use crate::handler::{BoxFuture, JsonObject};
@@ -30,7 +32,9 @@ use crate::protocol::{ProtocolVersion, jsonrpc::InvalidMessage};
 /// [`handle`](Self::handle) yourself. Cheap to clone; clones share sessions.
 ///
 /// Make one with [`Server::http_service`](crate::Server::http_service). It answers whatever
-/// path it is given (the app routes); requests for
+/// path it is given (the app routes) as the MCP endpoint, except the 2024-11-05 HTTP+SSE
+/// transport's two paths ([`HttpConfig::legacy_sse`], `/sse` and `/messages` by default),
+/// which it serves as that transport; requests for
 /// `/.well-known/oauth-protected-resource...` get the metadata document when configured.
 #[derive(Clone)]
 pub struct HttpService {
@@ -50,6 +54,8 @@ pub(crate) struct Inner {
     pub(crate) config: HttpConfig,
     pub(crate) max_body_size: usize,
     pub(crate) sessions: Sessions,
+    /// The sessions of the 2024-11-05 HTTP+SSE transport.
+    pub(crate) sse_sessions: SseSessions,
     /// The tool arguments 2026-07-28 clients mirror in `Mcp-Param-*` headers.
     pub(crate) param_headers: headers::ParamHeaders,
     /// Fires when the server begins shutting down: streams end.
@@ -67,12 +73,14 @@ impl HttpService {
         param_headers: headers::ParamHeaders,
     ) -> Self {
         let sessions = Sessions::new(config.session_idle_timeout, config.max_sessions);
+        let sse_sessions = SseSessions::new(config.max_sessions);
         HttpService {
             inner: Arc::new(Inner {
                 dispatcher,
                 max_body_size: config.max_body_size.unwrap_or(max_body_size),
                 config,
                 sessions,
+                sse_sessions,
                 param_headers,
                 shutdown: CancellationToken::new(),
                 standalone: None,
@@ -93,6 +101,15 @@ impl HttpService {
     /// How many connections a standalone server serves at once.
     pub(crate) fn max_connections(&self) -> usize {
         self.inner.config.max_connections
+    }
+
+    /// The HTTP+SSE transport's paths (event stream, messages), when served.
+    pub(crate) fn legacy_sse_paths(&self) -> Option<(&str, &str)> {
+        self.inner
+            .config
+            .legacy_sse
+            .as_ref()
+            .map(|(sse, messages)| (sse.as_str(), messages.as_str()))
     }
 
     /// The served server's name, for logs.
@@ -122,8 +139,24 @@ impl HttpService {
             let document = serde_json::to_vec(resource).unwrap_or_default();
             return respond(StatusCode::OK, Some("application/json"), document);
         }
+        let sse_route = inner
+            .config
+            .legacy_sse
+            .as_ref()
+            .and_then(|(sse, messages)| {
+                let endpoint = inner.standalone.as_ref().map(|(endpoint, _)| endpoint);
+                if endpoint.is_some_and(|endpoint| endpoint == path) {
+                    None
+                } else if path == sse {
+                    Some(SseRoute::Stream(messages))
+                } else if path == messages {
+                    Some(SseRoute::Messages)
+                } else {
+                    None
+                }
+            });
         if let Some((endpoint, loopback)) = &inner.standalone {
-            if path != endpoint {
+            if path != endpoint && sse_route.is_none() {
                 return plain(
                     StatusCode::NOT_FOUND,
                     "not found: the MCP endpoint is elsewhere",
@@ -145,14 +178,36 @@ impl HttpService {
         if let Some(refused) = self.authorize(&parts) {
             return refused;
         }
-        let response = match parts.method {
-            Method::POST => self.post(&parts, body).await,
-            Method::GET => self.get(&parts),
-            Method::DELETE => self.delete(&parts),
-            _ => not_allowed("GET, POST, DELETE"),
+        let response = match (sse_route, &parts.method) {
+            (Some(SseRoute::Stream(messages)), &Method::GET) => {
+                super::sse::open(inner, &parts, messages)
+            }
+            (Some(SseRoute::Stream(_)), _) => not_allowed("GET"),
+            (Some(SseRoute::Messages), &Method::POST) => {
+                match read_json_body(inner, &parts, body).await {
+                    Ok(bytes) => super::sse::post(inner, &parts, &bytes).await,
+                    Err(refused) => refused,
+                }
+            }
+            (Some(SseRoute::Messages), _) => not_allowed("POST"),
+            (None, _) => self.on_endpoint(&parts, body).await,
         };
         tracing::debug!(method = %parts.method, status = response.status().as_u16(), "HTTP request");
         response
+    }
+
+    /// A request for the Streamable HTTP endpoint, past the gates.
+    async fn on_endpoint<B>(&self, parts: &Parts, body: B) -> Response<ResponseBody>
+    where
+        B: http_body::Body,
+        B::Error: std::fmt::Display,
+    {
+        match parts.method {
+            Method::POST => self.post(parts, body).await,
+            Method::GET => self.get(parts),
+            Method::DELETE => self.delete(parts),
+            _ => not_allowed("GET, POST, DELETE"),
+        }
     }
 
     fn authorize(&self, parts: &Parts) -> Option<Response<ResponseBody>> {
@@ -209,14 +264,8 @@ impl HttpService {
         B::Error: std::fmt::Display,
     {
         let inner = &self.inner;
-        if !headers::is_json(&parts.headers) {
-            return rpc_error(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                None,
-                ErrorObject::invalid_request(
-                    "the body must be JSON (`Content-Type: application/json`)",
-                ),
-            );
+        if let Some(refused) = not_json(parts) {
+            return refused;
         }
         if !headers::accepts(&parts.headers, "application/json")
             && !headers::accepts(&parts.headers, "text/event-stream")
@@ -229,23 +278,9 @@ impl HttpService {
                 ),
             );
         }
-        let declared = parts
-            .headers
-            .get(header::CONTENT_LENGTH)
-            .and_then(|length| length.to_str().ok()?.parse::<u64>().ok());
-        if declared.is_some_and(|length| length > inner.max_body_size as u64) {
-            return too_large(inner.max_body_size);
-        }
-        let bytes = match body::read_limited(body, inner.max_body_size).await {
+        let bytes = match read_json_body(inner, parts, body).await {
             Ok(bytes) => bytes,
-            Err(ReadError::TooLarge) => return too_large(inner.max_body_size),
-            Err(ReadError::Failed(error)) => {
-                tracing::debug!(%error, "the request body could not be read");
-                return plain(
-                    StatusCode::BAD_REQUEST,
-                    "the request body could not be read",
-                );
-            }
+            Err(refused) => return refused,
         };
         let incoming = match jsonrpc::decode(&bytes) {
             Ok(incoming) => incoming,
@@ -320,6 +355,61 @@ impl HttpService {
             _ => Err(not_allowed("POST")),
         }
     }
+}
+
+/// 415 unless the body is declared JSON.
+fn not_json(parts: &Parts) -> Option<Response<ResponseBody>> {
+    (!headers::is_json(&parts.headers)).then(|| {
+        rpc_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            None,
+            ErrorObject::invalid_request(
+                "the body must be JSON (`Content-Type: application/json`)",
+            ),
+        )
+    })
+}
+
+/// The body of a POST: declared JSON (else 415), within the size limit (else 413).
+#[allow(clippy::result_large_err)]
+async fn read_json_body<B>(
+    inner: &Inner,
+    parts: &Parts,
+    body: B,
+) -> Result<Vec<u8>, Response<ResponseBody>>
+where
+    B: http_body::Body,
+    B::Error: std::fmt::Display,
+{
+    if let Some(refused) = not_json(parts) {
+        return Err(refused);
+    }
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|length| length.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > inner.max_body_size as u64) {
+        return Err(too_large(inner.max_body_size));
+    }
+    match body::read_limited(body, inner.max_body_size).await {
+        Ok(bytes) => Ok(bytes),
+        Err(ReadError::TooLarge) => Err(too_large(inner.max_body_size)),
+        Err(ReadError::Failed(error)) => {
+            tracing::debug!(%error, "the request body could not be read");
+            Err(plain(
+                StatusCode::BAD_REQUEST,
+                "the request body could not be read",
+            ))
+        }
+    }
+}
+
+/// A request for one of the HTTP+SSE transport's paths.
+enum SseRoute<'c> {
+    /// The event stream; messages go to this path.
+    Stream(&'c str),
+    /// A message for a session.
+    Messages,
 }
 
 /// Whether the body is one 2026-07-28 message: its `_meta` names a protocol version.

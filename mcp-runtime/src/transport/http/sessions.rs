@@ -351,7 +351,7 @@ impl Sessions {
 }
 
 /// 32 random bytes as 64 hex digits: visible ASCII, unguessable.
-fn new_id() -> String {
+pub(crate) fn new_id() -> String {
     let mut bytes = [0u8; 32];
     if let Err(error) = getrandom::fill(&mut bytes) {
         // No randomness at all: the OS is broken; refusing to serve would be no safer.

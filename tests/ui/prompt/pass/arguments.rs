@@ -1,4 +1,4 @@
-// Required, optional, defaulted, renamed and injected parameters, described either way.
+// Required, optional, defaulted, renamed and injected parameters, described either way; an icon.
 #![deny(warnings)]
 
 use mcp_runtime::{CancellationToken, RequestContext, mcp_prompt, prompts};
@@ -8,7 +8,7 @@ use mcp_runtime::{CancellationToken, RequestContext, mcp_prompt, prompts};
 /// # Arguments
 /// * `language` - the language
 /// * `code` - what to review
-#[mcp_prompt(title = "Code review")]
+#[mcp_prompt(title = "Code review", icon = "https://example.com/review.svg")]
 async fn review(
     language: String,
     code: String,
@@ -28,6 +28,8 @@ fn main() {
     assert_eq!(definition.name, "review");
     assert_eq!(definition.title.as_deref(), Some("Code review"));
     assert_eq!(definition.description.as_deref(), Some("Review code."));
+    assert_eq!(definition.icons.len(), 1);
+    assert_eq!(definition.icons[0].src, "https://example.com/review.svg");
     let arguments: Vec<(&str, bool)> = definition
         .arguments
         .iter()

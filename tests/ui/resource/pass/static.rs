@@ -10,7 +10,8 @@ use mcp_runtime::{ResourceDefinition, Role, mcp_resource, resources};
     title = "Settings",
     mime_type = "application/json",
     size = 2,
-    annotations(audience(user, assistant), priority = 0.5)
+    annotations(audience(user, assistant), priority = 0.5),
+    icon = "https://example.com/settings.svg"
 )]
 async fn app_config() -> &'static str {
     "{}"
@@ -29,4 +30,6 @@ fn main() {
     assert_eq!(resource.size, Some(2));
     assert_eq!(&*resource.annotations.audience, [Role::User, Role::Assistant]);
     assert_eq!(resource.annotations.priority, Some(0.5));
+    let icons: Vec<&str> = resource.icons.iter().map(|icon| &*icon.src).collect();
+    assert_eq!(icons, ["https://example.com/settings.svg"]);
 }

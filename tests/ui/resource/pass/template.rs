@@ -1,5 +1,5 @@
 // A template: variables of any `FromStr` type bound by name, reserved expansion, injected
-// values, a lister (plain or async), completers of both signatures, enum completion.
+// values, a lister (plain or async), completers of both signatures, enum completion, an icon.
 #![deny(warnings)]
 
 use std::str::FromStr;
@@ -45,7 +45,12 @@ fn complete_path(typed: &str, context: &CompletionContext) -> Vec<String> {
 }
 
 /// A page in a format.
-#[mcp_resource("page://{id}/{format}", list = list_pages, complete(id = complete_id))]
+#[mcp_resource(
+    "page://{id}/{format}",
+    list = list_pages,
+    complete(id = complete_id),
+    icon = "data:image/svg+xml;base64,PHN2Zy8+"
+)]
 async fn page(id: u64, format: Format, context: RequestContext) -> String {
     format!("{id} {format:?} {}", context.revision)
 }
@@ -64,6 +69,12 @@ fn main() {
     };
     assert_eq!(template.uri_template.as_str(), "page://{id}/{format}");
     assert_eq!(template.uri_template.variables().collect::<Vec<_>>(), ["id", "format"]);
+    assert_eq!(template.icons.len(), 1);
+    assert_eq!(template.icons[0].src, "data:image/svg+xml;base64,PHN2Zy8+");
+    let ResourceDefinition::Template(file) = resources.handlers()[1].definition() else {
+        panic!("a URI with variables is a template");
+    };
+    assert!(file.icons.is_empty(), "no `icon`, no icons");
     assert!(resources.handlers()[0].has_completions());
     assert!(resources.handlers()[1].has_completions());
 }

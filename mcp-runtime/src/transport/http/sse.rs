@@ -1,0 +1,292 @@
+//! The 2024-11-05 HTTP+SSE transport, beside the Streamable HTTP endpoint (checklist 11.2).
+//!
+//! `GET /sse` opens a session and its event stream; the first event, `endpoint`, names the URI
+//! the client POSTs its messages to (`/messages?sessionId=<id>`). Each POST is answered 202 at
+//! once (404 for an unknown session); everything the server says (responses, notifications,
+//! its own requests when a handler asks the client) goes out as `message` events on the
+//! stream. The session lives exactly as long as the stream: when the client closes it, the
+//! session's calls are cancelled and its id answers 404.
+//!
+//! `initialize` negotiates as in any legacy session (clients of this transport speak
+//! 2024-11-05, but take what the server answers), and the messages are served by the same
+//! dispatcher as on stdio.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Response, StatusCode, request::Parts};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use super::body::{self, ResponseBody};
+use super::headers;
+use super::modern::{UntilAnswered, until_answered};
+use super::service::{Inner, accepted, events, rpc_error};
+use super::sessions::new_id;
+use crate::dispatch::Reply;
+use crate::peer::Outbound;
+use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, RequestId};
+use crate::session::Session;
+
+/// Events a stream may queue before the client reads them. Responses wait for room;
+/// notifications and questions beyond it are dropped (a client that does not read cannot be
+/// waited for).
+const STREAM_CAPACITY: usize = 256;
+
+/// How long the calls of a session whose stream closed may take to stop once cancelled.
+const CANCEL_GRACE: Duration = Duration::from_secs(5);
+
+/// The sessions of the HTTP+SSE transport, by id.
+pub(crate) struct SseSessions {
+    open: Mutex<HashMap<String, Arc<SseSession>>>,
+    max: usize,
+}
+
+/// One session: the dispatcher's state, and the way to its stream.
+struct SseSession {
+    session: Mutex<Session>,
+    /// Calls still running, for the stream's driver, which sends their answers as events.
+    calls: mpsc::UnboundedSender<UntilAnswered>,
+    /// The stream, for answers that are ready at once.
+    events: mpsc::Sender<Bytes>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every critical section leaves its data consistent, even one cut short by a panic.
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl SseSessions {
+    pub(crate) fn new(max: usize) -> Self {
+        SseSessions {
+            open: Mutex::new(HashMap::new()),
+            max,
+        }
+    }
+
+    fn get(&self, id: &str) -> Option<Arc<SseSession>> {
+        lock(&self.open).get(id).cloned()
+    }
+
+    fn remove(&self, id: &str) {
+        lock(&self.open).remove(id);
+    }
+}
+
+/// `GET` on the SSE path: a new session, answered with its stream, whose first event names
+/// the URI to POST to.
+pub(crate) fn open(
+    inner: &Arc<Inner>,
+    parts: &Parts,
+    messages_path: &str,
+) -> Response<ResponseBody> {
+    if !headers::accepts(&parts.headers, "text/event-stream") {
+        return rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            None,
+            ErrorObject::invalid_request("the stream is `text/event-stream`; accept it"),
+        );
+    }
+    if inner.shutdown.is_cancelled() {
+        return rpc_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            None,
+            ErrorObject::internal_error("the server is shutting down"),
+        );
+    }
+    let (events_sender, receiver) = mpsc::channel(STREAM_CAPACITY);
+    let (calls_sender, mut calls) = mpsc::unbounded_channel::<UntilAnswered>();
+    let id = new_id();
+    let mut session = Session::new();
+    // Progress, logs and the handlers' questions to the client go on the stream, ahead of the
+    // answer of their request (which leaves once the call has returned).
+    let outbound_events = events_sender.clone();
+    session.set_outbound(Outbound::new(move |message| {
+        if outbound_events.try_send(body::event(&message)).is_err() {
+            tracing::debug!("an SSE session's stream is full or closed; message dropped");
+        }
+    }));
+    let in_flight = session.in_flight().clone();
+    let subscriptions = session.subscriptions().clone();
+    let mut forwarder = inner.dispatcher.notification_forwarder(&session);
+    {
+        let mut open = lock(&inner.sse_sessions.open);
+        if open.len() >= inner.sse_sessions.max {
+            tracing::warn!("too many open SSE sessions; refusing a new one");
+            return rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                ErrorObject::internal_error("too many open sessions; try again later"),
+            );
+        }
+        open.insert(
+            id.clone(),
+            Arc::new(SseSession {
+                session: Mutex::new(session),
+                calls: calls_sender,
+                events: events_sender.clone(),
+            }),
+        );
+    }
+    // The channel is new and empty: the endpoint event fits.
+    let endpoint = format!("event: endpoint\ndata: {messages_path}?sessionId={id}\n\n");
+    let _ = events_sender.try_send(Bytes::from(endpoint));
+    tracing::debug!("an SSE session opened");
+
+    // The stream's driver: sends the answers of the session's calls and its notifications,
+    // until the client closes the stream (or, at shutdown, until its calls have finished).
+    let inner = inner.clone();
+    tokio::spawn(async move {
+        let mut running = JoinSet::new();
+        let (mut announcing, mut closing) = (true, false);
+        loop {
+            if closing && running.is_empty() {
+                break;
+            }
+            tokio::select! {
+                Some(call) = calls.recv() => {
+                    running.spawn(call);
+                }
+                Some(done) = running.join_next(), if !running.is_empty() => {
+                    if let Ok(Some(answer)) = done
+                        && events_sender.send(body::event(&answer)).await.is_err()
+                    {
+                        break;
+                    }
+                }
+                messages = forwarder.next(), if announcing && !closing => match messages {
+                    Some(messages) => {
+                        for message in &messages {
+                            if events_sender.try_send(body::event(message)).is_err() {
+                                tracing::debug!(
+                                    "an SSE session's stream is full or closed; notification dropped"
+                                );
+                            }
+                        }
+                    }
+                    None => announcing = false,
+                },
+                () = events_sender.closed() => break,
+                () = inner.shutdown.cancelled(), if !closing => {
+                    // Calls still running may finish (the server's grace period bounds them)
+                    // and their answers go out; then the stream ends.
+                    closing = true;
+                    subscriptions.close_streams();
+                }
+            }
+        }
+        inner.sse_sessions.remove(&id);
+        // The calls still running are cancelled; they get a moment to wind down (nobody hears
+        // their answers any more), then their futures are dropped.
+        in_flight.cancel_all();
+        let _ = tokio::time::timeout(CANCEL_GRACE, async {
+            while running.join_next().await.is_some() {}
+        })
+        .await;
+        running.shutdown().await;
+        subscriptions.close_streams();
+        tracing::debug!("an SSE session ended with its stream");
+    });
+    events(receiver)
+}
+
+/// `POST` on the messages path: one JSON-RPC message (or a 2025-03-26 batch) for the session
+/// named by `sessionId`; 202 when accepted, its answer on the session's stream.
+pub(crate) async fn post(
+    inner: &Arc<Inner>,
+    parts: &Parts,
+    bytes: &[u8],
+) -> Response<ResponseBody> {
+    let Some(entry) = session_id(parts).and_then(|id| inner.sse_sessions.get(id)) else {
+        return rpc_error(
+            StatusCode::NOT_FOUND,
+            None,
+            ErrorObject::invalid_request(
+                "unknown or closed session: open a new one with a GET on the SSE endpoint",
+            ),
+        );
+    };
+    let incoming = match crate::protocol::jsonrpc::decode(bytes) {
+        Ok(incoming) => incoming,
+        Err(crate::protocol::jsonrpc::InvalidMessage { id, error, .. }) => {
+            return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), *error);
+        }
+    };
+    let ids = request_ids(&incoming);
+    let (reply, in_flight) = {
+        let mut session = lock(&entry.session);
+        let reply = inner.dispatcher.handle(incoming, &mut session);
+        (reply, session.in_flight().clone())
+    };
+    match reply {
+        Reply::None => {}
+        Reply::Ready(answer) => {
+            if entry.events.send(body::event(&answer)).await.is_err() {
+                return closed_session();
+            }
+        }
+        Reply::Pending(call) => {
+            if entry
+                .calls
+                .send(until_answered(call, in_flight, ids))
+                .is_err()
+            {
+                return closed_session();
+            }
+        }
+    }
+    accepted()
+}
+
+fn closed_session() -> Response<ResponseBody> {
+    rpc_error(
+        StatusCode::NOT_FOUND,
+        None,
+        ErrorObject::invalid_request("the session's stream has closed"),
+    )
+}
+
+/// The `sessionId` query parameter.
+fn session_id(parts: &Parts) -> Option<&str> {
+    parts
+        .uri
+        .query()?
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("sessionId="))
+        .filter(|id| !id.is_empty())
+}
+
+/// The ids of the requests in the body, whose calls the stream's closing cancels.
+fn request_ids(incoming: &Incoming) -> Vec<RequestId> {
+    let id = |message: &Message| match message {
+        Message::Request(request) => Some(request.id.clone()),
+        _ => None,
+    };
+    match incoming {
+        Incoming::Single(message) => id(message).into_iter().collect(),
+        Incoming::Batch(messages) => messages
+            .iter()
+            .filter_map(|message| message.as_ref().ok().and_then(id))
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http::Request;
+
+    use super::*;
+
+    #[test]
+    fn the_session_id_comes_from_the_query() {
+        let parts = |uri: &str| Request::builder().uri(uri).body(()).unwrap().into_parts().0;
+        assert_eq!(session_id(&parts("/messages?sessionId=ab12")), Some("ab12"));
+        assert_eq!(session_id(&parts("/messages?x=1&sessionId=cd")), Some("cd"));
+        assert_eq!(session_id(&parts("/messages?sessionId=")), None);
+        assert_eq!(session_id(&parts("/messages")), None);
+    }
+}
