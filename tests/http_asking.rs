@@ -19,6 +19,7 @@ use mcp_runtime::{
 };
 use serde_json::{Value, json};
 use support::http::{Reply, request_bytes, send};
+use support::http_server::InProcessServer;
 use support::schema::check_server_message;
 
 /// What the user confirms.
@@ -68,48 +69,14 @@ fn quick() -> &'static str {
     "quick"
 }
 
-/// A server on a loopback port, on its own runtime thread until dropped.
-struct TestServer {
-    addr: SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-}
-
-impl TestServer {
-    fn start() -> Self {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener)?;
-                Server::new(server_info!())
-                    .tools(tools![confirm_delete, list_roots, ask_model, quick])
-                    .shutdown_timeout(Duration::from_secs(1))
-                    .serve_http_on(listener, HttpConfig::new(), async {
-                        let _ = stopped.await;
-                    })
-                    .await
-            })
-        });
-        TestServer {
-            addr,
-            stop: Some(stop),
-        }
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
+/// The server these tests talk to, on a loopback port of this process.
+fn serve() -> InProcessServer {
+    InProcessServer::start(
+        Server::new(server_info!())
+            .tools(tools![confirm_delete, list_roots, ask_model, quick])
+            .shutdown_timeout(Duration::from_secs(1)),
+        HttpConfig::new(),
+    )
 }
 
 const JSON: (&str, &str) = ("Content-Type", "application/json");
@@ -270,7 +237,7 @@ fn checked(revision: ProtocolVersion, method: Option<&str>, message: &Value) {
 
 #[test]
 fn a_legacy_question_rides_the_calls_post_stream() {
-    let server = TestServer::start();
+    let server = serve();
     let (addr, version) = (server.addr, "2025-11-25");
     let revision: ProtocolVersion = version.parse().unwrap();
     let session = initialize(addr, version);
@@ -330,7 +297,7 @@ fn a_legacy_question_rides_the_calls_post_stream() {
 
 #[test]
 fn a_post_that_takes_no_events_has_its_questions_on_the_get_stream() {
-    let server = TestServer::start();
+    let server = serve();
     let (addr, version) = (server.addr, "2025-06-18");
     let revision: ProtocolVersion = version.parse().unwrap();
     let session = initialize(addr, version);
@@ -389,7 +356,7 @@ fn a_post_that_takes_no_events_has_its_questions_on_the_get_stream() {
 
 #[test]
 fn batches_carry_questions_and_answers_in_2025_03_26() {
-    let server = TestServer::start();
+    let server = serve();
     let (addr, version) = (server.addr, "2025-03-26");
     let revision: ProtocolVersion = version.parse().unwrap();
     let session = initialize(addr, version);
@@ -452,7 +419,7 @@ fn post_modern(addr: SocketAddr, name: &str, params: Value, capabilities: Value)
 
 #[test]
 fn a_modern_question_ends_the_call_and_the_retry_completes_it() {
-    let server = TestServer::start();
+    let server = serve();
     let revision = ProtocolVersion::V2026_07_28;
     let capabilities = json!({"elicitation": {}});
     let arguments = json!({"arguments": {"name": "repo"}});
@@ -484,7 +451,7 @@ fn a_modern_question_ends_the_call_and_the_retry_completes_it() {
 
 #[test]
 fn a_modern_call_missing_a_capability_is_400_with_32021() {
-    let server = TestServer::start();
+    let server = serve();
     let reply = post_modern(
         server.addr,
         "ask_model",

@@ -17,6 +17,7 @@ use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::{Elicitation, RequestContext, Server, mcp_tool, server_info, tools};
 use serde_json::{Value, json};
 use support::http::{EventStream, Reply, parse, request_bytes_to};
+use support::http_server::InProcessServer;
 use support::schema::check_server_message;
 
 /// Repeat the text back.
@@ -70,49 +71,15 @@ async fn hold(ctx: RequestContext) -> String {
     "cancelled".to_owned()
 }
 
-/// A server on a loopback port, on its own runtime thread until dropped.
-struct TestServer {
-    addr: SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-}
-
-impl TestServer {
-    fn start(config: HttpConfig) -> Self {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener)?;
-                Server::new(server_info!())
-                    .tools(tools![echo, list_roots, confirm_delete, hold])
-                    .max_message_size(64 * 1024)
-                    .shutdown_timeout(Duration::from_secs(1))
-                    .serve_http_on(listener, config, async {
-                        let _ = stopped.await;
-                    })
-                    .await
-            })
-        });
-        TestServer {
-            addr,
-            stop: Some(stop),
-        }
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
+/// The server these tests talk to, on a loopback port of this process.
+fn serve(config: HttpConfig) -> InProcessServer {
+    InProcessServer::start(
+        Server::new(server_info!())
+            .tools(tools![echo, list_roots, confirm_delete, hold])
+            .max_message_size(64 * 1024)
+            .shutdown_timeout(Duration::from_secs(1)),
+        config,
+    )
 }
 
 const JSON: (&str, &str) = ("Content-Type", "application/json");
@@ -221,7 +188,7 @@ fn call(id: u64, name: &str, arguments: Value) -> Value {
 
 #[test]
 fn the_endpoint_event_comes_first_then_every_answer_rides_the_stream() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let mut session = SseSession::open(server.addr);
     let revision = ProtocolVersion::V2024_11_05;
     let init = session.initialize("2024-11-05", json!({}));
@@ -253,7 +220,7 @@ fn the_endpoint_event_comes_first_then_every_answer_rides_the_stream() {
 
 #[test]
 fn initialize_negotiates_like_any_legacy_session() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let mut session = SseSession::open(server.addr);
     let init = session.initialize("2025-06-18", json!({}));
     assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
@@ -268,7 +235,7 @@ fn initialize_negotiates_like_any_legacy_session() {
 
 #[test]
 fn a_roots_question_and_its_answer_travel_over_the_session() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let mut session = SseSession::open(server.addr);
     let revision = ProtocolVersion::V2024_11_05;
     session.initialize("2024-11-05", json!({"roots": {}}));
@@ -287,7 +254,7 @@ fn a_roots_question_and_its_answer_travel_over_the_session() {
 
 #[test]
 fn an_elicitation_travels_over_a_session_negotiated_at_2025_06_18() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let mut session = SseSession::open(server.addr);
     let revision = ProtocolVersion::V2025_06_18;
     session.initialize("2025-06-18", json!({"elicitation": {}}));
@@ -309,7 +276,7 @@ fn an_elicitation_travels_over_a_session_negotiated_at_2025_06_18() {
 
 #[test]
 fn a_message_for_an_unknown_session_is_404() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     for path in ["/messages?sessionId=0123abcd", "/messages"] {
         let reply = send_to(server.addr, "POST", path, &[JSON], ping);
@@ -320,7 +287,7 @@ fn a_message_for_an_unknown_session_is_404() {
 
 #[test]
 fn closing_the_stream_ends_the_session_and_cancels_its_calls() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let mut session = SseSession::open(server.addr);
     session.initialize("2024-11-05", json!({}));
     assert_eq!(session.post(&call(9, "hold", json!({}))), 202);
@@ -355,7 +322,7 @@ fn closing_the_stream_ends_the_session_and_cancels_its_calls() {
 
 #[test]
 fn the_transport_passes_the_same_gates_as_the_endpoint() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let foreign = ("Origin", "https://evil.example");
     let reply = send_to(server.addr, "GET", "/sse", &[EVENTS, foreign], b"");
     assert_eq!(reply.status, 403);
@@ -404,7 +371,7 @@ fn the_authorization_hook_sees_the_transports_requests() {
         Some(_) => Err(AuthRejection::invalid_token("unknown token")),
         None => Err(AuthRejection::missing_token()),
     });
-    let server = TestServer::start(config);
+    let server = serve(config);
     let reply = send_to(server.addr, "GET", "/sse", &[EVENTS], b"");
     assert_eq!(reply.status, 401);
     assert!(reply.header("www-authenticate").is_some());
@@ -423,7 +390,7 @@ fn the_authorization_hook_sees_the_transports_requests() {
 
 #[test]
 fn the_transport_can_be_moved_or_switched_off() {
-    let server = TestServer::start(HttpConfig::new().legacy_sse("/events", "/post"));
+    let server = serve(HttpConfig::new().legacy_sse("/events", "/post"));
     let mut stream = EventStream::open(server.addr, "GET", "/events", &[EVENTS], b"");
     let endpoint = stream.next_event().unwrap();
     assert!(
@@ -435,7 +402,7 @@ fn the_transport_can_be_moved_or_switched_off() {
         404
     );
 
-    let server = TestServer::start(HttpConfig::new().without_legacy_sse());
+    let server = serve(HttpConfig::new().without_legacy_sse());
     assert_eq!(
         send_to(server.addr, "GET", "/sse", &[EVENTS], b"").status,
         404

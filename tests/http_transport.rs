@@ -19,6 +19,7 @@ use mcp_runtime::{
 };
 use serde_json::{Value, json};
 use support::http::{Reply, events, parse, request_bytes, send};
+use support::http_server::InProcessServer;
 use support::schema::check_server_message;
 
 const MODERN: &str = "2026-07-28";
@@ -109,59 +110,15 @@ fn wait_for(list: &std::sync::Mutex<Vec<String>>, tag: &str, what: &str) {
     }
 }
 
-/// A server on a loopback port, running on its own runtime thread until dropped.
-struct TestServer {
-    addr: SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
-}
-
-impl TestServer {
-    fn start(config: HttpConfig) -> Self {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener)?;
-                Server::new(server_info!())
-                    .tools(tools![echo, nap, wait_for_cancel, count, hold])
-                    .resources(resources![hello])
-                    .shutdown_timeout(Duration::from_secs(2))
-                    .serve_http_on(listener, config, async {
-                        let _ = stopped.await;
-                    })
-                    .await
-            })
-        });
-        TestServer {
-            addr,
-            stop: Some(stop),
-            thread: Some(thread),
-        }
-    }
-
-    /// Stop the server; `serve_http_on` must return `Ok` within the grace period.
-    fn shut_down(mut self) {
-        self.stop.take().unwrap().send(()).unwrap();
-        let started = Instant::now();
-        self.thread.take().unwrap().join().unwrap().unwrap();
-        assert!(started.elapsed() < Duration::from_secs(5));
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
+/// The server these tests talk to, on a loopback port of this process.
+fn serve(config: HttpConfig) -> InProcessServer {
+    InProcessServer::start(
+        Server::new(server_info!())
+            .tools(tools![echo, nap, wait_for_cancel, count, hold])
+            .resources(resources![hello])
+            .shutdown_timeout(Duration::from_secs(2)),
+        config,
+    )
 }
 
 fn meta() -> Value {
@@ -197,7 +154,7 @@ fn post_modern(addr: SocketAddr, method: &str, name: Option<&str>, body: &[u8]) 
 
 #[test]
 fn modern_requests_are_served_statelessly() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let addr = server.addr;
     let discover = post_modern(
         addr,
@@ -264,7 +221,7 @@ fn modern_requests_are_served_statelessly() {
 
 #[test]
 fn modern_header_mismatches_are_400_with_32020() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let addr = server.addr;
     let body = modern(
         1,
@@ -321,7 +278,7 @@ fn modern_header_mismatches_are_400_with_32020() {
 
 #[test]
 fn modern_protocol_errors_have_their_statuses() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let addr = server.addr;
 
     // Missing `_meta` while the header speaks 2026-07-28.
@@ -441,7 +398,7 @@ fn initialize(addr: SocketAddr, version: &str) -> String {
 
 #[test]
 fn legacy_clients_get_sessions() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let addr = server.addr;
     let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
     for version in ["2025-06-18", "2025-11-25"] {
@@ -512,7 +469,7 @@ fn legacy_clients_get_sessions() {
 
 #[test]
 fn a_2025_03_26_session_takes_batches_without_a_version_header() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let addr = server.addr;
     let session = initialize(addr, "2025-03-26");
     let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}},{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}]"#;
@@ -546,7 +503,7 @@ fn a_2025_03_26_session_takes_batches_without_a_version_header() {
 
 #[test]
 fn legacy_sessions_open_one_notification_stream() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let addr = server.addr;
     let session = initialize(addr, "2025-11-25");
     let mut stream = TcpStream::connect(addr).unwrap();
@@ -600,7 +557,7 @@ fn legacy_sessions_open_one_notification_stream() {
 
 #[test]
 fn foreign_origins_bad_content_and_oversize_bodies_are_refused() {
-    let server = TestServer::start(
+    let server = serve(
         HttpConfig::new()
             .max_body_size(1024)
             .allow_origin("https://app.example"),
@@ -680,7 +637,7 @@ fn the_authorization_hook_refuses_with_a_challenge() {
             Some(_) => Err(AuthRejection::invalid_token("unknown token")),
             None => Err(AuthRejection::missing_token()),
         });
-    let server = TestServer::start(config);
+    let server = serve(config);
     let addr = server.addr;
     let body = modern(1, "tools/list", json!({}));
     let base = [
@@ -735,7 +692,7 @@ fn the_authorization_hook_refuses_with_a_challenge() {
 
 #[test]
 fn a_client_that_disconnects_cancels_its_call() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let body = modern(1, "tools/call", json!({"name": "wait_for_cancel"}));
     let mut stream = TcpStream::connect(server.addr).unwrap();
     let headers = [
@@ -764,7 +721,7 @@ fn a_client_that_disconnects_cancels_its_call() {
 /// whether its answer is JSON or an event stream (a progress token).
 #[test]
 fn a_disconnect_cancels_a_modern_call_with_or_without_connection_close() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let headers = [
         JSON,
         ACCEPT,
@@ -806,7 +763,7 @@ fn a_disconnect_cancels_a_modern_call_with_or_without_connection_close() {
 /// data) and number every event; earlier revisions' streams carry neither.
 #[test]
 fn legacy_event_streams_are_primed_and_numbered_from_2025_11_25() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let addr = server.addr;
     let call = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"count","_meta":{"progressToken":"t5"}}}"#;
     for version in ["2025-06-18", "2025-11-25"] {
@@ -896,7 +853,7 @@ fn legacy_event_streams_are_primed_and_numbered_from_2025_11_25() {
 
 #[test]
 fn shutdown_lets_a_running_call_finish() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let addr = server.addr;
     let body = modern(
         1,
@@ -917,7 +874,7 @@ fn shutdown_lets_a_running_call_finish() {
 
 #[test]
 fn progress_of_a_modern_call_streams_before_its_response() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let mut body = modern(7, "tools/call", json!({"name": "count"}));
     let mut request: Value = serde_json::from_slice(&body).unwrap();
     request["params"]["_meta"]["progressToken"] = json!("p7");
@@ -954,7 +911,7 @@ fn progress_of_a_modern_call_streams_before_its_response() {
 
 #[test]
 fn progress_of_a_legacy_call_streams_before_its_response_or_goes_on_the_session_stream() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let addr = server.addr;
     let session = initialize(addr, "2025-11-25");
     let call = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"count","_meta":{"progressToken":"t5"}}}"#;
@@ -1026,7 +983,7 @@ fn progress_of_a_legacy_call_streams_before_its_response_or_goes_on_the_session_
 
 #[test]
 fn a_listen_stream_is_acknowledged_and_ends_with_its_result_at_shutdown() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let body = modern(
         9,
         "subscriptions/listen",
@@ -1057,7 +1014,7 @@ fn a_listen_stream_is_acknowledged_and_ends_with_its_result_at_shutdown() {
 
 #[test]
 fn shutdown_lets_a_legacy_call_finish() {
-    let server = TestServer::start(HttpConfig::new());
+    let server = serve(HttpConfig::new());
     let addr = server.addr;
     let session = initialize(addr, "2025-06-18");
     let call = std::thread::spawn(move || {
@@ -1075,7 +1032,7 @@ fn shutdown_lets_a_legacy_call_finish() {
 
 #[test]
 fn connections_over_the_limit_wait_for_one_to_close() {
-    let server = TestServer::start(HttpConfig::new().max_connections(1));
+    let server = serve(HttpConfig::new().max_connections(1));
     let addr = server.addr;
     let idle = TcpStream::connect(addr).unwrap();
     std::thread::sleep(Duration::from_millis(100));

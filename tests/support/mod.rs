@@ -5,6 +5,8 @@
 
 pub mod client;
 pub mod http;
+#[cfg(feature = "http")]
+pub mod http_server;
 pub mod process;
 pub mod results;
 mod revisions;

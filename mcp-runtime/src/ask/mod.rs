@@ -213,11 +213,6 @@ impl RequestContext {
                 reason,
             })
         };
-        if self.asker.is_none() {
-            return unsupported(
-                "only tool calls, prompt gets and resource reads can ask the client".into(),
-            );
-        }
         if capability == Capability::Elicitation && self.revision < ProtocolVersion::V2025_06_18 {
             return unsupported(format!("elicitation does not exist in {}", self.revision));
         }
@@ -237,6 +232,11 @@ impl RequestContext {
             && !declared.contains_key("form")
         {
             return unsupported("the client takes no form-mode elicitation".into());
+        }
+        if self.asker.is_none() {
+            return unsupported(
+                "only tool calls, prompt gets and resource reads can ask the client".into(),
+            );
         }
         Ok(())
     }

@@ -41,10 +41,7 @@ impl Dispatcher {
             // Digesting the arguments costs a hash per call; a request that can be asked
             // nothing (and resumes nothing) never needs it.
             let resumes = params.is_some_and(|params| params.contains_key("requestState"));
-            let askable = ["elicitation", "sampling", "roots"]
-                .iter()
-                .any(|capability| scope.client_capabilities.get(capability).is_some());
-            let binding = if askable || resumes {
+            let binding = if askable(scope) || resumes {
                 Binding::new(method, target, arguments)
             } else {
                 Binding::unasked(method)
@@ -60,7 +57,11 @@ impl Dispatcher {
                 round: Some(round),
             });
         }
-        let (Some(outbound), Some(outgoing)) = (&scope.outbound, &scope.outgoing) else {
+        // A client that declared nothing to answer with is never asked: its handlers learn
+        // that from the capabilities alone, and the call pays for no asker.
+        let (Some(outbound), Some(outgoing), true) =
+            (&scope.outbound, &scope.outgoing, askable(scope))
+        else {
             return Ok(Asking::default());
         };
         Ok(Asking {
@@ -73,6 +74,13 @@ impl Dispatcher {
             round: None,
         })
     }
+}
+
+/// Whether the request's client declared any capability a question needs.
+fn askable(scope: &RequestScope) -> bool {
+    ["elicitation", "sampling", "roots"]
+        .iter()
+        .any(|capability| scope.client_capabilities.get(capability).is_some())
 }
 
 /// `start`'s handler run until it finishes or waits for the client's answers.

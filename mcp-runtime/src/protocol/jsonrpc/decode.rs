@@ -27,6 +27,24 @@ pub(crate) enum Incoming {
     Batch(Vec<Result<Message, InvalidMessage>>),
 }
 
+impl Incoming {
+    /// The ids of the requests it holds (a transport cancels their calls when the client goes
+    /// away).
+    pub(crate) fn request_ids(&self) -> Vec<RequestId> {
+        let id = |message: &Message| match message {
+            Message::Request(request) => Some(request.id.clone()),
+            _ => None,
+        };
+        match self {
+            Incoming::Single(message) => id(message).into_iter().collect(),
+            Incoming::Batch(messages) => messages
+                .iter()
+                .filter_map(|message| message.as_ref().ok().and_then(id))
+                .collect(),
+        }
+    }
+}
+
 /// A well-formed JSON-RPC message.
 #[derive(Debug)]
 pub(crate) enum Message {

@@ -15,7 +15,7 @@ use super::service::{
 };
 use crate::dispatch::Reply;
 use crate::protocol::ProtocolVersion;
-use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, RequestId};
+use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message};
 use crate::session::Session;
 
 /// Notifications a session's GET stream may queue before the client reads them; beyond that
@@ -63,7 +63,7 @@ pub(crate) async fn post(
     if header_version.is_some_and(|version| version != entry.version) {
         tracing::debug!("`MCP-Protocol-Version` differs from the session's revision; ignored");
     }
-    let ids = request_ids(&incoming);
+    let ids = incoming.request_ids();
     // A client that takes events may get the messages about its requests (questions to the
     // client, progress) on the POST's own stream, ahead of the response; the route sends them
     // there while the requests run. Others get them on the GET stream.
@@ -168,21 +168,6 @@ fn initialize(inner: &Arc<Inner>, incoming: Incoming) -> Response<ResponseBody> 
                 ErrorObject::internal_error("too many open sessions; try again later"),
             )
         }
-    }
-}
-
-/// The ids of the requests in the body, whose calls a disconnect cancels.
-fn request_ids(incoming: &Incoming) -> Vec<RequestId> {
-    let id = |message: &Message| match message {
-        Message::Request(request) => Some(request.id.clone()),
-        _ => None,
-    };
-    match incoming {
-        Incoming::Single(message) => id(message).into_iter().collect(),
-        Incoming::Batch(messages) => messages
-            .iter()
-            .filter_map(|message| message.as_ref().ok().and_then(id))
-            .collect(),
     }
 }
 

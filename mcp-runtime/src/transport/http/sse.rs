@@ -27,7 +27,7 @@ use super::service::{Inner, accepted, events, rpc_error};
 use super::sessions::new_id;
 use crate::dispatch::Reply;
 use crate::peer::Outbound;
-use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, RequestId};
+use crate::protocol::jsonrpc::ErrorObject;
 use crate::session::Session;
 
 /// Events a stream may queue before the client reads them. Responses wait for room;
@@ -216,7 +216,7 @@ pub(crate) async fn post(
             return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), *error);
         }
     };
-    let ids = request_ids(&incoming);
+    let ids = incoming.request_ids();
     let (reply, in_flight) = {
         let mut session = lock(&entry.session);
         let reply = inner.dispatcher.handle(incoming, &mut session);
@@ -258,21 +258,6 @@ fn session_id(parts: &Parts) -> Option<&str> {
         .split('&')
         .find_map(|pair| pair.strip_prefix("sessionId="))
         .filter(|id| !id.is_empty())
-}
-
-/// The ids of the requests in the body, whose calls the stream's closing cancels.
-fn request_ids(incoming: &Incoming) -> Vec<RequestId> {
-    let id = |message: &Message| match message {
-        Message::Request(request) => Some(request.id.clone()),
-        _ => None,
-    };
-    match incoming {
-        Incoming::Single(message) => id(message).into_iter().collect(),
-        Incoming::Batch(messages) => messages
-            .iter()
-            .filter_map(|message| message.as_ref().ok().and_then(id))
-            .collect(),
-    }
 }
 
 #[cfg(test)]
