@@ -6,6 +6,8 @@
 //! ```
 //!
 //! `PROGRESS_HEARTBEAT_MS` sets the heartbeat period (`0`: off; default 10 s).
+//! `PROGRESS_FORWARD_TRACING=1` also sends the tools' `tracing` events to the client
+//! (`Server::forward_tracing`).
 
 use std::time::Duration;
 
@@ -20,6 +22,8 @@ use mcp_runtime::{LogLevel, RequestContext, Server, mcp_tool, server_info, tools
 #[mcp_tool(annotations(read_only))]
 async fn count(to: u32, step_ms: u64, ctx: RequestContext) -> String {
     ctx.log(LogLevel::Debug, format!("counting to {to}"));
+    // On stderr; also to the client when the server forwards `tracing` events.
+    tracing::info!(to, "counting");
     for step in 1..=to {
         tokio::time::sleep(Duration::from_millis(step_ms)).await;
         ctx.progress(
@@ -55,8 +59,10 @@ async fn main() -> std::io::Result<()> {
             .filter(|every| !every.is_zero()),
         Err(_) => Some(Server::DEFAULT_PROGRESS_HEARTBEAT),
     };
+    let forward_tracing = std::env::var("PROGRESS_FORWARD_TRACING").is_ok_and(|on| on == "1");
     Server::new(server_info!())
         .progress_heartbeat(heartbeat)
+        .forward_tracing(forward_tracing)
         .tools(tools![count, wait])
         .serve_stdio()
         .await

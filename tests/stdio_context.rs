@@ -89,6 +89,65 @@ fn progress_and_logs_precede_the_response(revision: ProtocolVersion) {
     client.finish();
 }
 
+/// With `PROGRESS_FORWARD_TRACING=1`, the `tracing::info!` of `count` reaches the client as
+/// a log message, in order with `ctx.log`'s and before the response; not below the level the
+/// client asked for.
+fn tracing_events_are_forwarded_when_the_server_opts_in(revision: ProtocolVersion) {
+    let server = ServerProcess::example_with_env(
+        "progress",
+        &[
+            ("PROGRESS_HEARTBEAT_MS", "0"),
+            ("PROGRESS_FORWARD_TRACING", "1"),
+        ],
+    );
+    let mut client = Client::open(server, revision);
+    // Legacy levels are the session's, set before each call.
+    let meta = |level: &str| {
+        if revision.is_modern() {
+            json!({"io.modelcontextprotocol/logLevel": level})
+        } else {
+            json!({})
+        }
+    };
+    if !revision.is_modern() {
+        client.result("logging/setLevel", json!({"level": "debug"}));
+    }
+    let (before, result) = call_collecting(
+        &mut client,
+        "count",
+        json!({"to": 1, "step_ms": 1}),
+        meta("debug"),
+    );
+    assert_eq!(text_of(&result), "counted to 1");
+    let params: Vec<&Value> = of_method(&before, "notifications/message")
+        .into_iter()
+        .map(|message| &message["params"])
+        .collect();
+    assert_eq!(
+        params,
+        [
+            &json!({"level": "debug", "data": "counting to 1"}),
+            &json!({"level": "info", "logger": "progress",
+                "data": {"message": "counting", "to": 1}}),
+            &json!({"level": "info", "data": {"event": "counted", "to": 1}}),
+        ],
+        "{before:?}"
+    );
+
+    if !revision.is_modern() {
+        client.result("logging/setLevel", json!({"level": "warning"}));
+    }
+    let (before, result) = call_collecting(
+        &mut client,
+        "count",
+        json!({"to": 1, "step_ms": 1}),
+        meta("warning"),
+    );
+    assert_eq!(text_of(&result), "counted to 1");
+    assert!(before.is_empty(), "nothing at warning: {before:?}");
+    client.finish();
+}
+
 fn nothing_is_sent_unless_asked(revision: ProtocolVersion) {
     let mut client = progress_server(revision, "0");
     if !revision.is_modern() {
@@ -294,6 +353,7 @@ per_revision!(all:
     rich_content_per_revision,
     structured_output_per_revision,
     progress_and_logs_precede_the_response,
+    tracing_events_are_forwarded_when_the_server_opts_in,
     nothing_is_sent_unless_asked,
     a_silent_tool_gets_heartbeats,
     logging_is_declared,

@@ -39,9 +39,18 @@ pub struct RequestContext {
     /// How this request asks the client questions; `None` when it cannot (see
     /// [`RequestContext::elicit`]).
     pub(crate) asker: Option<Asker>,
+    /// Whether `tracing` events the handler emits go to the client through `peer`
+    /// ([`Server::forward_tracing`](crate::Server::forward_tracing)).
+    pub(crate) forward_tracing: bool,
 }
 
 impl RequestContext {
+    /// The peer that `tracing` events of this request's handler are forwarded through, if the
+    /// server forwards them and the request can send logs.
+    pub(crate) fn tracing_peer(&self) -> Option<Arc<RequestPeer>> {
+        self.peer.clone().filter(|_| self.forward_tracing)
+    }
+
     /// A context for `revision` with no capabilities, no progress token and a fresh token.
     pub fn new(revision: ProtocolVersion) -> Self {
         RequestContext {
@@ -52,6 +61,7 @@ impl RequestContext {
             peer: None,
             states: States::default(),
             asker: None,
+            forward_tracing: false,
         }
     }
 }

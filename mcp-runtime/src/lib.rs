@@ -56,7 +56,7 @@ pub use handler::{
     PromptError, PromptHandler, PromptRequest, Resource, ResourceDefinition, ResourceError,
     ResourceErrorKind, ResourceHandler, ResourceRead, ResourceTemplate, ResourceVariable,
 };
-pub use logging::{LogLevel, UnknownLogLevel};
+pub use logging::{LogLevel, UnknownLogLevel, forward_tracing_event};
 pub use notify::Notifier;
 pub use prompts::Prompts;
 pub use protocol::{

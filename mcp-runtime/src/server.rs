@@ -80,6 +80,7 @@ pub struct Server {
     pub(crate) states: crate::state::States,
     pub(crate) progress_heartbeat: Option<Duration>,
     pub(crate) ask_timeout: Duration,
+    pub(crate) forward_tracing: bool,
     pub(crate) request_state_key: crate::ask::seal::SealKey,
     /// Whether the program chose the key ([`Server::request_state_key`]): then
     /// `serve_from_args` leaves it alone rather than read `MCP_REQUEST_STATE_KEY`.
@@ -119,6 +120,7 @@ impl Server {
             states: crate::state::States::default(),
             progress_heartbeat: Some(Self::DEFAULT_PROGRESS_HEARTBEAT),
             ask_timeout: Self::DEFAULT_ASK_TIMEOUT,
+            forward_tracing: false,
             request_state_key: crate::ask::seal::SealKey::random(),
             request_state_key_chosen: false,
         }
@@ -171,6 +173,47 @@ impl Server {
     /// Requests without a token get none.
     pub fn progress_heartbeat(mut self, every: Option<Duration>) -> Self {
         self.progress_heartbeat = every.filter(|every| !every.is_zero());
+        self
+    }
+
+    /// Whether `tracing` events (`tracing::info!` ...) emitted while a tool call, `prompts/get`
+    /// or `resources/read` runs also go to that request's client as `notifications/message`,
+    /// like [`RequestContext::log`](crate::RequestContext::log): gated by the level the client
+    /// asked for, never after the response. Default: off.
+    ///
+    /// Off by default because every event on the handler's task is sent, those of the
+    /// libraries it calls too (an HTTP client logging URLs and headers, a database driver
+    /// logging queries): they may carry secrets or personal data that the server's operator may
+    /// see but the client and its model should not. The runtime's own events are never sent.
+    ///
+    /// Events are forwarded by the runtime's stderr logger (installed when the program has no
+    /// `tracing` subscriber), up to its level (`MCP_LOG`, default `info`); a program with its
+    /// own subscriber calls [`forward_tracing_event`](crate::forward_tracing_event) from it.
+    /// Only the handler's own task forwards: a task it spawns does not (give it the
+    /// `RequestContext` and use `ctx.log` there).
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Server, mcp_tool, server_info, tools};
+    ///
+    /// /// Look a word up.
+    /// #[mcp_tool]
+    /// async fn define(word: String) -> String {
+    ///     // Reaches the client as {"level": "info", "logger": "<crate>", "data":
+    ///     // {"message": "looking up", "word": "..."}} when it asked for `info`.
+    ///     tracing::info!(word = %word, "looking up");
+    ///     format!("{word}: ...")
+    /// }
+    ///
+    /// # async fn run() -> std::io::Result<()> {
+    /// Server::new(server_info!())
+    ///     .forward_tracing(true)
+    ///     .tools(tools![define])
+    ///     .serve_stdio()
+    ///     .await
+    /// # }
+    /// ```
+    pub fn forward_tracing(mut self, forward: bool) -> Self {
+        self.forward_tracing = forward;
         self
     }
 

@@ -13,6 +13,7 @@ use super::{Dispatcher, InFlight, Reply};
 use crate::ask::round::{InputRound, UntilInput};
 use crate::context::CancellationToken;
 use crate::handler::{JsonObject, ToolCall};
+use crate::logging::{forwarding_to, forwarding_while};
 use crate::peer::with_heartbeat;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::{CallToolResultWire, ModernResult};
@@ -87,18 +88,23 @@ impl Dispatcher {
         context.asker = asking.asker;
         let round = asking.round;
         let peer = context.peer.clone();
+        let tracing_peer = context.tracing_peer();
         let heartbeat = self.progress_heartbeat;
         let call = ToolCall { arguments, context };
         tracing::debug!(%id, tool = &*tool.name, "tools/call");
 
         // A hand-written handler may panic before it even returns its future.
-        let started = catch_unwind(AssertUnwindSafe(|| tool.handler.call(call)));
+        let started = catch_unwind(AssertUnwindSafe(|| {
+            forwarding_while(tracing_peer.clone(), || tool.handler.call(call))
+        }));
         let name = tool.name.clone();
         let modern_meta = self.modern_meta.clone();
         let id = id.clone();
         Ok(Reply::Pending(Box::pin(async move {
             let outcome = match started {
                 Ok(running) => {
+                    // `tracing` events of the tool reach its client when the server says so.
+                    let running = forwarding_to(tracing_peer, running);
                     let running = UntilInput::new(running, round.clone());
                     let running =
                         with_heartbeat(CatchUnwind::new(running), peer.clone(), heartbeat);

@@ -66,6 +66,8 @@ pub(crate) struct RequestScope {
     pub(crate) outgoing: Option<OutgoingRequests>,
     /// The request itself (its notifications and questions are about it).
     pub(crate) request: Option<RequestId>,
+    /// Whether the handler's `tracing` events reach the client (`Server::forward_tracing`).
+    pub(crate) forward_tracing: bool,
     /// The server's shared values.
     pub(crate) states: States,
 }
@@ -137,6 +139,7 @@ impl RequestScope {
             outbound: None,
             outgoing: None,
             request: None,
+            forward_tracing: false,
             states: States::default(),
         })
     }
@@ -158,6 +161,7 @@ impl RequestScope {
             outbound: session.outbound().cloned(),
             outgoing: Some(session.outgoing().clone()),
             request: Some(request.clone()),
+            forward_tracing: false,
             states: states.clone(),
         }
     }

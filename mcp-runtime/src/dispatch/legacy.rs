@@ -30,7 +30,7 @@ impl Dispatcher {
                 match method {
                     "tools/list" => self.list_tools(id, revision, params.as_ref()),
                     "tools/call" => {
-                        let scope = RequestScope::legacy(
+                        let mut scope = RequestScope::legacy(
                             id,
                             revision,
                             legacy.client_capabilities.clone(),
@@ -38,11 +38,12 @@ impl Dispatcher {
                             session,
                             &self.states,
                         );
+                        scope.forward_tracing = self.forward_tracing;
                         self.call_tool(id, params, scope, session.in_flight())
                     }
                     "logging/setLevel" => self.set_log_level(id, params.as_ref(), session),
                     other => {
-                        let scope = RequestScope::legacy(
+                        let mut scope = RequestScope::legacy(
                             id,
                             revision,
                             legacy.client_capabilities.clone(),
@@ -50,6 +51,7 @@ impl Dispatcher {
                             session,
                             &self.states,
                         );
+                        scope.forward_tracing = self.forward_tracing;
                         self.offering_request(id, other, params, scope, session)
                             .unwrap_or_else(|| Err(ErrorObject::method_not_found(method)))
                     }

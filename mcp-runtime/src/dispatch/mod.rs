@@ -127,6 +127,8 @@ pub(crate) struct Dispatcher {
     progress_heartbeat: Option<Duration>,
     /// How long a legacy session's question waits for the client.
     ask_timeout: Duration,
+    /// Whether handlers' `tracing` events reach their clients.
+    forward_tracing: bool,
     /// Seals the `requestState` of 2026-07-28 questions.
     request_state_key: crate::ask::seal::SealKey,
 }
@@ -176,6 +178,7 @@ impl Dispatcher {
             states: server.states.clone(),
             progress_heartbeat: server.progress_heartbeat,
             ask_timeout: server.ask_timeout,
+            forward_tracing: server.forward_tracing,
             request_state_key: server.request_state_key.clone(),
         };
         dispatcher.capabilities.completions =

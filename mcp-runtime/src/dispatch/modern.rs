@@ -28,6 +28,7 @@ impl Dispatcher {
         let mut scope = RequestScope::take(&mut params, &self.supported_versions)?;
         scope.outbound = session.outbound().cloned();
         scope.request = Some(id.clone());
+        scope.forward_tracing = self.forward_tracing;
         scope.states = self.states.clone();
         let revision = scope.revision;
         match method {

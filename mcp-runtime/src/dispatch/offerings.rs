@@ -15,6 +15,7 @@ use super::{Dispatcher, InFlight, Reply};
 use crate::ask::round::InputRound;
 use crate::context::{CancellationToken, RequestContext};
 use crate::handler::{BoxFuture, JsonObject};
+use crate::logging::{forwarding_to, forwarding_while};
 use crate::peer::{RequestPeer, with_heartbeat};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::session::Session;
@@ -75,6 +76,7 @@ pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestC
     context.progress_token = scope.progress_token;
     context.cancellation = token;
     context.states = scope.states;
+    context.forward_tracing = scope.forward_tracing;
     context
 }
 
@@ -82,10 +84,12 @@ pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestC
 /// `notifications/cancelled`); while it runs, heartbeat progress goes through the request's
 /// `peer` every `every` (when the request carried a progress token); once it is answered, the
 /// peer is closed so that nothing the handler left running reports after the response.
+/// `tracing` events of the handler go through `tracing_peer` when the server forwards them.
 pub(super) struct Watch {
     token: CancellationToken,
     peer: Option<Arc<RequestPeer>>,
     every: Option<Duration>,
+    tracing_peer: Option<Arc<RequestPeer>>,
 }
 
 impl Watch {
@@ -96,6 +100,7 @@ impl Watch {
             token,
             peer: None,
             every: None,
+            tracing_peer: None,
         }
     }
 
@@ -106,6 +111,7 @@ impl Watch {
             token: context.cancellation.clone(),
             peer: context.peer.clone(),
             every,
+            tracing_peer: context.tracing_peer(),
         }
     }
 }
@@ -125,18 +131,28 @@ where
     T: Send + 'static,
     A: FnOnce(Result<T, PanicPayload>) -> Outgoing + Send + 'static,
 {
-    let Watch { token, peer, every } = watch;
+    let Watch {
+        token,
+        peer,
+        every,
+        tracing_peer,
+    } = watch;
     let registration = in_flight.register(id.clone(), token.clone()).map_err(|_| {
         ErrorObject::invalid_request(format!(
             "request id {id} is already used by a request still running"
         ))
     })?;
     // A hand-written handler may panic before it even returns its future.
-    let started = catch_unwind(AssertUnwindSafe(start));
+    let started = catch_unwind(AssertUnwindSafe(|| {
+        forwarding_while(tracing_peer.clone(), start)
+    }));
     let id = id.clone();
     Ok(Reply::Pending(Box::pin(async move {
         let outcome = match started {
-            Ok(running) => with_heartbeat(CatchUnwind::new(running), peer.clone(), every).await,
+            Ok(running) => {
+                let running = forwarding_to(tracing_peer, running);
+                with_heartbeat(CatchUnwind::new(running), peer.clone(), every).await
+            }
             Err(payload) => Err(payload),
         };
         if let Some(peer) = &peer {

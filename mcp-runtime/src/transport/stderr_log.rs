@@ -3,7 +3,9 @@
 //!
 //! A stdio server's stdout is the protocol, so logs must go to stderr, and MCP clients keep
 //! that in their logs. This does just that, without a dependency: no spans, no timestamps
-//! (clients stamp lines themselves), one level filter.
+//! (clients stamp lines themselves), one level filter. When the server forwards `tracing`
+//! events to clients, every event written is also offered to
+//! [`forward_tracing_event`](crate::forward_tracing_event).
 
 use std::fmt::{self, Write as _};
 use std::io::Write as _;
@@ -60,6 +62,7 @@ impl Subscriber for StderrLogger {
         let line = format_event(event);
         // One write per line, so lines from different threads never interleave.
         let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        crate::logging::forward_tracing_event(event);
     }
 
     fn enter(&self, _: &Id) {}

@@ -30,6 +30,7 @@ pub(crate) enum Incoming {
 impl Incoming {
     /// The ids of the requests it holds (a transport cancels their calls when the client goes
     /// away).
+    #[cfg(feature = "http")]
     pub(crate) fn request_ids(&self) -> Vec<RequestId> {
         let id = |message: &Message| match message {
             Message::Request(request) => Some(request.id.clone()),
