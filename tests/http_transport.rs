@@ -11,7 +11,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use mcp_runtime::http::{AuthRejection, HttpConfig, ProtectedResource};
+use mcp_runtime::http::{AuthRejection, HttpConfig, OwnedAuthRequest, ProtectedResource};
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::{
     CancellationToken, RequestContext, Server, mcp_resource, mcp_tool, resources, server_info,
@@ -687,6 +687,50 @@ fn the_authorization_hook_refuses_with_a_challenge() {
         json!({"resource": "http://127.0.0.1/mcp", "authorization_servers": ["https://auth.example"],
             "bearer_methods_supported": ["header"]})
     );
+    server.shut_down();
+}
+
+#[test]
+fn an_asynchronous_authorization_hook_is_awaited() {
+    // The verdict comes from a "remote" lookup: a task that answers after a tick of its own.
+    let config = HttpConfig::new().authorize_async(|request: OwnedAuthRequest| async move {
+        let token = request.bearer_token;
+        let active = tokio::spawn(async move {
+            tokio::task::yield_now().await;
+            token.as_deref() == Some("active")
+        })
+        .await
+        .unwrap_or(false);
+        assert_eq!(request.path, "/mcp");
+        if active {
+            Ok(())
+        } else {
+            Err(AuthRejection::invalid_token("the token is not active"))
+        }
+    });
+    let server = serve(config);
+    let body = modern(1, "tools/list", json!({}));
+    let base = [
+        JSON,
+        ACCEPT,
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/list"),
+    ];
+    let mut revoked = base.to_vec();
+    revoked.push(("Authorization", "Bearer revoked"));
+    let reply = send(server.addr, "POST", &revoked, &body);
+    assert_eq!(reply.status, 401);
+    assert!(
+        reply
+            .header("www-authenticate")
+            .unwrap()
+            .contains(r#"error_description="the token is not active""#)
+    );
+    let mut active = base.to_vec();
+    active.push(("Authorization", "Bearer active"));
+    let reply = send(server.addr, "POST", &active, &body);
+    assert_eq!(reply.status, 200);
+    assert!(reply.json()["result"]["tools"].is_array());
     server.shut_down();
 }
 

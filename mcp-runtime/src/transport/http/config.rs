@@ -43,8 +43,26 @@ pub struct HttpConfig {
 }
 
 /// The authorization hook: sees every request before it is served.
-pub(crate) type Authorizer =
-    Arc<dyn Fn(&AuthRequest<'_>) -> Result<(), AuthRejection> + Send + Sync>;
+#[derive(Clone)]
+pub(crate) enum Authorizer {
+    /// Decides at once.
+    Sync(Arc<dyn Fn(&AuthRequest<'_>) -> Result<(), AuthRejection> + Send + Sync>),
+    /// May wait (token introspection, a key set fetched over the network).
+    Async(Arc<dyn Fn(OwnedAuthRequest) -> AuthFuture + Send + Sync>),
+}
+
+/// What an asynchronous authorization hook returns.
+type AuthFuture =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), AuthRejection>> + Send>>;
+
+impl Authorizer {
+    pub(crate) async fn check(&self, request: AuthRequest<'_>) -> Result<(), AuthRejection> {
+        match self {
+            Authorizer::Sync(hook) => hook(&request),
+            Authorizer::Async(hook) => hook(OwnedAuthRequest::from(&request)).await,
+        }
+    }
+}
 
 impl Default for HttpConfig {
     fn default() -> Self {
@@ -170,7 +188,39 @@ impl HttpConfig {
     where
         F: Fn(&AuthRequest<'_>) -> Result<(), AuthRejection> + Send + Sync + 'static,
     {
-        self.authorizer = Some(Arc::new(hook));
+        self.authorizer = Some(Authorizer::Sync(Arc::new(hook)));
+        self
+    }
+
+    /// [`authorize`](Self::authorize) with a hook that may wait: to introspect a token at the
+    /// authorization server, or check it against a key set fetched over the network. The
+    /// hook gets an owned copy of what it may look at; the request waits for its verdict.
+    ///
+    /// ```
+    /// use mcp_runtime::http::{AuthRejection, HttpConfig, OwnedAuthRequest};
+    ///
+    /// async fn introspect(token: &str) -> bool {
+    ///     // ... ask the authorization server ...
+    ///     token == "valid"
+    /// }
+    ///
+    /// let config = HttpConfig::new().authorize_async(|request: OwnedAuthRequest| async move {
+    ///     match request.bearer_token.as_deref() {
+    ///         Some(token) if introspect(token).await => Ok(()),
+    ///         Some(_) => Err(AuthRejection::invalid_token("the token is not active")),
+    ///         None => Err(AuthRejection::missing_token()),
+    ///     }
+    /// });
+    /// # let _ = config;
+    /// ```
+    pub fn authorize_async<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(OwnedAuthRequest) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<(), AuthRejection>> + Send + 'static,
+    {
+        self.authorizer = Some(Authorizer::Async(Arc::new(move |request| {
+            Box::pin(hook(request))
+        })));
         self
     }
 
@@ -236,6 +286,32 @@ pub struct AuthRequest<'a> {
     pub path: &'a str,
     /// Every header of the request.
     pub headers: &'a HeaderMap,
+}
+
+/// What an [asynchronous authorization hook](HttpConfig::authorize_async) sees of a request:
+/// an owned copy of [`AuthRequest`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct OwnedAuthRequest {
+    /// The token of an `Authorization: Bearer <token>` header. Never log it.
+    pub bearer_token: Option<String>,
+    /// The HTTP method.
+    pub method: Method,
+    /// The request path.
+    pub path: String,
+    /// Every header of the request.
+    pub headers: HeaderMap,
+}
+
+impl From<&AuthRequest<'_>> for OwnedAuthRequest {
+    fn from(request: &AuthRequest<'_>) -> Self {
+        OwnedAuthRequest {
+            bearer_token: request.bearer_token.map(str::to_owned),
+            method: request.method.clone(),
+            path: request.path.to_owned(),
+            headers: request.headers.clone(),
+        }
+    }
 }
 
 /// Why the authorization hook refused a request.

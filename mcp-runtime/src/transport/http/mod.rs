@@ -33,7 +33,9 @@ use std::io;
 use tokio::net::{TcpListener, ToSocketAddrs};
 
 pub use self::body::ResponseBody;
-pub use self::config::{AuthRejection, AuthRequest, HttpConfig, ProtectedResource};
+pub use self::config::{
+    AuthRejection, AuthRequest, HttpConfig, OwnedAuthRequest, ProtectedResource,
+};
 pub use self::service::HttpService;
 use crate::dispatch::Dispatcher;
 use crate::server::Server;

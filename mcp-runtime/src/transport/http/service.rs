@@ -175,7 +175,7 @@ impl HttpService {
             tracing::warn!("refused a request from a foreign origin");
             return rpc_error(StatusCode::FORBIDDEN, None, forbidden("Origin"));
         }
-        if let Some(refused) = self.authorize(&parts) {
+        if let Some(refused) = self.authorize(&parts).await {
             return refused;
         }
         let response = match (sse_route, &parts.method) {
@@ -210,7 +210,7 @@ impl HttpService {
         }
     }
 
-    fn authorize(&self, parts: &Parts) -> Option<Response<ResponseBody>> {
+    async fn authorize(&self, parts: &Parts) -> Option<Response<ResponseBody>> {
         let authorizer = self.inner.config.authorizer.as_ref()?;
         let request = super::config::AuthRequest {
             bearer_token: headers::bearer_token(&parts.headers),
@@ -218,7 +218,7 @@ impl HttpService {
             path: parts.uri.path(),
             headers: &parts.headers,
         };
-        let rejection = authorizer(&request).err()?;
+        let rejection = authorizer.check(request).await.err()?;
         let mut challenge = String::from("Bearer");
         let mut params = Vec::new();
         if let Some(resource) = &self.inner.config.resource {
