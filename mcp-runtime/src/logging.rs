@@ -208,14 +208,21 @@ impl<F: Future + Unpin> Future for Forwarding<F> {
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<F::Output> {
         let this = self.get_mut();
-        let future = &mut this.future;
-        FORWARD_TO.sync_scope(this.peer.clone(), || std::pin::Pin::new(future).poll(cx))
+        let future = std::pin::Pin::new(&mut this.future);
+        // Without a peer (the server does not forward) the poll costs nothing extra.
+        match &this.peer {
+            Some(peer) => FORWARD_TO.sync_scope(Some(peer.clone()), || future.poll(cx)),
+            None => future.poll(cx),
+        }
     }
 }
 
 /// [`forwarding_to`] for the synchronous start of a handler (before it returns its future).
 pub(crate) fn forwarding_while<R>(peer: Option<Arc<RequestPeer>>, start: impl FnOnce() -> R) -> R {
-    FORWARD_TO.sync_scope(peer, start)
+    match peer {
+        Some(peer) => FORWARD_TO.sync_scope(Some(peer), start),
+        None => start(),
+    }
 }
 
 /// Send a `tracing` event to the client of the request whose handler emitted it, as a

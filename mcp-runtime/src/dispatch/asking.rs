@@ -78,9 +78,15 @@ impl Dispatcher {
 
 /// Whether the request's client declared any capability a question needs.
 fn askable(scope: &RequestScope) -> bool {
-    ["elicitation", "sampling", "roots"]
-        .iter()
-        .any(|capability| scope.client_capabilities.get(capability).is_some())
+    // A walk over the few declared keys: a lookup would hash each name, on every call.
+    scope
+        .client_capabilities
+        .as_object()
+        .is_some_and(|declared| {
+            declared
+                .keys()
+                .any(|name| matches!(name.as_str(), "elicitation" | "sampling" | "roots"))
+        })
 }
 
 /// `start`'s handler run until it finishes or waits for the client's answers.
