@@ -46,10 +46,13 @@ pub struct HttpConfig {
 #[derive(Clone)]
 pub(crate) enum Authorizer {
     /// Decides at once.
-    Sync(Arc<dyn Fn(&AuthRequest<'_>) -> Result<(), AuthRejection> + Send + Sync>),
+    Sync(Arc<SyncHook>),
     /// May wait (token introspection, a key set fetched over the network).
     Async(Arc<dyn Fn(OwnedAuthRequest) -> AuthFuture + Send + Sync>),
 }
+
+/// A hook that decides at once.
+type SyncHook = dyn Fn(&AuthRequest<'_>) -> Result<(), AuthRejection> + Send + Sync;
 
 /// What an asynchronous authorization hook returns.
 type AuthFuture =
