@@ -85,6 +85,8 @@ pub struct Server {
     /// Whether the program chose the key ([`Server::request_state_key`]): then
     /// `serve_from_args` leaves it alone rather than read `MCP_REQUEST_STATE_KEY`.
     pub(crate) request_state_key_chosen: bool,
+    /// Served through `serve_from_args` (so `--help` names `--http` and the key variable).
+    pub(crate) from_args: bool,
 }
 
 impl Server {
@@ -123,6 +125,7 @@ impl Server {
             forward_tracing: false,
             request_state_key: crate::ask::seal::SealKey::random(),
             request_state_key_chosen: false,
+            from_args: false,
         }
     }
 

@@ -7,9 +7,9 @@ use crate::handler::ResourceDefinition;
 use crate::server::Server;
 use crate::transport::stdio::banner;
 
-/// The commands, one a line, for `--help` and for usage errors.
-fn commands(program: &str) -> String {
-    let lines = [
+/// The commands, one a line, for `--help` (`http`: the program also takes `--http ADDR`).
+fn commands(program: &str, http: bool) -> String {
+    let mut lines = vec![
         ("", "serve MCP on stdin/stdout (what MCP clients run)"),
         (
             "manifest",
@@ -31,13 +31,22 @@ fn commands(program: &str) -> String {
         ("--help", "this help"),
         ("--version", "the server's name and version"),
     ];
+    if http {
+        lines.insert(
+            1,
+            (
+                "--http ADDR",
+                "serve MCP over Streamable HTTP at ADDR (127.0.0.1:8080, or a port)",
+            ),
+        );
+    }
     let width = lines
         .iter()
         .map(|(command, _)| command.len())
         .max()
         .unwrap_or(0);
     let mut text = String::new();
-    for (command, what) in lines {
+    for (command, what) in &lines {
         let _ = writeln!(text, "  {program} {command:<width$}  {what}");
     }
     text
@@ -122,8 +131,21 @@ pub(crate) fn help(server: &Server, program: &str, executable: Option<&Path>) ->
          \n\
          Exit status: 0 on success, 1 when the server answers with an error (a tool error or a\n\
          JSON-RPC error), 2 on a usage error.\n",
-        commands = commands(program),
+        commands = commands(program, server.from_args && cfg!(feature = "http")),
     );
+    let _ = write!(
+        text,
+        "\nEnvironment:\n  MCP_LOG                 the level of the log on stderr (error, warn, info, \
+         debug, trace;\n                          default info)\n"
+    );
+    if server.from_args {
+        let _ = write!(
+            text,
+            "  MCP_REQUEST_STATE_KEY   the secret sealing 2026-07-28 requestStates; the same on \
+             every\n                          replica behind one load balancer (default: \
+             random per process)\n"
+        );
+    }
     text
 }
 
@@ -164,6 +186,25 @@ mod tests {
         assert!(text.contains(r#""command": "/opt/calc""#), "{text}");
         assert!(text.contains("  calc call TOOL [key=value ...]"), "{text}");
         assert!(text.contains("Exit status"), "{text}");
+        assert!(text.contains("  MCP_LOG "), "{text}");
+        assert!(
+            !text.contains("--http ADDR"),
+            "not served from args: {text}"
+        );
+        assert!(!text.contains("MCP_REQUEST_STATE_KEY"), "{text}");
+    }
+
+    #[test]
+    fn a_server_run_from_args_names_its_http_flag_and_key_variable() {
+        let mut server = Server::new(ServerInfo::new("calc", "1.2.3"));
+        server.from_args = true;
+        let text = help(&server, "calc", None);
+        assert_eq!(
+            text.contains("  calc --http ADDR "),
+            cfg!(feature = "http"),
+            "{text}"
+        );
+        assert!(text.contains("  MCP_REQUEST_STATE_KEY "), "{text}");
     }
 
     #[test]

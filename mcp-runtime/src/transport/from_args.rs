@@ -39,7 +39,8 @@ impl Server {
     pub async fn serve_from_args(self) -> io::Result<()> {
         let args: Vec<OsString> = std::env::args_os().skip(1).collect();
         let secret = std::env::var_os(REQUEST_STATE_KEY_VAR);
-        let this = self.request_state_key_from_env(secret);
+        let mut this = self.request_state_key_from_env(secret);
+        this.from_args = true;
         match http_address(&args) {
             Some(Ok(addr)) => this.serve_http_address(addr).await,
             Some(Err(message)) => {
