@@ -667,3 +667,96 @@ fn long_task_in_2026_07_28_asks_through_its_result() {
         "copied 2 parts; the old tables were kept (not confirmed)"
     );
 }
+
+// URL-mode elicitation ---------------------------------------------------------------------
+
+#[test]
+fn url_mode_elicitation_in_2025_11_25() {
+    let revision = ProtocolVersion::V2025_11_25;
+    let mut client = legacy(revision, json!({"elicitation": {"url": {}}}), &[]);
+    let call = client.send_request(
+        "tools/call",
+        json!({"name": "open_url", "arguments": {"url": "https://auth.example/sign-in"}}),
+    );
+    let (id, request) = server_request(&mut client, "elicitation/create");
+    let params = &request["params"];
+    assert_eq!(params["mode"], "url");
+    assert_eq!(params["url"], "https://auth.example/sign-in");
+    assert_eq!(params["message"], "Sign in, please");
+    let elicitation_id = params["elicitationId"].as_str().expect("an elicitationId");
+    assert_eq!(elicitation_id.len(), 32, "{elicitation_id}");
+    client.respond(&id, revision, "ElicitResult", json!({"action": "accept"}));
+    assert_eq!(
+        text_of(&call_result(&mut client, &call)),
+        "the user went to sign in"
+    );
+    // Each request gets its own id.
+    let again = client.send_request(
+        "tools/call",
+        json!({"name": "open_url", "arguments": {"url": "https://auth.example/sign-in"}}),
+    );
+    let (id, request) = server_request(&mut client, "elicitation/create");
+    assert_ne!(request["params"]["elicitationId"], elicitation_id);
+    client.respond(&id, revision, "ElicitResult", json!({"action": "decline"}));
+    assert_eq!(
+        text_of(&call_result(&mut client, &again)),
+        "no sign-in: Declined"
+    );
+}
+
+#[test]
+fn url_mode_needs_its_capability_and_revision() {
+    for (revision, capabilities, words) in [
+        (
+            ProtocolVersion::V2025_06_18,
+            json!({"elicitation": {}}),
+            "does not exist in 2025-06-18",
+        ),
+        (
+            ProtocolVersion::V2025_11_25,
+            json!({"elicitation": {}}),
+            "no URL-mode elicitation",
+        ),
+        (
+            ProtocolVersion::V2025_11_25,
+            json!({"elicitation": {"form": {}}}),
+            "no URL-mode elicitation",
+        ),
+    ] {
+        let mut client = legacy(revision, capabilities, &[]);
+        let result = client.call_tool("open_url", json!({"url": "https://auth.example"}));
+        assert!(is_error(&result), "{result}");
+        assert!(text_of(&result).contains(words), "{revision}: {result}");
+    }
+}
+
+#[test]
+fn url_mode_elicitation_in_2026_07_28() {
+    let mut client = Client::new(server(&[]));
+    let call = json!({"name": "open_url", "arguments": {"url": "https://auth.example/x"}});
+    let refused = modern_call(
+        &mut client,
+        "tools/call",
+        call.clone(),
+        &json!({"elicitation": {}}),
+    );
+    let error = expect_error(&refused);
+    assert_eq!(error["code"], -32021, "{refused}");
+    assert_eq!(
+        error["data"]["requiredCapabilities"],
+        json!({"elicitation": {"url": {}}})
+    );
+    let capabilities = json!({"elicitation": {"url": {}}});
+    let first = modern_call(&mut client, "tools/call", call.clone(), &capabilities);
+    let question = &first["result"]["inputRequests"]["q0"];
+    assert_eq!(
+        question["params"],
+        json!({"mode": "url", "message": "Sign in, please", "url": "https://auth.example/x"}),
+        "{first}"
+    );
+    let mut retry = call;
+    retry["requestState"] = first["result"]["requestState"].clone();
+    retry["inputResponses"] = json!({"q0": {"action": "cancel"}});
+    let second = modern_call(&mut client, "tools/call", retry, &capabilities);
+    assert_eq!(text_of(&second["result"]), "no sign-in: Cancelled");
+}

@@ -98,6 +98,19 @@ async fn list_roots(ctx: RequestContext) -> Result<String, String> {
         .join(","))
 }
 
+/// Send the user to a page (URL-mode elicitation).
+#[mcp_tool]
+async fn open_url(url: String, ctx: RequestContext) -> Result<String, String> {
+    match ctx
+        .elicit_url("Sign in, please", url)
+        .await
+        .map_err(failed)?
+    {
+        Elicitation::Accepted(()) => Ok("the user went to sign in".into()),
+        other => Ok(format!("no sign-in: {other:?}")),
+    }
+}
+
 /// A form no client could show.
 #[mcp_tool]
 async fn bad_form(ctx: RequestContext) -> Result<String, String> {
@@ -143,6 +156,7 @@ async fn main() -> std::io::Result<()> {
             sequential,
             ask_model,
             list_roots,
+            open_url,
             bad_form
         ])
         .prompts(prompts![review])

@@ -222,6 +222,18 @@ fn multi_select(
     Some(flat)
 }
 
+/// The client's `ElicitResult` of a URL-mode elicitation: only the action counts.
+pub(super) fn read_action(answer: Value) -> Result<Elicitation<()>, AskError> {
+    match answer.get("action").and_then(Value::as_str) {
+        Some("accept") => Ok(Elicitation::Accepted(())),
+        Some("decline") => Ok(Elicitation::Declined),
+        Some("cancel") => Ok(Elicitation::Cancelled),
+        _ => Err(AskError::InvalidAnswer(
+            "`action` must be accept, decline or cancel".into(),
+        )),
+    }
+}
+
 /// The client's `ElicitResult`, read as `T` when the user accepted.
 pub(super) fn read_answer<T: DeserializeOwned>(answer: Value) -> Result<Elicitation<T>, AskError> {
     let invalid = |detail: String| Err(AskError::InvalidAnswer(detail));

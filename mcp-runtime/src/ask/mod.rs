@@ -57,17 +57,29 @@ pub enum Elicitation<T> {
 /// The client feature a question needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Capability {
+    /// Form-mode elicitation.
     Elicitation,
+    /// URL-mode elicitation (2025-11-25 on).
+    ElicitationUrl,
     Sampling,
     Roots,
 }
 
 impl Capability {
+    /// The member of `ClientCapabilities` that declares it.
     fn name(self) -> &'static str {
         match self {
-            Capability::Elicitation => "elicitation",
+            Capability::Elicitation | Capability::ElicitationUrl => "elicitation",
             Capability::Sampling => "sampling",
             Capability::Roots => "roots",
+        }
+    }
+
+    /// What a client declares to have it (for `-32021`'s `requiredCapabilities`).
+    fn declaration(self) -> Value {
+        match self {
+            Capability::ElicitationUrl => json!({"url": {}}),
+            _ => json!({}),
         }
     }
 }
@@ -114,6 +126,43 @@ impl RequestContext {
         T: DeserializeOwned + JsonSchema,
     {
         self.elicit_as(None, message.into()).await
+    }
+
+    /// Ask the user to visit `url` (an `elicitation/create` request in URL mode, 2025-11-25
+    /// on): for what must not pass through the client, such as signing in to a third party
+    /// or entering a payment. `Accepted(())` means the user agreed to open it; what happens
+    /// there reaches the server out of band (its own callback), not through this answer.
+    ///
+    /// Needs the `url` member of the client's `elicitation` capability, else
+    /// [`AskError::Unsupported`]. In 2025-11-25 each request carries a fresh `elicitationId`.
+    ///
+    /// ```
+    /// use mcp_runtime::{Elicitation, RequestContext, mcp_tool};
+    ///
+    /// /// Connect the user's calendar.
+    /// #[mcp_tool]
+    /// async fn connect_calendar(ctx: RequestContext) -> Result<String, String> {
+    ///     let url = "https://calendar.example.com/oauth/authorize?client_id=mcp";
+    ///     match ctx.elicit_url("Sign in to your calendar", url).await {
+    ///         Ok(Elicitation::Accepted(())) => Ok("waiting for the sign-in to finish".into()),
+    ///         Ok(_) => Ok("not connected".into()),
+    ///         Err(error) => Err(error.to_string()),
+    ///     }
+    /// }
+    /// ```
+    pub async fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Result<Elicitation<()>, AskError> {
+        self.supports(Capability::ElicitationUrl)?;
+        let mut params = json!({"mode": "url", "message": message.into(), "url": url.into()});
+        // 2026-07-28 ties the answer to the retried request instead of an id.
+        if !self.revision.is_modern() {
+            params["elicitationId"] = Value::String(seal::random_id());
+        }
+        let answer = self.ask(None, "elicitation/create", params).await?;
+        form::read_action(answer)
     }
 
     /// Ask the client's model for a completion (`sampling/createMessage`); the client's user
@@ -216,10 +265,20 @@ impl RequestContext {
         if capability == Capability::Elicitation && self.revision < ProtocolVersion::V2025_06_18 {
             return unsupported(format!("elicitation does not exist in {}", self.revision));
         }
-        let Some(Value::Object(declared)) = declared else {
+        if capability == Capability::ElicitationUrl && self.revision < ProtocolVersion::V2025_11_25
+        {
+            return unsupported(format!(
+                "URL-mode elicitation does not exist in {}",
+                self.revision
+            ));
+        }
+        let note_missing = || {
             if let Some(Asker::Round(round)) = &self.asker {
-                round.note_missing(capability.name());
+                round.note_missing(capability.name(), capability.declaration());
             }
+        };
+        let Some(Value::Object(declared)) = declared else {
+            note_missing();
             return unsupported(format!(
                 "the client did not declare the `{}` capability",
                 capability.name()
@@ -232,6 +291,10 @@ impl RequestContext {
             && !declared.contains_key("form")
         {
             return unsupported("the client takes no form-mode elicitation".into());
+        }
+        if capability == Capability::ElicitationUrl && !declared.contains_key("url") {
+            note_missing();
+            return unsupported("the client takes no URL-mode elicitation".into());
         }
         if self.asker.is_none() {
             return unsupported(

@@ -77,7 +77,7 @@ struct Run {
     /// Answers this run used (they must travel on with the next state).
     used: Map<String, Value>,
     /// Capabilities the handler needed and the request did not declare.
-    missing: Vec<&'static str>,
+    missing: Vec<(&'static str, Value)>,
 }
 
 impl InputRound {
@@ -176,10 +176,10 @@ impl InputRound {
     }
 
     /// The handler wanted to ask something the request's client capabilities rule out.
-    pub(super) fn note_missing(&self, capability: &'static str) {
+    pub(super) fn note_missing(&self, capability: &'static str, declaration: Value) {
         let mut run = self.run();
-        if !run.missing.contains(&capability) {
-            run.missing.push(capability);
+        if !run.missing.iter().any(|(name, _)| *name == capability) {
+            run.missing.push((capability, declaration));
         }
     }
 
@@ -193,14 +193,15 @@ impl InputRound {
         let required: Map<String, Value> = run
             .missing
             .iter()
-            .map(|capability| ((*capability).to_owned(), json!({})))
+            .map(|(name, declaration)| ((*name).to_owned(), declaration.clone()))
             .collect();
+        let names: Vec<&str> = run.missing.iter().map(|(name, _)| *name).collect();
         Some(
             ErrorObject::new(
                 ErrorObject::MISSING_REQUIRED_CLIENT_CAPABILITY,
                 format!(
                     "this request needs the client capabilities it did not declare: {}",
-                    run.missing.join(", ")
+                    names.join(", ")
                 ),
             )
             .with_data(json!({"requiredCapabilities": required})),

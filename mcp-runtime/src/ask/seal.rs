@@ -68,6 +68,22 @@ impl fmt::Debug for SealKey {
     }
 }
 
+/// A fresh random identifier (128 bits, hex), unique for all practical purposes.
+pub(crate) fn random_id() -> String {
+    let mut bytes = [0; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // Unique still, if guessable: a counter mixed with the clock.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let seed = format!(
+            "{:?}{}",
+            std::time::SystemTime::now(),
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
+        bytes.copy_from_slice(&sha2_of(seed.as_bytes())[..16]);
+    }
+    super::canonical::hex(&bytes)
+}
+
 fn sha2_of(bytes: &[u8]) -> [u8; 32] {
     use sha2::Digest;
     Sha256::digest(bytes).into()
