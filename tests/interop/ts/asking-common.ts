@@ -7,7 +7,7 @@
 // recording what was asked), adapts its `Client` to `AskingSession`, and hands a factory of those
 // to `runAskingChecks`.
 
-import { joinText, LEGACY_VERSIONS, MODERN_VERSION, Report, type CallOutcome, type ContentsOutcome } from './common.ts';
+import { LEGACY_VERSIONS, MODERN_VERSION, Report, type CallOutcome, type ContentsOutcome } from './common.ts';
 
 /** How the user answers one elicitation form. */
 export type ElicitAnswer = {
@@ -388,16 +388,5 @@ export async function runAskingChecks(
             report.fail(`${name}: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         }
     }
-}
-
-/** A call's outcome through the SDK's own result type. */
-export function callOutcome(result: { isError?: boolean; content: ReadonlyArray<{ type: string; text?: unknown }>; structuredContent?: unknown }): CallOutcome {
-    return {
-        kind: 'result',
-        isError: result.isError === true,
-        text: joinText(result.content),
-        structuredContent: result.structuredContent,
-        contentTypes: result.content.map(b => b.type)
-    };
 }
 

@@ -17,8 +17,8 @@ import {
     type CallToolResult,
     type ClientCapabilities
 } from '@modelcontextprotocol/sdk/types.js';
-import { callOutcome, runAskingChecks, type AskingSession, type Connect } from './asking-common.ts';
-import { errorOutcome, promptOutcome, Report, runAndExit } from './common.ts';
+import { runAskingChecks, type AskingSession, type Connect } from './asking-common.ts';
+import { callOutcome, errorOutcome, promptOutcome, Report, runAndExit } from './common.ts';
 
 const [longTask, askingServer] = process.argv.slice(2);
 if (longTask === undefined || askingServer === undefined) {

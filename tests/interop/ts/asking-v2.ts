@@ -12,8 +12,8 @@
 
 import { Client, type ClientCapabilities } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { callOutcome, runAskingChecks, type AskingSession, type Connect } from './asking-common.ts';
-import { errorOutcome, promptOutcome, Report, runAndExit } from './common.ts';
+import { runAskingChecks, type AskingSession, type Connect } from './asking-common.ts';
+import { callOutcome, errorOutcome, promptOutcome, Report, runAndExit } from './common.ts';
 
 const argv = process.argv.slice(2);
 let era = 'legacy';

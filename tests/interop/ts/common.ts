@@ -465,3 +465,14 @@ export async function runAndExit(report: Report, checks: () => Promise<void>, cl
     }
     process.exit(code);
 }
+
+/** A `tools/call` result as the checks compare it. */
+export function callOutcome(result: { isError?: boolean; content: ReadonlyArray<{ type: string; text?: unknown }>; structuredContent?: unknown }): CallOutcome {
+    return {
+        kind: 'result',
+        isError: result.isError === true,
+        text: joinText(result.content),
+        structuredContent: result.structuredContent,
+        contentTypes: result.content.map(b => b.type)
+    };
+}

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { contentsOutcome, errorOutcome, joinText, parseArgs, promptOutcome, Report, runAndExit, runChecks, type CallOutcome, type Session } from './common.ts';
+import { callOutcome, contentsOutcome, errorOutcome, parseArgs, promptOutcome, Report, runAndExit, runChecks, settle, type CallOutcome, type Session } from './common.ts';
 
 const cli = parseArgs(process.argv, ['legacy']);
 const report = new Report(`typescript-sdk-v1 (${cli.era}) ${cli.fixture.example}`);
@@ -48,32 +48,15 @@ const session: Session = {
                 return { kind: 'protocolError', code: undefined, message: `result has no content array: ${JSON.stringify(raw)}` };
             }
             const result = raw as CallToolResult;
-            return {
-                kind: 'result',
-                isError: result.isError === true,
-                text: joinText(result.content),
-                structuredContent: result.structuredContent,
-                contentTypes: result.content.map(b => b.type)
-            };
+            return callOutcome(result);
         } catch (error) {
             return errorOutcome(error);
         }
     },
-    readResource: async uri => {
-        try {
-            return contentsOutcome((await client.readResource({ uri })).contents);
-        } catch (error) {
-            return errorOutcome(error);
-        }
-    },
+    readResource: uri => settle(() => client.readResource({ uri }), result => contentsOutcome(result.contents)),
     getPrompt: (name, args) => promptOutcome(() => client.getPrompt({ name, arguments: args })),
-    complete: async (ref, argument) => {
-        try {
-            return { kind: 'result', values: (await client.complete({ ref, argument })).completion.values };
-        } catch (error) {
-            return errorOutcome(error);
-        }
-    }
+    complete: (ref, argument) =>
+        settle(() => client.complete({ ref, argument }), result => ({ kind: 'result' as const, values: result.completion.values }))
 };
 
 await runAndExit(

@@ -8,7 +8,7 @@
 
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { contentsOutcome, errorOutcome, joinText, parseArgs, promptOutcome, Report, runAndExit, runChecks, type CallOutcome, type Session } from './common.ts';
+import { callOutcome, contentsOutcome, errorOutcome, parseArgs, promptOutcome, Report, runAndExit, runChecks, settle, type CallOutcome, type Session } from './common.ts';
 
 const cli = parseArgs(process.argv, ['legacy', 'auto']);
 const report = new Report(`typescript-sdk-v2 (${cli.era}) ${cli.fixture.example}`);
@@ -47,32 +47,15 @@ const session: Session = {
     callTool: async (name, args): Promise<CallOutcome> => {
         try {
             const result = await client.callTool({ name, arguments: args });
-            return {
-                kind: 'result',
-                isError: result.isError === true,
-                text: joinText(result.content),
-                structuredContent: result.structuredContent,
-                contentTypes: result.content.map(b => b.type)
-            };
+            return callOutcome(result);
         } catch (error) {
             return errorOutcome(error);
         }
     },
-    readResource: async uri => {
-        try {
-            return contentsOutcome((await client.readResource({ uri })).contents);
-        } catch (error) {
-            return errorOutcome(error);
-        }
-    },
+    readResource: uri => settle(() => client.readResource({ uri }), result => contentsOutcome(result.contents)),
     getPrompt: (name, args) => promptOutcome(() => client.getPrompt({ name, arguments: args })),
-    complete: async (ref, argument) => {
-        try {
-            return { kind: 'result', values: (await client.complete({ ref, argument })).completion.values };
-        } catch (error) {
-            return errorOutcome(error);
-        }
-    }
+    complete: (ref, argument) =>
+        settle(() => client.complete({ ref, argument }), result => ({ kind: 'result' as const, values: result.completion.values }))
 };
 
 await runAndExit(
