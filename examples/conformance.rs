@@ -122,6 +122,16 @@ async fn test_tool_with_progress(context: RequestContext) -> &'static str {
     "Tool with progress executed successfully"
 }
 
+/// Lets go of the client's connection, works a little, then answers: the suite (scenario
+/// `server-sse-polling`, SEP-1699) expects its POST stream to end after the priming event, and
+/// the result on the GET it resumes the stream with (`Last-Event-ID`).
+#[mcp_tool]
+async fn test_reconnection(context: RequestContext) -> &'static str {
+    context.release_connection();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    "Reconnection test completed successfully"
+}
+
 /// Logs while it runs; the 2026-07-28 suite checks that nothing is logged to a request that set
 /// no `logLevel`.
 #[mcp_tool]
@@ -685,6 +695,7 @@ async fn main() -> std::io::Result<()> {
                 test_error_handling,
                 test_tool_with_progress,
                 test_logging_tool,
+                test_reconnection,
                 test_trigger_prompt_change,
                 test_sampling,
                 test_elicitation,

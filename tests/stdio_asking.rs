@@ -419,6 +419,22 @@ fn modern_questions_end_the_call_and_the_retry_completes_it() {
             .contains("requestState"),
         "{refused}"
     );
+
+    // The very retry that succeeded, again: a state resumes one call only.
+    let replayed = expect_error(&modern_call(
+        &mut client,
+        "tools/call",
+        retry,
+        &capabilities,
+    ));
+    assert_eq!(replayed["code"], -32602, "{replayed}");
+    assert!(
+        replayed["message"]
+            .as_str()
+            .unwrap()
+            .contains("already used"),
+        "{replayed}"
+    );
 }
 
 #[test]

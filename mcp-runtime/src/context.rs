@@ -42,6 +42,8 @@ pub struct RequestContext {
     /// Whether `tracing` events the handler emits go to the client through `peer`
     /// ([`Server::forward_tracing`](crate::Server::forward_tracing)).
     pub(crate) forward_tracing: bool,
+    /// Who the transport authenticated as the client (see [`RequestContext::principal`]).
+    pub(crate) principal: Option<Arc<str>>,
 }
 
 impl RequestContext {
@@ -62,7 +64,59 @@ impl RequestContext {
             states: States::default(),
             asker: None,
             forward_tracing: false,
+            principal: None,
         }
+    }
+
+    /// Who the client was authenticated as: what the HTTP authorization hook named (see
+    /// `mcp_runtime::http::Authorized`), or the `mcp_runtime::http::Principal` an enclosing
+    /// app's middleware put in the request's extensions. `None` over stdio (whose credentials
+    /// come from the environment) and when the hook names nobody.
+    ///
+    /// Answers a handler asked for over several 2026-07-28 rounds are bound to it: a
+    /// `requestState` issued to one principal resumes nothing for another.
+    pub fn principal(&self) -> Option<&str> {
+        self.principal.as_deref()
+    }
+}
+
+impl RequestContext {
+    /// Let the client hang up while this request keeps running, and collect what it sends from
+    /// now on (notifications, questions, the result) when it comes back: for a long call, so
+    /// that no connection is held open all along. Nothing is lost and nothing is cancelled;
+    /// where the client could not come back for the rest, this does nothing. Returns whether
+    /// the connection is being released.
+    ///
+    /// What each transport does:
+    ///
+    /// * Streamable HTTP, a 2025-11-25 session whose POST is answered with events: the
+    ///   response stream ends after what was sent before this call (at least its priming
+    ///   event, whose id the client resumes from); the rest is kept, and a `GET` with that
+    ///   `Last-Event-ID` receives it (the result last, which ends that stream). The client
+    ///   reconnects after the stream's `retry` interval (SEP-1699 "polling"). Calling it again
+    ///   ends the resumed connection in turn.
+    /// * Everywhere else (stdio, earlier revisions' sessions, a POST answered with plain JSON,
+    ///   2026-07-28 requests, where a closed stream cancels the call): nothing; returns `false`.
+    ///
+    /// Nothing happens either once the request is answered or cancelled.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// use mcp_runtime::{RequestContext, mcp_tool};
+    ///
+    /// /// Rebuild the index (takes minutes).
+    /// #[mcp_tool]
+    /// async fn rebuild(ctx: RequestContext) -> String {
+    ///     ctx.release_connection();
+    ///     tokio::time::sleep(Duration::from_millis(10)).await; // ... the long work ...
+    ///     "rebuilt".to_owned()
+    /// }
+    /// ```
+    pub fn release_connection(&self) -> bool {
+        self.peer
+            .as_ref()
+            .is_some_and(|peer| peer.release_connection())
     }
 }
 

@@ -39,7 +39,8 @@ pub mod fuzzing;
 pub use transport::http;
 
 pub use ask::{
-    AskError, Elicitation, NamedQuestion, Root, SampledMessage, SamplingMessage, SamplingRequest,
+    AskError, Elicitation, MemoryReplayGuard, NamedQuestion, ReplayGuard, Root, SampledMessage,
+    SamplingMessage, SamplingRequest,
 };
 pub use context::{CancellationToken, RequestContext};
 pub use dynamic::{SurfaceError, Surfaces};

@@ -7,6 +7,10 @@
 //! a `progressToken`, or its logs may reach the client. A call that uses neither pays for
 //! nothing. Once the request is answered its peer is closed, and whatever a task it spawned
 //! still reports is dropped: nothing about a request may follow its response.
+//!
+//! A transport whose client can come back for what a request sends later (HTTP with resumable
+//! streams) also lets the request release its connection meanwhile
+//! ([`RequestContext::release_connection`]); elsewhere that asks nothing of anyone.
 
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -27,10 +31,16 @@ use crate::protocol::jsonrpc::{Outgoing, RequestId};
 #[derive(Clone)]
 pub(crate) struct Outbound {
     send: Arc<SendFn>,
+    /// Releases the connection of a request, if the transport can (see
+    /// [`with_release`](Self::with_release)).
+    release: Option<Arc<ReleaseFn>>,
 }
 
 /// Hands a message, and the request it is about if any, to the transport.
 type SendFn = dyn Fn(Option<&RequestId>, Outgoing) + Send + Sync;
+
+/// Asks the transport to release the connection of a request; whether it will.
+type ReleaseFn = dyn Fn(&RequestId) -> bool + Send + Sync;
 
 impl Outbound {
     /// Messages are handed to `send`, which must deliver them before any response handed
@@ -38,6 +48,7 @@ impl Outbound {
     pub(crate) fn new(send: impl Fn(Outgoing) + Send + Sync + 'static) -> Self {
         Outbound {
             send: Arc::new(move |_, message| send(message)),
+            release: None,
         }
     }
 
@@ -49,7 +60,24 @@ impl Outbound {
     ) -> Self {
         Outbound {
             send: Arc::new(send),
+            release: None,
         }
+    }
+
+    /// This outbound, `release` ending the connection a request's messages travel on while it
+    /// runs, when its client can come back for the rest (and saying whether it will).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_release(
+        mut self,
+        release: impl Fn(&RequestId) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.release = Some(Arc::new(release));
+        self
+    }
+
+    /// Whether the transport may release a request's connection.
+    fn can_release(&self) -> bool {
+        self.release.is_some()
     }
 
     /// Send `message`, about the request `related` if given.
@@ -160,7 +188,7 @@ impl RequestPeer {
         related: Option<&RequestId>,
     ) -> Option<Arc<Self>> {
         let outbound = outbound?;
-        if progress_token.is_none() && !log.may_allow_any() {
+        if progress_token.is_none() && !log.may_allow_any() && !outbound.can_release() {
             return None;
         }
         Some(Arc::new(RequestPeer {
@@ -263,6 +291,17 @@ impl RequestPeer {
     /// Whether a message at `level` would be sent.
     pub(crate) fn log_enabled(&self, level: LogLevel) -> bool {
         self.log.allows(level)
+    }
+
+    /// Ask the transport to release the request's connection; whether it will. Not once the
+    /// request is answered or cancelled.
+    pub(crate) fn release_connection(&self) -> bool {
+        let (Some(release), Some(related)) = (&self.outbound.release, &self.related) else {
+            return false;
+        };
+        // Under the lock, as progress is sent: whatever was reported before is ahead of it.
+        let state = self.state();
+        !state.closed && !self.cancellation.is_cancelled() && release(related)
     }
 
     /// The request was answered (or dropped): nothing more is sent about it.
@@ -525,6 +564,44 @@ mod tests {
         assert!(peer.progress(3.5, None, None), "a real report still passes");
         assert!(next_up(-1.0) > -1.0);
         assert!(next_up(0.0) > 0.0);
+    }
+
+    #[test]
+    fn a_connection_is_released_only_where_the_transport_can_and_while_the_request_runs() {
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let seen = asked.clone();
+        let (outbound, _) = recorder();
+        let outbound = outbound.with_release(move |related| {
+            seen.lock().unwrap().push(related.clone());
+            true
+        });
+        let id = RequestId::Number(4.into());
+        // Even a request that can send nothing else may release its connection.
+        let peer = RequestPeer::for_call(
+            Some(&outbound),
+            ProtocolVersion::V2025_11_25,
+            &LogGate::Request(None),
+            None,
+            &CancellationToken::new(),
+            Some(&id),
+        )
+        .unwrap();
+        assert!(peer.release_connection());
+        peer.close();
+        assert!(!peer.release_connection(), "not once answered");
+        assert_eq!(*asked.lock().unwrap(), std::slice::from_ref(&id));
+
+        let (plain, _) = recorder();
+        let peer = RequestPeer::for_call(
+            Some(&plain),
+            ProtocolVersion::V2025_11_25,
+            &LogGate::Session(SessionLogLevel::default()),
+            None,
+            &CancellationToken::new(),
+            Some(&id),
+        )
+        .unwrap();
+        assert!(!peer.release_connection(), "stdio has nothing to release");
     }
 
     #[test]

@@ -85,6 +85,8 @@ pub struct Server {
     /// Whether the program chose the key ([`Server::request_state_key`]): then
     /// `serve_from_args` leaves it alone rather than read `MCP_REQUEST_STATE_KEY`.
     pub(crate) request_state_key_chosen: bool,
+    /// Records which `requestState`s were used ([`Server::replay_guard`]).
+    pub(crate) replay_guard: crate::ask::SharedReplayGuard,
     /// Served through `serve_from_args` (so `--help` names `--http` and the key variable).
     pub(crate) from_args: bool,
 }
@@ -125,6 +127,7 @@ impl Server {
             forward_tracing: false,
             request_state_key: crate::ask::seal::SealKey::random(),
             request_state_key_chosen: false,
+            replay_guard: crate::ask::SharedReplayGuard::in_memory(),
             from_args: false,
         }
     }
@@ -151,6 +154,16 @@ impl Server {
     pub fn request_state_key(mut self, secret: impl AsRef<[u8]>) -> Self {
         self.request_state_key = crate::ask::seal::SealKey::from_secret(secret.as_ref());
         self.request_state_key_chosen = true;
+        self
+    }
+
+    /// Where the server records which 2026-07-28 `requestState`s a retry already used, so
+    /// that each resumes a call once (a copy is refused with `-32602`). In memory by default
+    /// ([`MemoryReplayGuard`](crate::MemoryReplayGuard)), which is right for one process;
+    /// replicas that share a [`request_state_key`](Self::request_state_key) should share this
+    /// record too, or a copy of a state could be used once on each of them.
+    pub fn replay_guard(mut self, guard: impl crate::ReplayGuard) -> Self {
+        self.replay_guard = crate::ask::SharedReplayGuard(std::sync::Arc::new(guard));
         self
     }
 

@@ -10,6 +10,8 @@
 //! Requests in the 2026-07-28 (modern) era carry their own `_meta` and never move the state:
 //! a fresh process may answer `server/discover` and still accept `initialize` afterwards.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::ask::pending::OutgoingRequests;
@@ -31,6 +33,9 @@ pub(crate) struct Session {
     outbound: Option<Outbound>,
     /// The questions this connection's handlers asked the client and await answers to.
     outgoing: OutgoingRequests,
+    /// Who the transport authenticated as the client (HTTP's authorization hook); `None` where
+    /// nobody was (stdio takes its credentials from the environment).
+    principal: Option<Arc<str>>,
 }
 
 #[derive(Debug, Default)]
@@ -129,6 +134,17 @@ impl Session {
     /// The questions awaiting the client's answers.
     pub(crate) fn outgoing(&self) -> &OutgoingRequests {
         &self.outgoing
+    }
+
+    /// Serve this connection's requests on behalf of `principal`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn set_principal(&mut self, principal: Option<Arc<str>>) {
+        self.principal = principal;
+    }
+
+    /// Who the transport authenticated, if anyone.
+    pub(crate) fn principal(&self) -> Option<&Arc<str>> {
+        self.principal.as_ref()
     }
 
     /// What this connection's client subscribed to, and notifications waiting to be sent.

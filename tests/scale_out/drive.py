@@ -20,7 +20,8 @@ control over which nginx location a request goes to and over the headers it carr
     the instance that asked is read from the debug logs. The retry (a new id, the answer in
     `inputResponses`, the `requestState`) is then sent straight to the port of ANOTHER instance
     (the next one after the asker), which must complete the call; its log must show the retry
-    and the asker's must not. Then ASKING_CALLS more with both rounds through nginx, each
+    and the asker's must not; the same retry sent again to that instance must be refused with
+    -32602 "already used" (a state resumes one call). Then ASKING_CALLS more with both rounds through nginx, each
     round attributed through the logs (reported: how many retries crossed instances). The
     negative: the `--stranger` instance, started with another key, must refuse a shared-key
     state with -32602 naming `requestState`, and the shared-key instances must refuse the
@@ -206,7 +207,7 @@ def asking_across(client: Client, asking: list[dict], stranger: dict) -> None:
     direct = {n: Client(f"http://{x['addr']}") for n, x in enumerate(asking)}
     asked_by = [0, 0, 0]
     retried_at = [0, 0, 0]
-    completed = 0
+    completed = replays_refused = 0
     states: list[dict] = []
     for i in range(ASKING_CALLS):
         before = [count(x["log"], pattern) for x in asking]
@@ -233,10 +234,18 @@ def asking_across(client: Client, asking: list[dict], stranger: dict) -> None:
             continue
         retried_at[other] += 1
         completed += 1
+        # The same retry again at the instance that completed it: a state resumes one call.
+        status, again = migrate(direct[other], "/mcp", 700 + i, first["result"])
+        error = again.get("error") or {}
+        if error.get("code") == -32602 and "already used" in error.get("message", ""):
+            replays_refused += 1
+        else:
+            fail(f"asking call {i}: the same retry again at instance {other + 4} was not refused as used: HTTP {status} {json.dumps(again)[:300]}")
     print(
         f"asking: {completed}/{ASKING_CALLS} migrate calls completed on a different instance than the one that "
         f"asked; first rounds (through nginx) asked by instances 4/5/6: {asked_by}; retries (straight to the "
-        f"next instance's port) completed by 4/5/6: {retried_at}",
+        f"next instance's port) completed by 4/5/6: {retried_at}; the same retry sent again to that "
+        f"instance refused as already used: {replays_refused}/{completed}",
         flush=True,
     )
     if completed != ASKING_CALLS:

@@ -16,6 +16,7 @@ mod canonical;
 mod error;
 mod form;
 pub(crate) mod pending;
+mod replay;
 pub(crate) mod round;
 mod sampling;
 pub(crate) mod seal;
@@ -27,6 +28,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 pub use error::AskError;
+pub(crate) use replay::SharedReplayGuard;
+pub use replay::{MemoryReplayGuard, ReplayGuard};
 pub use sampling::{Root, SampledMessage, SamplingMessage, SamplingRequest};
 
 use crate::context::RequestContext;

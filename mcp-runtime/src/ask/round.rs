@@ -21,12 +21,18 @@ use serde_json::{Map, Value, json};
 
 use super::AskError;
 use super::canonical::digest;
-use super::seal::SealKey;
+use super::replay::SharedReplayGuard;
+use super::seal::{SealKey, random_id};
+use crate::handler::BoxFuture;
 use crate::handler::JsonObject;
 use crate::protocol::jsonrpc::ErrorObject;
 
 /// How long a `requestState` stays valid: the user answering a form may take a while.
 const STATE_LIFETIME: Duration = Duration::from_secs(600);
+
+/// The layout of `requestState`s this server writes; others (an older replica's) are refused.
+/// 2 added the id the replay guard records and the principal.
+const STATE_VERSION: u64 = 2;
 
 /// Which request a round belongs to: a state issued for one cannot resume another.
 #[derive(Debug, Clone)]
@@ -37,14 +43,24 @@ pub(crate) struct Binding {
     pub(crate) target: String,
     /// Digest of the arguments.
     pub(crate) subject: String,
+    /// Digest of whom the transport authenticated (see `RequestContext::principal`), if
+    /// anyone: the client of one user cannot resume another's call. A digest, because the
+    /// state is only signed, not encrypted.
+    pub(crate) principal: Option<String>,
 }
 
 impl Binding {
-    pub(crate) fn new(method: &'static str, target: &str, arguments: &Value) -> Self {
+    pub(crate) fn new(
+        method: &'static str,
+        target: &str,
+        arguments: &Value,
+        principal: Option<&str>,
+    ) -> Self {
         Binding {
             method,
             target: target.to_owned(),
             subject: digest(arguments),
+            principal: principal.map(|principal| digest(&Value::from(principal))),
         }
     }
 
@@ -55,6 +71,7 @@ impl Binding {
             method,
             target: String::new(),
             subject: String::new(),
+            principal: None,
         }
     }
 }
@@ -64,6 +81,9 @@ impl Binding {
 pub(crate) struct InputRound {
     binding: Binding,
     key: SealKey,
+    /// The state this run resumes from, to be recorded as used before the handler runs.
+    resumed: Mutex<Option<(String, SystemTime)>>,
+    replay_guard: SharedReplayGuard,
     /// Answers by key, each with the digest of the question it answers.
     answers: HashMap<String, (String, Value)>,
     run: Mutex<Run>,
@@ -85,10 +105,12 @@ impl InputRound {
     /// state that is forged, altered, expired or made for another request is invalid params.
     pub(crate) fn begin(
         key: &SealKey,
+        replay_guard: &SharedReplayGuard,
         binding: Binding,
         params: &JsonObject,
     ) -> Result<Self, ErrorObject> {
         let mut answers = HashMap::new();
+        let mut resumed = None;
         let responses = match params.get("inputResponses") {
             None | Some(Value::Null) => None,
             Some(Value::Object(responses)) => Some(responses),
@@ -106,6 +128,7 @@ impl InputRound {
             }
             Some(Value::String(state)) => {
                 let state = open_state(key, &binding, state)?;
+                resumed = state_id(&state);
                 if let Some(Value::Object(carried)) = state.get("r") {
                     for (question, answer) in carried {
                         if let Some([Value::String(asked), answer]) =
@@ -133,6 +156,8 @@ impl InputRound {
         Ok(InputRound {
             binding,
             key: key.clone(),
+            resumed: Mutex::new(resumed),
+            replay_guard: replay_guard.clone(),
             answers,
             run: Mutex::default(),
         })
@@ -208,6 +233,17 @@ impl InputRound {
         )
     }
 
+    /// Recording the state this run resumes from as used (once; `None` for a first run).
+    fn claim(&self) -> Option<BoxFuture<'static, bool>> {
+        let (id, expires) = self
+            .resumed
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take()?;
+        let guard = self.replay_guard.0.clone();
+        Some(Box::pin(async move { guard.claim(&id, expires).await }))
+    }
+
     /// Whether the run is waiting for answers.
     pub(crate) fn has_questions(&self) -> bool {
         !self.run().questions.is_empty()
@@ -228,10 +264,12 @@ impl InputRound {
             .saturating_add(STATE_LIFETIME)
             .as_secs();
         let state = json!({
-            "v": 1,
+            "v": STATE_VERSION,
+            "n": random_id(),
             "m": self.binding.method,
             "t": self.binding.target,
             "d": self.binding.subject,
+            "p": self.binding.principal,
             "exp": expires,
             "q": asked,
             "r": run.used,
@@ -254,7 +292,7 @@ fn open_state(key: &SealKey, binding: &Binding, state: &str) -> Result<Value, Er
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
         .as_secs();
-    if state.get("v") != Some(&json!(1)) {
+    if state.get("v") != Some(&json!(STATE_VERSION)) {
         return Err(invalid("unknown version"));
     }
     if state
@@ -269,7 +307,17 @@ fn open_state(key: &SealKey, binding: &Binding, state: &str) -> Result<Value, Er
     if !same("m", binding.method) || !same("t", &binding.target) || !same("d", &binding.subject) {
         return Err(invalid("issued for another request"));
     }
+    if state.get("p").and_then(Value::as_str) != binding.principal.as_deref() {
+        return Err(invalid("issued to another principal"));
+    }
     Ok(state)
+}
+
+/// The id and expiry of an opened state, which the replay guard records.
+fn state_id(state: &Value) -> Option<(String, SystemTime)> {
+    let id = state.get("n")?.as_str()?.to_owned();
+    let expires = UNIX_EPOCH + Duration::from_secs(state.get("exp")?.as_u64()?);
+    Some((id, expires))
 }
 
 /// What a handler's run came to.
@@ -278,17 +326,34 @@ pub(crate) enum RunOutcome<T> {
     Done(T),
     /// It waits for answers: end the request with an `InputRequiredResult`.
     NeedsInput,
+    /// It never started: the request resumed from a `requestState` already used.
+    Replayed,
+}
+
+/// The answer to a retry whose `requestState` was used before.
+pub(crate) fn replayed_state() -> ErrorObject {
+    ErrorObject::invalid_params(
+        "invalid `requestState`: already used by an earlier retry (each resumes one call); \
+         retry the request without `requestState` and `inputResponses` to start over",
+    )
 }
 
 /// Runs a handler until it finishes or can make no progress but for answers from the client.
 pub(crate) struct UntilInput<F> {
     handler: F,
     round: Option<Arc<InputRound>>,
+    /// Recording the resumed state as used; the handler starts once that succeeded.
+    claim: Option<BoxFuture<'static, bool>>,
 }
 
 impl<F> UntilInput<F> {
     pub(crate) fn new(handler: F, round: Option<Arc<InputRound>>) -> Self {
-        UntilInput { handler, round }
+        let claim = round.as_deref().and_then(InputRound::claim);
+        UntilInput {
+            handler,
+            round,
+            claim,
+        }
     }
 }
 
@@ -296,6 +361,13 @@ impl<F: Future + Unpin> Future for UntilInput<F> {
     type Output = RunOutcome<F::Output>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if let Some(claim) = &mut self.claim {
+            match claim.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(false) => return Poll::Ready(RunOutcome::Replayed),
+                Poll::Ready(true) => self.claim = None,
+            }
+        }
         match Pin::new(&mut self.handler).poll(cx) {
             Poll::Ready(output) => Poll::Ready(RunOutcome::Done(output)),
             // Everything the handler could ask in this poll is asked: questions raised together
@@ -324,14 +396,19 @@ mod tests {
         }
     }
 
+    fn guard() -> SharedReplayGuard {
+        SharedReplayGuard::in_memory()
+    }
+
     fn binding() -> Binding {
-        Binding::new("tools/call", "delete", &json!({"name": "repo"}))
+        Binding::new("tools/call", "delete", &json!({"name": "repo"}), None)
     }
 
     #[tokio::test]
     async fn questions_then_answers_across_two_rounds() {
         let key = SealKey::random();
-        let first = Arc::new(InputRound::begin(&key, binding(), &JsonObject::new()).unwrap());
+        let first =
+            Arc::new(InputRound::begin(&key, &guard(), binding(), &JsonObject::new()).unwrap());
         let asking = {
             let first = first.clone();
             async move { first.ask(None, "roots/list", json!({})).await }
@@ -346,7 +423,7 @@ mod tests {
 
         let retry = params(json!({"requestState": state,
             "inputResponses": {"q0": {"roots": []}, "q7": {"ignored": true}}}));
-        let second = Arc::new(InputRound::begin(&key, binding(), &retry).unwrap());
+        let second = Arc::new(InputRound::begin(&key, &guard(), binding(), &retry).unwrap());
         assert_eq!(
             second.ask(None, "roots/list", json!({})).await,
             Ok(json!({"roots": []}))
@@ -368,6 +445,7 @@ mod tests {
         assert!(requests.contains_key("q1"));
         let third = InputRound::begin(
             &key,
+            &guard(),
             binding(),
             &params(
                 json!({"requestState": state, "inputResponses": {"q1": {"action": "decline"}}}),
@@ -389,12 +467,12 @@ mod tests {
     #[tokio::test]
     async fn a_different_question_at_the_same_place_is_asked_again() {
         let key = SealKey::random();
-        let first = InputRound::begin(&key, binding(), &JsonObject::new()).unwrap();
+        let first = InputRound::begin(&key, &guard(), binding(), &JsonObject::new()).unwrap();
         let ask = first.ask(None, "roots/list", json!({}));
         let _ = futures_poll_once(ask).await;
         let (_, state) = first.input_required();
         let retry = params(json!({"requestState": state, "inputResponses": {"q0": {"roots": []}}}));
-        let second = Arc::new(InputRound::begin(&key, binding(), &retry).unwrap());
+        let second = Arc::new(InputRound::begin(&key, &guard(), binding(), &retry).unwrap());
         let asking = {
             let second = second.clone();
             async move { second.ask(None, "sampling/createMessage", json!({})).await }
@@ -408,7 +486,8 @@ mod tests {
     #[tokio::test]
     async fn named_questions_keep_their_name_and_numbering_skips_them() {
         let key = SealKey::random();
-        let first = Arc::new(InputRound::begin(&key, binding(), &JsonObject::new()).unwrap());
+        let first =
+            Arc::new(InputRound::begin(&key, &guard(), binding(), &JsonObject::new()).unwrap());
         let asking = {
             let first = first.clone();
             async move {
@@ -429,7 +508,7 @@ mod tests {
         assert_eq!(keys, ["user_name", "q0"]);
         let retry = params(json!({"requestState": state,
             "inputResponses": {"user_name": {"action": "cancel"}, "q0": {"roots": []}}}));
-        let second = InputRound::begin(&key, binding(), &retry).unwrap();
+        let second = InputRound::begin(&key, &guard(), binding(), &retry).unwrap();
         assert_eq!(
             second
                 .ask(
@@ -449,25 +528,31 @@ mod tests {
     #[test]
     fn forged_altered_or_foreign_states_are_refused() {
         let key = SealKey::random();
-        let round = InputRound::begin(&key, binding(), &JsonObject::new()).unwrap();
+        let round = InputRound::begin(&key, &guard(), binding(), &JsonObject::new()).unwrap();
         round
             .run()
             .questions
             .push(("q0".into(), "d".into(), json!({})));
         let (_, state) = round.input_required();
         let refused = |key: &SealKey, binding: Binding, state: Value| {
-            InputRound::begin(key, binding, &params(json!({"requestState": state}))).unwrap_err()
+            InputRound::begin(
+                key,
+                &guard(),
+                binding,
+                &params(json!({"requestState": state})),
+            )
+            .unwrap_err()
         };
         let other_key = refused(&SealKey::random(), binding(), json!(state.clone()));
         assert_eq!(other_key.code, ErrorObject::INVALID_PARAMS);
         assert!(other_key.message.contains("not issued by this server"));
-        let other_args = Binding::new("tools/call", "delete", &json!({"name": "other"}));
+        let other_args = Binding::new("tools/call", "delete", &json!({"name": "other"}), None);
         assert!(
             refused(&key, other_args, json!(state.clone()))
                 .message
                 .contains("another request")
         );
-        let other_tool = Binding::new("tools/call", "create", &json!({"name": "repo"}));
+        let other_tool = Binding::new("tools/call", "create", &json!({"name": "repo"}), None);
         assert!(
             refused(&key, other_tool, json!(state.clone()))
                 .message
@@ -480,8 +565,10 @@ mod tests {
                 .message
                 .contains("altered")
         );
-        let expired = key.seal(&json!({"v": 1, "m": "tools/call", "t": "delete",
-            "d": binding().subject, "exp": 1, "q": {}, "r": {}}));
+        let expired = key.seal(
+            &json!({"v": STATE_VERSION, "n": "x", "m": "tools/call", "t": "delete",
+            "d": binding().subject, "exp": 1, "q": {}, "r": {}}),
+        );
         assert!(
             refused(&key, binding(), json!(expired))
                 .message
@@ -493,10 +580,71 @@ mod tests {
                 .contains("must be a string")
         );
         // Same arguments in another order: the same request.
-        let reordered = Binding::new("tools/call", "delete", &json!({"name": "repo"}));
+        let reordered = Binding::new("tools/call", "delete", &json!({"name": "repo"}), None);
         assert!(
-            InputRound::begin(&key, reordered, &params(json!({"requestState": state}))).is_ok()
+            InputRound::begin(
+                &key,
+                &guard(),
+                reordered,
+                &params(json!({"requestState": state}))
+            )
+            .is_ok()
         );
+    }
+
+    #[tokio::test]
+    async fn a_state_resumes_one_retry_only() {
+        let key = SealKey::random();
+        let guard = guard();
+        let first = InputRound::begin(&key, &guard, binding(), &JsonObject::new()).unwrap();
+        let _ = futures_poll_once(first.ask(None, "roots/list", json!({}))).await;
+        let (_, state) = first.input_required();
+        let retry = params(json!({"requestState": state, "inputResponses": {"q0": {"roots": []}}}));
+        let run = |round: InputRound| {
+            let round = Arc::new(round);
+            let asking = {
+                let round = round.clone();
+                async move { round.ask(None, "roots/list", json!({})).await }
+            };
+            UntilInput::new(Box::pin(asking), Some(round))
+        };
+        let second = InputRound::begin(&key, &guard, binding(), &retry).unwrap();
+        assert!(matches!(
+            run(second).await,
+            RunOutcome::Done(Ok(answer)) if answer == json!({"roots": []})
+        ));
+        // The same state again (a copy, a second retry): opens, but resumes nothing.
+        let copy = InputRound::begin(&key, &guard, binding(), &retry).unwrap();
+        assert!(matches!(run(copy).await, RunOutcome::Replayed));
+        // A first run has no state to record.
+        let fresh = InputRound::begin(&key, &guard, binding(), &JsonObject::new()).unwrap();
+        assert!(matches!(run(fresh).await, RunOutcome::NeedsInput));
+    }
+
+    #[test]
+    fn a_state_resumes_only_for_its_principal() {
+        let key = SealKey::random();
+        let of =
+            |principal| Binding::new("tools/call", "delete", &json!({"name": "repo"}), principal);
+        let round =
+            InputRound::begin(&key, &guard(), of(Some("alice")), &JsonObject::new()).unwrap();
+        round
+            .run()
+            .questions
+            .push(("q0".into(), "d".into(), json!({})));
+        let (_, state) = round.input_required();
+        let payload = key.open(&state).unwrap().to_string();
+        assert!(payload.contains(&digest(&json!("alice"))));
+        assert!(
+            !payload.contains("alice"),
+            "only a digest of the principal travels"
+        );
+        let retry = params(json!({"requestState": state}));
+        for other in [Some("bob"), None] {
+            let refused = InputRound::begin(&key, &guard(), of(other), &retry).unwrap_err();
+            assert!(refused.message.contains("another principal"), "{other:?}");
+        }
+        assert!(InputRound::begin(&key, &guard(), of(Some("alice")), &retry).is_ok());
     }
 
     /// Poll a future once (the question is recorded on the first poll).

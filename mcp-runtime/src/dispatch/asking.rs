@@ -11,7 +11,7 @@ use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
 use crate::ask::Asker;
 use crate::ask::pending::SessionAsker;
-use crate::ask::round::{Binding, InputRound, RunOutcome, UntilInput};
+use crate::ask::round::{Binding, InputRound, RunOutcome, UntilInput, replayed_state};
 use crate::handler::{BoxFuture, JsonObject};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::InputRequiredResult;
@@ -42,13 +42,14 @@ impl Dispatcher {
             // nothing (and resumes nothing) never needs it.
             let resumes = params.is_some_and(|params| params.contains_key("requestState"));
             let binding = if askable(scope) || resumes {
-                Binding::new(method, target, arguments)
+                Binding::new(method, target, arguments, scope.principal.as_deref())
             } else {
                 Binding::unasked(method)
             };
             let empty = JsonObject::new();
             let round = Arc::new(InputRound::begin(
                 &self.request_state_key,
+                &self.replay_guard,
                 binding,
                 params.unwrap_or(&empty),
             )?);
@@ -109,6 +110,7 @@ pub(super) fn answer_run<T>(
     match outcome {
         Ok(RunOutcome::Done(output)) => answer(Ok(output)),
         Err(payload) => answer(Err(payload)),
+        Ok(RunOutcome::Replayed) => Outgoing::error(Some(id), &replayed_state()),
         Ok(RunOutcome::NeedsInput) => {
             let round = round.expect("only a round's handler waits for input");
             let (input_requests, request_state) = round.input_required();

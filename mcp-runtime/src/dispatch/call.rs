@@ -51,9 +51,9 @@ impl Dispatcher {
                 _ => {}
             }
         }
+        let catalog = self.catalog.current();
         let tool = match &name {
-            Some(Value::String(name)) => self
-                .catalog
+            Some(Value::String(name)) => catalog
                 .find(name)
                 .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool `{name}`")))?,
             _ => return Err(ErrorObject::invalid_params("`name` must be a tool's name")),
@@ -88,8 +88,16 @@ impl Dispatcher {
         context.asker = asking.asker;
         let round = asking.round;
         let peer = context.peer.clone();
-        let tracing_peer = context.tracing_peer();
+        // Reference counts are atomic operations: none for what a call does not use.
+        let tracing_peer = match context.forward_tracing {
+            true => peer.clone(),
+            false => None,
+        };
         let heartbeat = self.progress_heartbeat;
+        let heartbeat_peer = match heartbeat {
+            Some(_) => peer.clone().filter(|peer| peer.has_progress()),
+            None => None,
+        };
         let call = ToolCall { arguments, context };
         tracing::debug!(%id, tool = &*tool.name, "tools/call");
 
@@ -107,7 +115,7 @@ impl Dispatcher {
                     let running = forwarding_to(tracing_peer, running);
                     let running = UntilInput::new(running, round.clone());
                     let running =
-                        with_heartbeat(CatchUnwind::new(running), peer.clone(), heartbeat);
+                        with_heartbeat(CatchUnwind::new(running), heartbeat_peer, heartbeat);
                     // Once cancelled, the tool is polled once more (a tool awaiting its token
                     // ends then) and dropped if it still runs: a tool that ignores its token
                     // does not run on for an answer nobody will read.
@@ -119,8 +127,9 @@ impl Dispatcher {
                 }
                 Err(payload) => Some(Err(payload)),
             };
-            // Whatever the tool left running reports nothing after the response.
-            if let Some(peer) = &peer {
+            // Whatever the tool left running reports nothing after the response. Held nowhere
+            // else (the tool's future is dropped), the peer can report nothing anyway.
+            if let Some(peer) = peer.as_ref().filter(|peer| Arc::strong_count(peer) > 1) {
                 peer.close();
             }
             drop(registration);

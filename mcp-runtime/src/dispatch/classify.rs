@@ -4,6 +4,8 @@
 //! before the method is looked at, so even a request named `initialize` is modern when it
 //! carries one.
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
 use super::negotiate;
@@ -70,6 +72,8 @@ pub(crate) struct RequestScope {
     pub(crate) forward_tracing: bool,
     /// The server's shared values.
     pub(crate) states: States,
+    /// Who the transport authenticated as the client, if anyone.
+    pub(crate) principal: Option<Arc<str>>,
 }
 
 impl RequestScope {
@@ -141,6 +145,7 @@ impl RequestScope {
             request: None,
             forward_tracing: false,
             states: States::default(),
+            principal: None,
         })
     }
 
@@ -163,6 +168,7 @@ impl RequestScope {
             request: Some(request.clone()),
             forward_tracing: false,
             states: states.clone(),
+            principal: session.principal().cloned(),
         }
     }
 }

@@ -131,6 +131,8 @@ pub(crate) struct Dispatcher {
     forward_tracing: bool,
     /// Seals the `requestState` of 2026-07-28 questions.
     request_state_key: crate::ask::seal::SealKey,
+    /// Refuses a `requestState` used before.
+    replay_guard: crate::ask::SharedReplayGuard,
 }
 
 impl Dispatcher {
@@ -180,6 +182,7 @@ impl Dispatcher {
             ask_timeout: server.ask_timeout,
             forward_tracing: server.forward_tracing,
             request_state_key: server.request_state_key.clone(),
+            replay_guard: server.replay_guard.clone(),
         };
         dispatcher.capabilities.completions =
             dispatcher.has_completions().then_some(EmptyObject {});

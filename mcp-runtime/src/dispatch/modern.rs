@@ -30,6 +30,7 @@ impl Dispatcher {
         scope.request = Some(id.clone());
         scope.forward_tracing = self.forward_tracing;
         scope.states = self.states.clone();
+        scope.principal = session.principal().cloned();
         let revision = scope.revision;
         match method {
             "server/discover" => {

@@ -77,6 +77,7 @@ pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestC
     context.cancellation = token;
     context.states = scope.states;
     context.forward_tracing = scope.forward_tracing;
+    context.principal = scope.principal;
     context
 }
 

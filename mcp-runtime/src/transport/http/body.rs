@@ -1,5 +1,5 @@
 //! Bodies: the response body the service answers with (whole, or a server-sent event stream),
-//! and reading a request body within the size limit.
+//! the framing of its events, and reading a request body within the size limit.
 
 use std::convert::Infallible;
 use std::future::poll_fn;
@@ -13,6 +13,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::{self, Instant, Interval, MissedTickBehavior};
 
+use super::resume::Reader;
 use crate::protocol::jsonrpc::Outgoing;
 
 /// The body of every response of the MCP HTTP service: empty, one JSON document, or a stream
@@ -27,6 +28,8 @@ enum Kind {
     Whole(Option<Bytes>),
     /// Events, and a comment sent whenever none was for a while.
     Events(mpsc::Receiver<Bytes>, Interval),
+    /// A legacy session's stream, read from its event log; with keep-alive comments too.
+    Logged(Reader, Interval),
 }
 
 /// An event stream quiet for this long gets a comment, so that proxies and clients do not
@@ -51,11 +54,41 @@ impl ResponseBody {
     /// Events as `events` yields them (each already framed by [`event`]). Must be made
     /// inside a tokio runtime (for the keep-alive timer).
     pub(crate) fn events(events: mpsc::Receiver<Bytes>) -> Self {
-        let mut keep_alive = time::interval_at(Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
-        keep_alive.set_missed_tick_behavior(MissedTickBehavior::Delay);
         ResponseBody {
-            kind: Kind::Events(events, keep_alive),
+            kind: Kind::Events(events, keep_alive()),
         }
+    }
+
+    /// The events `reader` reads from a session's event log. Must be made inside a tokio
+    /// runtime.
+    pub(crate) fn logged(reader: Reader) -> Self {
+        ResponseBody {
+            kind: Kind::Logged(reader, keep_alive()),
+        }
+    }
+}
+
+fn keep_alive() -> Interval {
+    let mut keep_alive = time::interval_at(Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
+    keep_alive.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    keep_alive
+}
+
+/// The next event as a frame; a keep-alive comment when none came for a while.
+fn event_or_keep_alive(
+    next: Poll<Option<Bytes>>,
+    keep_alive: &mut Interval,
+    cx: &mut Context<'_>,
+) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+    if let Poll::Ready(event) = next {
+        keep_alive.reset();
+        return Poll::Ready(event.map(|bytes| Ok(Frame::data(bytes))));
+    }
+    match keep_alive.poll_tick(cx) {
+        Poll::Ready(_) => Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(
+            b": keep-alive\n\n",
+        ))))),
+        Poll::Pending => Poll::Pending,
     }
 }
 
@@ -70,16 +103,10 @@ impl http_body::Body for ResponseBody {
         match &mut self.get_mut().kind {
             Kind::Whole(bytes) => Poll::Ready(bytes.take().map(|bytes| Ok(Frame::data(bytes)))),
             Kind::Events(events, keep_alive) => {
-                if let Poll::Ready(event) = events.poll_recv(cx) {
-                    keep_alive.reset();
-                    return Poll::Ready(event.map(|bytes| Ok(Frame::data(bytes))));
-                }
-                match keep_alive.poll_tick(cx) {
-                    Poll::Ready(_) => Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(
-                        b": keep-alive\n\n",
-                    ))))),
-                    Poll::Pending => Poll::Pending,
-                }
+                event_or_keep_alive(events.poll_recv(cx), keep_alive, cx)
+            }
+            Kind::Logged(reader, keep_alive) => {
+                event_or_keep_alive(reader.poll_next(cx), keep_alive, cx)
             }
         }
     }
@@ -93,7 +120,7 @@ impl http_body::Body for ResponseBody {
             Kind::Whole(bytes) => {
                 SizeHint::with_exact(bytes.as_ref().map_or(0, |bytes| bytes.len() as u64))
             }
-            Kind::Events(..) => SizeHint::default(),
+            Kind::Events(..) | Kind::Logged(..) => SizeHint::default(),
         }
     }
 }
@@ -101,8 +128,19 @@ impl http_body::Body for ResponseBody {
 /// One server-sent event carrying `message` (compact JSON never holds a newline, so one
 /// `data:` line suffices).
 pub(crate) fn event(message: &Outgoing) -> Bytes {
+    event_with_id(None, message)
+}
+
+/// [`event`], with an `id` field when given (a resumable stream's events).
+pub(crate) fn event_with_id(id: Option<&str>, message: &Outgoing) -> Bytes {
     let json = message.as_bytes();
-    let mut bytes = Vec::with_capacity(json.len() + 24);
+    let id_len = id.map_or(0, |id| id.len() + 5);
+    let mut bytes = Vec::with_capacity(json.len() + id_len + 24);
+    if let Some(id) = id {
+        bytes.extend_from_slice(b"id: ");
+        bytes.extend_from_slice(id.as_bytes());
+        bytes.push(b'\n');
+    }
     bytes.extend_from_slice(b"event: message\ndata: ");
     bytes.extend_from_slice(json);
     bytes.extend_from_slice(b"\n\n");
@@ -113,54 +151,10 @@ pub(crate) fn event(message: &Outgoing) -> Bytes {
 /// `retry` field of the priming event).
 pub(crate) const RETRY_MILLIS: u64 = 1000;
 
-/// Event ids for the streams of one legacy session: unique across all its streams (one counter
-/// per session), and naming the stream they belong to (`{stream}-{event}`).
-#[derive(Debug, Clone)]
-pub(crate) struct EventIds {
-    stream: u64,
-    next: std::sync::Arc<std::sync::atomic::AtomicU64>,
-}
-
-impl EventIds {
-    /// Ids for the stream numbered `stream`, drawn from the session's `counter`.
-    pub(crate) fn new(stream: u64, counter: std::sync::Arc<std::sync::atomic::AtomicU64>) -> Self {
-        EventIds {
-            stream,
-            next: counter,
-        }
-    }
-
-    fn next(&self) -> String {
-        let event = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        format!("{}-{event}", self.stream)
-    }
-
-    /// The first event of a 2025-11-25 stream: an id and empty data (so the client has an
-    /// id to reconnect with), and how long to wait before reconnecting.
-    pub(crate) fn priming(&self) -> Bytes {
-        format!("id: {}\nretry: {RETRY_MILLIS}\ndata: \n\n", self.next()).into()
-    }
-
-    /// An event carrying `message`, with the next id.
-    pub(crate) fn event(&self, message: &Outgoing) -> Bytes {
-        let id = self.next();
-        let json = message.as_bytes();
-        let mut bytes = Vec::with_capacity(json.len() + id.len() + 30);
-        bytes.extend_from_slice(b"id: ");
-        bytes.extend_from_slice(id.as_bytes());
-        bytes.extend_from_slice(b"\nevent: message\ndata: ");
-        bytes.extend_from_slice(json);
-        bytes.extend_from_slice(b"\n\n");
-        bytes.into()
-    }
-}
-
-/// Frames messages as events: with ids when the stream has them.
-pub(crate) fn framed(ids: Option<&EventIds>, message: &Outgoing) -> Bytes {
-    match ids {
-        Some(ids) => ids.event(message),
-        None => event(message),
-    }
+/// The first event of a 2025-11-25 stream: an id and empty data (so the client has an id to
+/// reconnect with), and how long to wait before reconnecting.
+pub(crate) fn priming(id: &str) -> Bytes {
+    format!("id: {id}\nretry: {RETRY_MILLIS}\ndata: \n\n").into()
 }
 
 /// Why a request body could not be read.
@@ -202,8 +196,6 @@ where
 mod tests {
     use http_body::Body as _;
 
-    use std::sync::Arc;
-
     use super::*;
     use crate::protocol::jsonrpc::RequestId;
 
@@ -217,20 +209,13 @@ mod tests {
     }
 
     #[test]
-    fn session_streams_number_their_events_across_streams() {
-        let counter = std::sync::Arc::default();
-        let (get, post) = (
-            EventIds::new(0, Arc::clone(&counter)),
-            EventIds::new(3, counter),
-        );
-        assert_eq!(&get.priming()[..], b"id: 0-0\nretry: 1000\ndata: \n\n");
+    fn resumable_events_carry_their_id_and_streams_open_primed() {
         let message = Outgoing::result(&RequestId::Number(1.into()), &serde_json::json!({}));
         assert_eq!(
-            &post.event(&message)[..],
-            b"id: 3-1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+            &event_with_id(Some("t-3-1"), &message)[..],
+            b"id: t-3-1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
         );
-        assert!(framed(Some(&get), &message).starts_with(b"id: 0-2\n"));
-        assert!(framed(None, &message).starts_with(b"event: message\n"));
+        assert_eq!(&priming("t-0-0")[..], b"id: t-0-0\nretry: 1000\ndata: \n\n");
     }
 
     #[test]

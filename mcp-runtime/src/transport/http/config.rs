@@ -7,6 +7,8 @@ use std::time::Duration;
 use http::{HeaderMap, Method, StatusCode};
 use serde::Serialize;
 
+use super::principal::Authorized;
+
 /// How the Streamable HTTP transport behaves; the defaults suit a server on the local machine.
 ///
 /// ```
@@ -52,14 +54,17 @@ pub(crate) enum Authorizer {
 }
 
 /// A hook that decides at once.
-type SyncHook = dyn Fn(&AuthRequest<'_>) -> Result<(), AuthRejection> + Send + Sync;
+type SyncHook = dyn Fn(&AuthRequest<'_>) -> Result<Authorized, AuthRejection> + Send + Sync;
 
 /// What an asynchronous authorization hook returns.
 type AuthFuture =
-    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), AuthRejection>> + Send>>;
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Authorized, AuthRejection>> + Send>>;
 
 impl Authorizer {
-    pub(crate) async fn check(&self, request: AuthRequest<'_>) -> Result<(), AuthRejection> {
+    pub(crate) async fn check(
+        &self,
+        request: AuthRequest<'_>,
+    ) -> Result<Authorized, AuthRejection> {
         match self {
             Authorizer::Sync(hook) => hook(&request),
             Authorizer::Async(hook) => hook(OwnedAuthRequest::from(&request)).await,
@@ -185,13 +190,40 @@ impl HttpConfig {
     /// answered with its status (401 or 403) and a `WWW-Authenticate` header pointing at the
     /// [`protected_resource`](Self::protected_resource) metadata when configured.
     ///
+    /// A request let through may be named for who sent it: answer `Ok(Principal::new(subject))`
+    /// rather than `Ok(())`. Handlers then see it ([`RequestContext::principal`]), a legacy
+    /// session is bound to the principal that opened it (404 for anyone else), and a
+    /// 2026-07-28 `requestState` resumes only for the principal it was issued to.
+    ///
     /// The hook runs on the server's async workers: keep it quick (check a signature, look up
     /// a cache), never block on I/O.
-    pub fn authorize<F>(mut self, hook: F) -> Self
+    ///
+    /// ```
+    /// use mcp_runtime::http::{AuthRejection, HttpConfig, Principal};
+    ///
+    /// fn subject_of(token: &str) -> Option<&str> {
+    ///     // ... verify the token's signature, then read its `sub` claim ...
+    ///     token.strip_prefix("signed-for-")
+    /// }
+    ///
+    /// let config = HttpConfig::new().authorize(|request| {
+    ///     let token = request.bearer_token.ok_or_else(AuthRejection::missing_token)?;
+    ///     let subject = subject_of(token)
+    ///         .ok_or_else(|| AuthRejection::invalid_token("bad signature"))?;
+    ///     Ok(Principal::new(subject))
+    /// });
+    /// # let _ = config;
+    /// ```
+    ///
+    /// [`RequestContext::principal`]: crate::RequestContext::principal
+    pub fn authorize<F, A>(mut self, hook: F) -> Self
     where
-        F: Fn(&AuthRequest<'_>) -> Result<(), AuthRejection> + Send + Sync + 'static,
+        F: Fn(&AuthRequest<'_>) -> Result<A, AuthRejection> + Send + Sync + 'static,
+        A: Into<Authorized>,
     {
-        self.authorizer = Some(Authorizer::Sync(Arc::new(hook)));
+        self.authorizer = Some(Authorizer::Sync(Arc::new(move |request| {
+            hook(request).map(Into::into)
+        })));
         self
     }
 
@@ -216,13 +248,15 @@ impl HttpConfig {
     /// });
     /// # let _ = config;
     /// ```
-    pub fn authorize_async<F, Fut>(mut self, hook: F) -> Self
+    pub fn authorize_async<F, Fut, A>(mut self, hook: F) -> Self
     where
         F: Fn(OwnedAuthRequest) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = Result<(), AuthRejection>> + Send + 'static,
+        Fut: std::future::Future<Output = Result<A, AuthRejection>> + Send + 'static,
+        A: Into<Authorized>,
     {
         self.authorizer = Some(Authorizer::Async(Arc::new(move |request| {
-            Box::pin(hook(request))
+            let verdict = hook(request);
+            Box::pin(async move { verdict.await.map(Into::into) })
         })));
         self
     }

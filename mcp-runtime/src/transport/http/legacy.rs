@@ -1,7 +1,18 @@
 //! 2025-03-26 to 2025-11-25 over HTTP: `initialize` opens a session under a new
 //! `Mcp-Session-Id`; every later POST names it and is served with that session's state; GET
-//! opens the session's stream of server-to-client notifications.
+//! opens the session's stream of server-to-client notifications, or resumes one of its
+//! streams (`Last-Event-ID`, 2025-11-25).
+//!
+//! A POST answered with events in a 2025-11-25 session can be resumed (see [`super::resume`]):
+//! a client that disconnects does not cancel its call, whose messages wait for it to come back
+//! with `Last-Event-ID` (the spec: disconnection SHOULD NOT be taken for cancellation). The
+//! streams of 2025-03-26 and 2025-06-18 sessions have no event ids, so their client can never
+//! collect what follows a disconnection: there it still cancels the call. The spec's SHOULD NOT
+//! leaves room for that, and running on would only produce a result nobody can receive. The
+//! same holds in every revision for a POST awaiting a plain JSON answer, which has no ids
+//! either.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use http::{HeaderValue, Response, StatusCode, request::Parts};
@@ -9,18 +20,16 @@ use tokio::sync::mpsc;
 
 use super::body::ResponseBody;
 use super::headers;
-use super::modern::{notifying_stream, until_answered};
+use super::modern::until_answered;
+use super::resume::RequestStream;
 use super::service::{
-    Inner, accepted, events, json, missing_session, request_id, rpc_error, unknown_session,
+    Inner, accepted, event_stream, json, missing_session, request_id, rpc_error, unknown_session,
 };
+use super::sessions::{Entry, Routed};
 use crate::dispatch::Reply;
 use crate::protocol::ProtocolVersion;
-use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message};
+use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing};
 use crate::session::Session;
-
-/// Notifications a session's GET stream may queue before the client reads them; beyond that
-/// they are dropped (a client that does not read cannot be waited for).
-const STREAM_CAPACITY: usize = 256;
 
 pub(crate) async fn post(
     inner: &Arc<Inner>,
@@ -46,7 +55,7 @@ pub(crate) async fn post(
     };
     if matches!(&incoming, Incoming::Single(Message::Request(request)) if request.method == "initialize")
     {
-        return initialize(inner, incoming);
+        return initialize(inner, incoming, super::principal::of(parts));
     }
     let Some(session_id) = headers::text(&parts.headers, headers::SESSION_ID)
         .ok()
@@ -86,39 +95,96 @@ pub(crate) async fn post(
         Reply::Ready(answer) => return json(StatusCode::OK, &answer),
         Reply::Pending(call) => call,
     };
+    let busy = entry.busy();
     let mut answer = until_answered(call, in_flight, ids);
     let Some((route, mut related)) = routed else {
-        return match answer.await {
+        let answer = answer.await;
+        drop(busy);
+        return match answer {
             Some(answer) => json(StatusCode::OK, &answer),
             // Cancelled by the client meanwhile: there is nothing to answer.
             None => accepted(),
         };
     };
     // Plain JSON while nothing but the answer comes; an event stream from the first message
-    // that must precede it.
+    // that must precede it (or from the handler releasing the connection).
     tokio::select! {
         biased;
-        Some(message) = related.recv() => {
-            notifying_stream(route, answer, vec![message], related, entry.event_ids())
+        Some(first) = related.recv() => {
+            answer_with_events(&entry, (route, busy), answer, vec![first], related)
         }
         result = &mut answer => {
-            // Sent in the very poll that finished the call: still ahead of the answer.
+            // Sent in the very poll that finished the call: still ahead of the answer. A
+            // release is moot now that the answer is here.
             let mut early = Vec::new();
-            while let Ok(message) = related.try_recv() {
-                early.push(message);
+            while let Ok(item) = related.try_recv() {
+                if let Routed::Message(message) = item {
+                    early.push(Routed::Message(message));
+                }
             }
             match result {
-                Some(result) if !early.is_empty() => notifying_stream(
-                    route,
+                Some(result) if !early.is_empty() => answer_with_events(
+                    &entry,
+                    (route, busy),
                     std::future::ready(Some(result)),
                     early,
                     related,
-                    entry.event_ids(),
                 ),
                 Some(result) => json(StatusCode::OK, &result),
                 None => accepted(),
             }
         }
+    }
+}
+
+/// A call's messages as events, on a new stream of the session, while it runs (`first`,
+/// already received, then whatever `related` brings), then its answer. `keep` lives as long
+/// as the call (its route, its mark on the session).
+///
+/// The call runs on its own task, not the response's: in a 2025-11-25 session a client that
+/// goes away (or whose connection the handler released) resumes the stream later, and the call
+/// is cancelled only when nobody does in time, or the session ends. Elsewhere the stream goes
+/// with its connection, and so does the call.
+fn answer_with_events(
+    entry: &Entry,
+    keep: impl Send + 'static,
+    mut answer: impl Future<Output = Option<Outgoing>> + Send + Unpin + 'static,
+    first: Vec<Routed>,
+    mut related: mpsc::UnboundedReceiver<Routed>,
+) -> Response<ResponseBody> {
+    let (stream, reader) = entry.log().open_request();
+    tokio::spawn(async move {
+        let _keep = keep;
+        for routed in first {
+            forward(&stream, routed);
+        }
+        loop {
+            tokio::select! {
+                biased;
+                Some(routed) = related.recv() => forward(&stream, routed),
+                answer = &mut answer => {
+                    // Whatever was reported before the answer goes out before it.
+                    while let Ok(routed) = related.try_recv() {
+                        forward(&stream, routed);
+                    }
+                    stream.finish(answer.as_ref());
+                    return;
+                }
+                () = stream.abandoned() => {
+                    tracing::debug!("nobody will read a call's stream; cancelling the call");
+                    // Dropping `answer` cancels the call.
+                    return;
+                }
+            }
+        }
+    });
+    event_stream(ResponseBody::logged(reader))
+}
+
+fn forward(stream: &RequestStream, routed: Routed) {
+    match routed {
+        Routed::Message(message) => stream.push(&message),
+        Routed::Release => stream.release(),
     }
 }
 
@@ -143,8 +209,14 @@ fn progress_tokens(incoming: &Incoming) -> Vec<serde_json::Value> {
 }
 
 /// A new session: kept only if `initialize` succeeded.
-fn initialize(inner: &Arc<Inner>, incoming: Incoming) -> Response<ResponseBody> {
+/// The session belongs to `principal`: no one else may use it (see `foreign_session`).
+fn initialize(
+    inner: &Arc<Inner>,
+    incoming: Incoming,
+    principal: Option<Arc<str>>,
+) -> Response<ResponseBody> {
     let mut session = Session::new();
+    session.set_principal(principal);
     let reply = inner.dispatcher.handle(incoming, &mut session);
     let Reply::Ready(answer) = reply else {
         unreachable!("`initialize` is answered at once");
@@ -171,10 +243,14 @@ fn initialize(inner: &Arc<Inner>, incoming: Incoming) -> Response<ResponseBody> 
     }
 }
 
-/// GET: the session's stream of notifications (one at a time per session). In a 2025-11-25
-/// session it opens with a priming event and its events have ids; a `Last-Event-ID` is
-/// accepted but replays nothing (resumption is optional, and not offered: a call whose POST
-/// stream breaks is cancelled, so there is nothing to resume).
+/// GET: the session's stream of notifications (one connection at a time per session). In a
+/// 2025-11-25 session it opens with a priming event and its events have ids.
+///
+/// With a `Last-Event-ID` of the session the stream that id belongs to resumes on this
+/// connection (its GET stream, or a POST's: the rest of the call, then its answer). An id the
+/// server cannot resume from (another session's, a stream delivered or forgotten, events
+/// dropped since) is ignored, as the spec lets a server do ("MAY use this header"): the GET is
+/// served as one without it. Never a 404, which would tell the client its session is gone.
 pub(crate) fn stream(
     inner: &Arc<Inner>,
     parts: &Parts,
@@ -190,8 +266,21 @@ pub(crate) fn stream(
     let Some(entry) = inner.sessions.get(session_id) else {
         return unknown_session(None);
     };
-    match entry.open_stream(STREAM_CAPACITY) {
-        Some(receiver) => events(receiver),
+    let last_event_id = parts
+        .headers
+        .get("last-event-id")
+        .and_then(|value| value.to_str().ok());
+    if let Some(last_event_id) = last_event_id {
+        match entry.log().resume(last_event_id) {
+            Ok(reader) => return event_stream(ResponseBody::logged(reader)),
+            Err(why) => tracing::debug!(
+                ?why,
+                "a `Last-Event-ID` that cannot be resumed; serving the GET without it"
+            ),
+        }
+    }
+    match entry.log().open_standalone() {
+        Some(reader) => event_stream(ResponseBody::logged(reader)),
         None => rpc_error(
             StatusCode::CONFLICT,
             None,

@@ -6,7 +6,9 @@
 //!   that disconnects cancels its call; `subscriptions/listen` answers with an event stream.
 //! * 2025-03-26 to 2025-11-25 clients: `initialize` opens a session (`Mcp-Session-Id`), later
 //!   POSTs name it (400 without, 404 once unknown or expired), GET opens its notification
-//!   stream, DELETE ends it; batches in 2025-03-26 sessions.
+//!   stream, DELETE ends it; batches in 2025-03-26 sessions. From 2025-11-25 on, event streams
+//!   are resumable: a GET with `Last-Event-ID` picks up the stream that id belongs to (a call
+//!   outlives its client's disconnection, or a handler's `release_connection`, meanwhile).
 //! * 2024-11-05 clients of the HTTP+SSE transport: `GET /sse` opens a session whose first
 //!   event names the URI to POST messages to (`/messages?sessionId=...`); every answer goes
 //!   out on that stream, and the session ends with it.
@@ -22,6 +24,10 @@ mod config;
 mod headers;
 mod legacy;
 mod modern;
+mod principal;
+mod resume;
+#[cfg(test)]
+mod resume_tests;
 mod serve;
 mod service;
 mod sessions;
@@ -36,6 +42,7 @@ pub use self::body::ResponseBody;
 pub use self::config::{
     AuthRejection, AuthRequest, HttpConfig, OwnedAuthRequest, ProtectedResource,
 };
+pub use self::principal::{Authorized, Principal};
 pub use self::service::HttpService;
 use crate::dispatch::Dispatcher;
 use crate::server::Server;

@@ -7,7 +7,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
-use http::{HeaderMap, Response, StatusCode};
+use http::request::Parts;
+use http::{Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
@@ -25,9 +26,10 @@ const STREAM_CAPACITY: usize = 64;
 
 pub(crate) async fn post(
     inner: &Arc<Inner>,
-    headers: &HeaderMap,
+    parts: &Parts,
     incoming: Incoming,
 ) -> Response<ResponseBody> {
+    let headers = &parts.headers;
     let Incoming::Single(message) = incoming else {
         unreachable!("only single messages are classified modern");
     };
@@ -68,6 +70,7 @@ pub(crate) async fn post(
             }
             let listen = request.method == "subscriptions/listen";
             let mut session = Session::new();
+            session.set_principal(super::principal::of(parts));
             // A request that may be told about while it runs (a progress token, a log level) is
             // answered with an event stream: its notifications, then its response.
             let notifications = (may_notify(request.params.as_ref())
@@ -89,7 +92,7 @@ pub(crate) async fn post(
                 Reply::Pending(call) if notifications.is_some() => {
                     let notifications = notifications.unwrap_or_else(|| unreachable!());
                     let answer = until_answered(call, session.in_flight().clone(), vec![id]);
-                    notifying_stream(session, answer, Vec::new(), notifications, None)
+                    notifying_stream(session, answer, notifications)
                 }
                 Reply::Pending(call) => {
                     match until_answered(call, session.in_flight().clone(), vec![id]).await {
@@ -188,48 +191,34 @@ pub(crate) fn may_notify(params: Option<&crate::handler::JsonObject>) -> bool {
         })
 }
 
-/// A call's notifications (and, in a legacy session, its questions to the client) as events
-/// while it runs, then its response: `first` (already received), then whatever `notifications`
-/// brings. The client going away cancels the call (through `answer`).
-/// `keep` lives as long as the stream (a route to it, a session). With `ids` (a 2025-11-25
-/// session's stream) a priming event comes first and every event has an id.
-pub(crate) fn notifying_stream(
+/// A call's notifications as events while it runs, then its response. The client going away
+/// cancels the call (through `answer`): a 2026-07-28 stream cannot be resumed. `keep` (the
+/// call's session) lives as long as the stream.
+fn notifying_stream(
     keep: impl Send + 'static,
     mut answer: impl Future<Output = Option<Outgoing>> + Send + Unpin + 'static,
-    first: Vec<Outgoing>,
     mut notifications: mpsc::UnboundedReceiver<Outgoing>,
-    ids: Option<body::EventIds>,
 ) -> Response<ResponseBody> {
     let (sender, receiver) = mpsc::channel(STREAM_CAPACITY);
-    if let Some(ids) = &ids {
-        // The channel is new and empty: the priming event fits.
-        let _ = sender.try_send(ids.priming());
-    }
-    let event = move |message: &Outgoing| body::framed(ids.as_ref(), message);
     tokio::spawn(async move {
         let _keep = keep;
-        for message in &first {
-            if sender.send(event(message)).await.is_err() {
-                return;
-            }
-        }
         loop {
             tokio::select! {
                 biased;
                 Some(message) = notifications.recv() => {
-                    if sender.send(event(&message)).await.is_err() {
+                    if sender.send(body::event(&message)).await.is_err() {
                         return;
                     }
                 }
                 answer = &mut answer => {
                     // Whatever was reported before the answer goes out before it.
                     while let Ok(message) = notifications.try_recv() {
-                        if sender.send(event(&message)).await.is_err() {
+                        if sender.send(body::event(&message)).await.is_err() {
                             return;
                         }
                     }
                     if let Some(answer) = answer {
-                        let _ = sender.send(event(&answer)).await;
+                        let _ = sender.send(body::event(&answer)).await;
                     }
                     return;
                 }

@@ -130,7 +130,7 @@ impl HttpService {
         B::Error: std::fmt::Display,
     {
         let inner = &self.inner;
-        let (parts, body) = request.into_parts();
+        let (mut parts, body) = request.into_parts();
         let path = parts.uri.path();
         if let Some(resource) = &inner.config.resource
             && parts.method == Method::GET
@@ -175,8 +175,11 @@ impl HttpService {
             tracing::warn!("refused a request from a foreign origin");
             return rpc_error(StatusCode::FORBIDDEN, None, forbidden("Origin"));
         }
-        if let Some(refused) = self.authorize(&parts).await {
+        if let Some(refused) = self.authorize(&mut parts).await {
             return refused;
+        }
+        if let Some(foreign) = foreign_session(inner, &parts) {
+            return foreign;
         }
         let response = match (sse_route, &parts.method) {
             (Some(SseRoute::Stream(messages)), &Method::GET) => {
@@ -210,7 +213,9 @@ impl HttpService {
         }
     }
 
-    async fn authorize(&self, parts: &Parts) -> Option<Response<ResponseBody>> {
+    /// `None` when the request may be served (then named for its principal, if the hook gave
+    /// one); the refusal otherwise.
+    async fn authorize(&self, parts: &mut Parts) -> Option<Response<ResponseBody>> {
         let authorizer = self.inner.config.authorizer.as_ref()?;
         let request = super::config::AuthRequest {
             bearer_token: headers::bearer_token(&parts.headers),
@@ -218,7 +223,15 @@ impl HttpService {
             path: parts.uri.path(),
             headers: &parts.headers,
         };
-        let rejection = authorizer.check(request).await.err()?;
+        let rejection = match authorizer.check(request).await {
+            Ok(authorized) => {
+                if let Some(principal) = authorized.principal {
+                    parts.extensions.insert(principal);
+                }
+                return None;
+            }
+            Err(rejection) => rejection,
+        };
         let mut challenge = String::from("Bearer");
         let mut params = Vec::new();
         if let Some(resource) = &self.inner.config.resource {
@@ -299,7 +312,7 @@ impl HttpService {
             }
         };
         if is_modern(&incoming) {
-            return super::modern::post(inner, &parts.headers, incoming).await;
+            return super::modern::post(inner, parts, incoming).await;
         }
         if let Some(version) = header_version
             && version
@@ -469,6 +482,25 @@ pub(crate) fn missing_session(id: Option<&RequestId>) -> Response<ResponseBody> 
     )
 }
 
+/// 404 for a request naming a legacy session (`Mcp-Session-Id`, or the HTTP+SSE transport's
+/// `sessionId`) that another principal opened: to anyone else it is as good as unknown.
+fn foreign_session(inner: &Inner, parts: &Parts) -> Option<Response<ResponseBody>> {
+    let principal = super::principal::of(parts);
+    let owner = if let Some(id) = headers::text(&parts.headers, headers::SESSION_ID)
+        .ok()
+        .flatten()
+    {
+        inner.sessions.get(id)?.session().principal().cloned()
+    } else {
+        super::sse::owner(inner, parts)?
+    };
+    if owner == principal {
+        return None;
+    }
+    tracing::warn!("refused a request naming another principal's session");
+    Some(unknown_session(None))
+}
+
 pub(crate) fn unknown_session(id: Option<&RequestId>) -> Response<ResponseBody> {
     rpc_error(
         StatusCode::NOT_FOUND,
@@ -540,7 +572,12 @@ pub(crate) fn accepted() -> Response<ResponseBody> {
 
 /// A stream of server-sent events.
 pub(crate) fn events(events: tokio::sync::mpsc::Receiver<bytes::Bytes>) -> Response<ResponseBody> {
-    let mut response = Response::new(ResponseBody::events(events));
+    event_stream(ResponseBody::events(events))
+}
+
+/// `body`, a stream of server-sent events, as the response.
+pub(crate) fn event_stream(body: ResponseBody) -> Response<ResponseBody> {
+    let mut response = Response::new(body);
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,

@@ -2,24 +2,30 @@
 //! requests name it; DELETE, idleness or shutdown end it.
 //!
 //! Each session keeps its dispatcher [`Session`] (negotiated revision, running calls,
-//! subscriptions) and a forwarder task that turns the server's announcements into the
-//! session's notifications, sent on its GET stream when one is open (and dropped otherwise:
-//! without a stream there is no one to tell).
+//! subscriptions), the [`EventLog`] of its event streams, and a forwarder task that turns the
+//! server's announcements into the session's notifications, sent on its GET stream when it has
+//! one (and dropped otherwise: without a stream there is no one to tell).
 //!
 //! What concerns one running request (its questions to the client and their withdrawal, its
 //! progress) goes on that request's own POST stream while it has one (see [`Entry::route`]),
-//! else on the GET stream.
+//! else on the GET stream. A handler releasing its connection
+//! ([`RequestContext::release_connection`](crate::RequestContext::release_connection)) is
+//! routed the same way, to the request's POST stream.
+//!
+//! A session is idle, and expires after [`HttpConfig::session_idle_timeout`], only while none
+//! of its calls runs and no connection reads one of its streams.
+//!
+//! [`HttpConfig::session_idle_timeout`]: super::HttpConfig::session_idle_timeout
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use super::body::{self, EventIds};
+use super::resume::EventLog;
 use crate::dispatch::Dispatcher;
 use crate::peer::Outbound;
 use crate::protocol::ProtocolVersion;
@@ -37,35 +43,40 @@ pub(crate) struct Sessions {
 pub(crate) struct Entry {
     pub(crate) session: Mutex<Session>,
     pub(crate) version: ProtocolVersion,
-    last_used: Mutex<Instant>,
-    /// The open GET stream, if any.
-    stream: Arc<Mutex<Option<Stream>>>,
-    /// How many event streams (GET and POST) the session has opened: each one's number.
-    streams: AtomicU64,
-    /// How many events with ids its streams have sent: each one's number.
-    events: Arc<AtomicU64>,
+    last_used: Arc<Mutex<Instant>>,
+    /// Its event streams (GET and POST), resumable from 2025-11-25 on.
+    log: Arc<EventLog>,
+    /// How many of its calls are running (see [`Entry::busy`]).
+    calls: Arc<AtomicUsize>,
     /// Where the messages about a request that may get its own event stream go.
     routes: Routes,
     forwarder: AbortHandle,
 }
 
-/// An open GET stream: where its events go, and their ids (2025-11-25 sessions).
-pub(crate) struct Stream {
-    sender: mpsc::Sender<Bytes>,
-    ids: Option<EventIds>,
+/// Marks its session in use while one of its calls runs: a session is not idle while it
+/// works for its client, however long that takes (a long tool, a question awaiting the
+/// user). Dropped, the session's idle time starts anew.
+pub(crate) struct Busy {
+    calls: Arc<AtomicUsize>,
+    last_used: Arc<Mutex<Instant>>,
 }
 
-impl Stream {
-    /// Queue `message` as an event; `false` when the stream is full or closed.
-    fn try_send(&self, message: &Outgoing) -> bool {
-        self.sender
-            .try_send(body::framed(self.ids.as_ref(), message))
-            .is_ok()
+impl Drop for Busy {
+    fn drop(&mut self) {
+        // Before the count falls, so whoever sees no call running also sees this moment.
+        *lock(&self.last_used) = Instant::now();
+        self.calls.fetch_sub(1, Ordering::SeqCst);
     }
+}
 
-    fn is_closed(&self) -> bool {
-        self.sender.is_closed()
-    }
+/// What a request's route carries to its POST's stream.
+#[derive(Debug)]
+pub(crate) enum Routed {
+    /// A message about the request (a question to the client, progress, a log message).
+    Message(Outgoing),
+    /// Its handler let go of the connection: end it once what came before has been read, and
+    /// let the client resume the stream for the rest.
+    Release,
 }
 
 /// What a message is about: a request (by id), or the request that carried a progress token
@@ -77,7 +88,7 @@ enum RouteKey {
 }
 
 /// Request or progress token -> the stream of the request's POST.
-type Routes = Arc<Mutex<HashMap<RouteKey, mpsc::UnboundedSender<Outgoing>>>>;
+type Routes = Arc<Mutex<HashMap<RouteKey, mpsc::UnboundedSender<Routed>>>>;
 
 /// Sends the messages about some requests to their POST's stream until dropped.
 pub(crate) struct Route {
@@ -100,7 +111,7 @@ fn route_of(
     routes: &Routes,
     related: Option<&RequestId>,
     message: &Outgoing,
-) -> Option<mpsc::UnboundedSender<Outgoing>> {
+) -> Option<mpsc::UnboundedSender<Routed>> {
     let key = match related {
         Some(id) => RouteKey::Request(id.clone()),
         None => RouteKey::Token(progress_token(message)?),
@@ -142,21 +153,25 @@ impl Entry {
         lock(&self.session)
     }
 
-    /// Ids for the events of a new stream of this session: from 2025-11-25 on, every event
-    /// has one and each stream opens with a priming event (resumption is not offered: a
-    /// `Last-Event-ID` replays nothing).
-    pub(crate) fn event_ids(&self) -> Option<EventIds> {
-        (self.version >= ProtocolVersion::V2025_11_25).then(|| {
-            let stream = self.streams.fetch_add(1, Ordering::Relaxed);
-            EventIds::new(stream, self.events.clone())
-        })
+    /// The session's event streams.
+    pub(crate) fn log(&self) -> &Arc<EventLog> {
+        &self.log
     }
 
+    /// Mark the session in use until the returned guard drops (while a call runs).
+    pub(crate) fn busy(&self) -> Busy {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        Busy {
+            calls: Arc::clone(&self.calls),
+            last_used: Arc::clone(&self.last_used),
+        }
+    }
+
+    /// Since when nothing happened in the session: `None` while a call runs or a connection
+    /// reads one of its streams.
     fn idle_since(&self) -> Option<Instant> {
-        let streaming = lock(&self.stream)
-            .as_ref()
-            .is_some_and(|stream| !stream.is_closed());
-        (!streaming).then(|| *lock(&self.last_used))
+        let working = self.calls.load(Ordering::SeqCst) > 0 || self.log.has_reader();
+        (!working).then(|| *lock(&self.last_used))
     }
 
     /// Send what concerns the requests `ids` (questions to the client, their withdrawal) and
@@ -166,7 +181,7 @@ impl Entry {
         &self,
         ids: &[RequestId],
         tokens: &[serde_json::Value],
-        stream: &mpsc::UnboundedSender<Outgoing>,
+        stream: &mpsc::UnboundedSender<Routed>,
     ) -> Route {
         let keys: Vec<RouteKey> = ids
             .iter()
@@ -188,32 +203,18 @@ impl Entry {
         }
     }
 
-    /// Open the GET stream: `None` when one is already open.
-    pub(crate) fn open_stream(&self, capacity: usize) -> Option<mpsc::Receiver<Bytes>> {
-        let mut slot = lock(&self.stream);
-        if slot.as_ref().is_some_and(|stream| !stream.is_closed()) {
-            return None;
-        }
-        let (sender, receiver) = mpsc::channel(capacity.max(1));
-        let ids = self.event_ids();
-        if let Some(ids) = &ids {
-            // The channel is new and empty: the priming event fits.
-            let _ = sender.try_send(ids.priming());
-        }
-        *slot = Some(Stream { sender, ids });
-        Some(receiver)
-    }
-
-    /// Stop its notifications and close its stream.
-    fn close_stream(&self) {
+    /// Stop its notifications and end its GET stream (once its connection has read what is
+    /// already sent).
+    fn end_notifications(&self) {
         self.forwarder.abort();
-        lock(&self.stream).take();
+        self.log.end_standalone();
         self.session().subscriptions().close_streams();
     }
 
-    /// End the session: close its stream, cancel its calls.
+    /// End the session: end its streams, cancel its calls (also those nobody reads).
     fn close(&self) {
-        self.close_stream();
+        self.end_notifications();
+        self.log.close();
         self.session().in_flight().cancel_all();
     }
 }
@@ -240,47 +241,48 @@ impl Sessions {
         if open.len() >= self.max {
             return Err(Full);
         }
-        let stream: Arc<Mutex<Option<Stream>>> = Arc::default();
+        let log = EventLog::new(version >= ProtocolVersion::V2025_11_25);
         // What concerns a request that takes events (its questions to the client, their
         // withdrawal, its progress) goes on its POST's stream, ahead of its response (the spec:
         // server requests SHOULD ride the related request's stream). The rest, and everything
         // about a request whose client takes no events, goes on the GET stream (one session may
         // have several requests running).
         let routes: Routes = Arc::default();
-        let (to_stream, to_routes) = (stream.clone(), routes.clone());
-        session.set_outbound(Outbound::routed(move |related, message| {
-            let route = route_of(&to_routes, related, &message);
-            let message = match route {
-                Some(route) => match route.send(message) {
-                    Ok(()) => return,
-                    // That request has just been answered: the GET stream takes it.
-                    Err(mpsc::error::SendError(message)) => message,
-                },
+        let (to_log, to_routes) = (log.clone(), routes.clone());
+        let outbound = Outbound::routed(move |related, message| {
+            let message = match route_of(&to_routes, related, &message) {
+                Some(route) => {
+                    // Refused once that request has been answered: the GET stream takes it.
+                    let Err(mpsc::error::SendError(Routed::Message(message))) =
+                        route.send(Routed::Message(message))
+                    else {
+                        return;
+                    };
+                    message
+                }
                 None => message,
             };
-            match lock(&to_stream).as_ref() {
-                Some(stream) if stream.try_send(&message) => {}
-                Some(_) => {
-                    tracing::debug!("a session's stream is full or closed; message dropped");
-                }
-                None => tracing::debug!(
+            if !to_log.push_standalone(&message) {
+                tracing::debug!(
                     "no stream to send a session's message on (no GET stream open); dropped"
-                ),
+                );
             }
+        });
+        // Only a stream the client can resume may be let go of before its response.
+        let (resumable, to_routes) = (version >= ProtocolVersion::V2025_11_25, routes.clone());
+        session.set_outbound(outbound.with_release(move |related| {
+            resumable
+                && lock(&to_routes)
+                    .get(&RouteKey::Request(related.clone()))
+                    .is_some_and(|route| route.send(Routed::Release).is_ok())
         }));
         let mut forwarder = dispatcher.notification_forwarder(&session);
-        let to_stream = stream.clone();
+        let to_log = log.clone();
         let forwarder = tokio::spawn(async move {
             while let Some(messages) = forwarder.next().await {
-                let slot = lock(&to_stream);
-                let Some(stream) = slot.as_ref() else {
-                    continue;
-                };
                 for message in &messages {
-                    if !stream.try_send(message) {
-                        tracing::debug!(
-                            "a session's stream is full or closed; notification dropped"
-                        );
+                    if !to_log.push_standalone(message) {
+                        tracing::debug!("no GET stream open; a notification was dropped");
                     }
                 }
             }
@@ -292,10 +294,9 @@ impl Sessions {
             Arc::new(Entry {
                 session: Mutex::new(session),
                 version,
-                last_used: Mutex::new(Instant::now()),
-                stream,
-                streams: AtomicU64::new(0),
-                events: Arc::default(),
+                last_used: Arc::new(Mutex::new(Instant::now())),
+                log,
+                calls: Arc::default(),
                 routes,
                 forwarder,
             }),
@@ -328,7 +329,7 @@ impl Sessions {
     pub(crate) fn close_all(&self) {
         let all: Vec<_> = lock(&self.open).drain().collect();
         for (_, entry) in all {
-            entry.close_stream();
+            entry.end_notifications();
         }
     }
 
@@ -397,12 +398,34 @@ mod tests {
             .open(Session::new(), ProtocolVersion::V2025_03_26, &dispatcher)
             .unwrap();
         let entry = sessions.get(&id).unwrap();
-        let first = entry.open_stream(4).unwrap();
-        assert!(entry.open_stream(4).is_none());
+        let first = entry.log().open_standalone().unwrap();
+        assert!(entry.log().open_standalone().is_none());
         drop(first);
         assert!(
-            entry.open_stream(4).is_some(),
+            entry.log().open_standalone().is_some(),
             "a closed stream may be reopened"
         );
+    }
+
+    #[tokio::test]
+    async fn a_session_is_not_idle_while_a_call_runs_or_a_stream_is_read() {
+        let dispatcher = Dispatcher::new(&Server::new(ServerInfo::new("s", "1"))).unwrap();
+        let sessions = Sessions::new(Duration::from_millis(50), 10);
+        let version = ProtocolVersion::V2025_11_25;
+        let working = sessions.open(Session::new(), version, &dispatcher).unwrap();
+        let reading = sessions.open(Session::new(), version, &dispatcher).unwrap();
+        let call = sessions.get(&working).unwrap().busy();
+        let stream = sessions.get(&reading).unwrap().log().open_standalone();
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        assert!(sessions.get(&working).is_some(), "a call runs");
+        assert!(sessions.get(&reading).is_some(), "a stream is read");
+        drop((call, stream));
+        assert!(
+            sessions.get(&working).is_some(),
+            "idle time starts when the call ends"
+        );
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        assert!(sessions.get(&working).is_none());
+        assert!(sessions.get(&reading).is_none());
     }
 }

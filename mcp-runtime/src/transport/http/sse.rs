@@ -102,6 +102,7 @@ pub(crate) fn open(
     let (calls_sender, mut calls) = mpsc::unbounded_channel::<UntilAnswered>();
     let id = new_id();
     let mut session = Session::new();
+    session.set_principal(super::principal::of(parts));
     // Progress, logs and the handlers' questions to the client go on the stream, ahead of the
     // answer of their request (which leaves once the call has returned).
     let outbound_events = events_sender.clone();
@@ -196,6 +197,14 @@ pub(crate) fn open(
 
 /// `POST` on the messages path: one JSON-RPC message (or a 2025-03-26 batch) for the session
 /// named by `sessionId`; 202 when accepted, its answer on the session's stream.
+/// Whom the HTTP+SSE session that `parts` names belongs to (`None` inside when it belongs to
+/// no one); `None` when it names no open session.
+pub(crate) fn owner(inner: &Inner, parts: &Parts) -> Option<Option<Arc<str>>> {
+    let entry = session_id(parts).and_then(|id| inner.sse_sessions.get(id))?;
+    let owner = lock(&entry.session).principal().cloned();
+    Some(owner)
+}
+
 pub(crate) async fn post(
     inner: &Arc<Inner>,
     parts: &Parts,

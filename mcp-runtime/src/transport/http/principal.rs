@@ -1,0 +1,142 @@
+//! Who a request was authenticated as. The authorization hook names it; handlers read it
+//! (`RequestContext::principal`); legacy sessions and 2026-07-28 `requestState`s are bound to
+//! it, so that one user's client cannot continue another user's session or call.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// The identity a request was authenticated as: a user or client id, a token's subject.
+///
+/// An [authorization hook](super::HttpConfig::authorize) names it by answering
+/// `Ok(Principal::new(subject))`. An app that mounts the endpoint behind its own
+/// authentication middleware may instead insert one into the request's extensions
+/// (`request.extensions_mut().insert(Principal::new(user))`); a hook's principal replaces it.
+///
+/// It should be stable for one user (a subject, not the token itself, which changes on
+/// refresh): a legacy session opened under one principal answers 404 to any other, and a
+/// `requestState` issued to one is refused for another.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Principal(Arc<str>);
+
+impl Principal {
+    /// The principal named `id`.
+    pub fn new(id: impl Into<String>) -> Self {
+        Principal(id.into().into())
+    }
+
+    /// Its id.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub(crate) fn shared(&self) -> Arc<str> {
+        self.0.clone()
+    }
+}
+
+impl fmt::Debug for Principal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Principal").field(&&*self.0).finish()
+    }
+}
+
+/// What an authorization hook answers for a request it lets through: nothing more (`()`),
+/// the [`Principal`] it was authenticated as, or `Option<Principal>` when only some are.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Authorized {
+    pub(crate) principal: Option<Principal>,
+}
+
+impl Authorized {
+    /// Let the request through without naming anyone.
+    pub fn anonymous() -> Self {
+        Authorized::default()
+    }
+}
+
+impl From<()> for Authorized {
+    fn from((): ()) -> Self {
+        Authorized::anonymous()
+    }
+}
+
+impl From<Principal> for Authorized {
+    fn from(principal: Principal) -> Self {
+        Authorized {
+            principal: Some(principal),
+        }
+    }
+}
+
+impl From<Option<Principal>> for Authorized {
+    fn from(principal: Option<Principal>) -> Self {
+        Authorized { principal }
+    }
+}
+
+/// The principal a request is served for (set by the hook, or by the enclosing app).
+pub(crate) fn of(parts: &http::request::Parts) -> Option<Arc<str>> {
+    parts.extensions.get::<Principal>().map(Principal::shared)
+}
+
+#[cfg(test)]
+mod tests {
+    use http::{Method, Request, StatusCode};
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::http::HttpConfig;
+    use crate::server::{Server, ServerInfo};
+    use crate::transport::http::ResponseBody;
+    use crate::{RequestContext, ToolBuilder, Tools};
+
+    fn whoami_call(principal: Option<&str>) -> Request<ResponseBody> {
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "whoami", "arguments": {},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}}});
+        let mut request = Request::builder()
+            .method(Method::POST)
+            .uri("/mcp")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "whoami")
+            .body(ResponseBody::whole(serde_json::to_vec(&call).unwrap()))
+            .unwrap();
+        if let Some(principal) = principal {
+            request.extensions_mut().insert(Principal::new(principal));
+        }
+        request
+    }
+
+    async fn answer(service: &crate::http::HttpService, request: Request<ResponseBody>) -> Value {
+        let response = service.handle(request).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let bytes = super::super::body::read_limited(response.into_body(), 1 << 20)
+            .await
+            .unwrap_or_else(|_| unreachable!());
+        serde_json::from_slice(&bytes).unwrap()
+    }
+
+    #[tokio::test]
+    async fn an_enclosing_apps_principal_reaches_handlers_unless_a_hook_names_another() {
+        let whoami = ToolBuilder::new("whoami").handler(|_, context: RequestContext| async move {
+            context.principal().unwrap_or("nobody").to_owned()
+        });
+        let server = Server::new(ServerInfo::new("s", "1")).tools(Tools::new().with(whoami));
+        let text = |answer: Value| answer["result"]["content"][0]["text"].clone();
+
+        let mounted = server.clone().http_service(HttpConfig::new()).unwrap();
+        let carol = answer(&mounted, whoami_call(Some("carol"))).await;
+        assert_eq!(text(carol), "carol");
+        assert_eq!(text(answer(&mounted, whoami_call(None)).await), "nobody");
+
+        let hooked = server
+            .http_service(HttpConfig::new().authorize(|_| Ok(Principal::new("dave"))))
+            .unwrap();
+        let dave = answer(&hooked, whoami_call(Some("carol"))).await;
+        assert_eq!(text(dave), "dave");
+    }
+}

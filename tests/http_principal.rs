@@ -1,0 +1,255 @@
+//! Who a request comes from, over a real socket: the authorization hook names a principal,
+//! handlers see it, a legacy session belongs to the principal that opened it, and a
+//! 2026-07-28 `requestState` resumes only for the principal it was issued to, once.
+
+// Not every helper is used here (`per_revision!` among them).
+#[allow(unused_macros)]
+mod support;
+
+use std::net::SocketAddr;
+
+use mcp_runtime::http::{AuthRejection, HttpConfig, Principal};
+use mcp_runtime::protocol::ProtocolVersion;
+use mcp_runtime::{Elicitation, RequestContext, Server, mcp_tool, server_info, tools};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use support::http::{Reply, events, send};
+use support::http_server::InProcessServer;
+use support::schema::check_server_message;
+
+const MODERN: &str = "2026-07-28";
+const LEGACY: &str = "2025-11-25";
+
+/// Who is calling.
+#[mcp_tool]
+async fn whoami(context: RequestContext) -> String {
+    context.principal().unwrap_or("nobody").to_owned()
+}
+
+/// The answer to `confirm`'s question.
+#[derive(Deserialize, JsonSchema)]
+struct Confirmation {
+    /// Go ahead?
+    confirm: bool,
+}
+
+/// Ask before answering.
+#[mcp_tool]
+async fn confirm(context: RequestContext) -> String {
+    match context.elicit::<Confirmation>("Go ahead?").await {
+        Ok(Elicitation::Accepted(Confirmation { confirm: true })) => "done".to_owned(),
+        Ok(_) => "not done".to_owned(),
+        Err(error) => format!("could not ask: {error}"),
+    }
+}
+
+/// Tokens `alice-token` and `bob-token` name their users; `anonymous` is let through
+/// unnamed; anything else is refused.
+fn serve() -> InProcessServer {
+    let config = HttpConfig::new().authorize(|request| match request.bearer_token {
+        Some("anonymous") => Ok(None),
+        Some(token) => match token.strip_suffix("-token") {
+            Some(user) => Ok(Some(Principal::new(user))),
+            None => Err(AuthRejection::invalid_token("unknown token")),
+        },
+        None => Err(AuthRejection::missing_token()),
+    });
+    InProcessServer::start(
+        Server::new(server_info!()).tools(tools![whoami, confirm]),
+        config,
+    )
+}
+
+fn bearer(token: &str) -> String {
+    format!("Bearer {token}")
+}
+
+/// POST a 2026-07-28 `tools/call` as the holder of `token`.
+fn call_modern(addr: SocketAddr, token: &str, id: i64, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+        "io.modelcontextprotocol/clientInfo": {"name": "principal-tests", "version": "0"},
+    });
+    let name = params["name"].as_str().unwrap().to_owned();
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+    let authorization = bearer(token);
+    let reply = send(
+        addr,
+        "POST",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", &name),
+            ("Authorization", &authorization),
+        ],
+        body.to_string().as_bytes(),
+    );
+    assert_eq!(
+        reply.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let message = reply.json();
+    check_server_message(ProtocolVersion::V2026_07_28, Some("tools/call"), &message).unwrap();
+    message
+}
+
+fn text_of(message: &Value) -> &str {
+    message["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {message}"))
+}
+
+/// POST a legacy message as the holder of `token`, in `session` when given.
+fn post_legacy(addr: SocketAddr, token: &str, session: Option<&str>, message: &Value) -> Reply {
+    let authorization = bearer(token);
+    let mut headers = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", LEGACY),
+        ("Authorization", authorization.as_str()),
+    ];
+    if let Some(session) = session {
+        headers.push(("Mcp-Session-Id", session));
+    }
+    send(addr, "POST", &headers, message.to_string().as_bytes())
+}
+
+/// The one JSON-RPC message of a reply, as plain JSON or as the last event of a stream.
+fn answer_of(reply: &Reply) -> Value {
+    let message = if reply
+        .header("content-type")
+        .is_some_and(|kind| kind.starts_with("text/event-stream"))
+    {
+        events(&reply.body).pop().expect("an event")
+    } else {
+        reply.json()
+    };
+    check_server_message(ProtocolVersion::V2025_11_25, None, &message).unwrap();
+    message
+}
+
+/// A legacy session opened by the holder of `token`.
+fn open_session(addr: SocketAddr, token: &str) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": LEGACY, "capabilities": {},
+        "clientInfo": {"name": "principal-tests", "version": "0"}}});
+    let reply = post_legacy(addr, token, None, &initialize);
+    assert_eq!(reply.status, 200);
+    let session = reply
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        post_legacy(addr, token, Some(&session), &initialized).status,
+        202
+    );
+    session
+}
+
+#[test]
+fn handlers_see_the_principal_the_hook_named() {
+    let server = serve();
+    let addr = server.addr;
+    let whoami = json!({"name": "whoami", "arguments": {}});
+    assert_eq!(
+        text_of(&call_modern(addr, "alice-token", 1, whoami.clone())),
+        "alice"
+    );
+    assert_eq!(
+        text_of(&call_modern(addr, "bob-token", 2, whoami.clone())),
+        "bob"
+    );
+    assert_eq!(
+        text_of(&call_modern(addr, "anonymous", 3, whoami)),
+        "nobody"
+    );
+
+    let session = open_session(addr, "alice-token");
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "whoami", "arguments": {}}});
+    let reply = post_legacy(addr, "alice-token", Some(&session), &call);
+    assert_eq!(reply.status, 200);
+    assert_eq!(text_of(&answer_of(&reply)), "alice");
+    server.shut_down();
+}
+
+#[test]
+fn a_legacy_session_answers_only_the_principal_that_opened_it() {
+    let server = serve();
+    let addr = server.addr;
+    let session = open_session(addr, "alice-token");
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+
+    // Bob holds a valid token and Alice's session id (leaked, guessed): as good as unknown.
+    for intruder in ["bob-token", "anonymous"] {
+        let reply = post_legacy(addr, intruder, Some(&session), &list);
+        assert_eq!(reply.status, 404, "{intruder}");
+        let authorization = bearer(intruder);
+        let headers = [
+            ("Accept", "text/event-stream"),
+            ("MCP-Protocol-Version", LEGACY),
+            ("Mcp-Session-Id", session.as_str()),
+            ("Authorization", authorization.as_str()),
+        ];
+        assert_eq!(
+            send(addr, "GET", &headers, b"").status,
+            404,
+            "{intruder} GET"
+        );
+        assert_eq!(
+            send(addr, "DELETE", &headers, b"").status,
+            404,
+            "{intruder} DELETE"
+        );
+    }
+
+    // Alice's session survived all that.
+    let reply = post_legacy(addr, "alice-token", Some(&session), &list);
+    assert_eq!(reply.status, 200);
+    assert!(answer_of(&reply)["result"]["tools"].is_array());
+    server.shut_down();
+}
+
+#[test]
+fn a_request_state_resumes_only_for_its_principal_and_only_once() {
+    let server = serve();
+    let addr = server.addr;
+    let call = json!({"name": "confirm", "arguments": {}});
+    let first = call_modern(addr, "alice-token", 1, call.clone());
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let mut retry = call;
+    retry["requestState"] = first["result"]["requestState"].clone();
+    retry["inputResponses"] = json!({"q0": {"action": "accept", "content": {"confirm": true}}});
+
+    for (id, other) in [(2, "bob-token"), (3, "anonymous")] {
+        let refused = call_modern(addr, other, id, retry.clone());
+        assert_eq!(refused["error"]["code"], -32602, "{other}: {refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("another principal"),
+            "{refused}"
+        );
+    }
+
+    let resumed = call_modern(addr, "alice-token", 4, retry.clone());
+    assert_eq!(text_of(&resumed), "done", "{resumed}");
+    let again = call_modern(addr, "alice-token", 5, retry);
+    assert_eq!(again["error"]["code"], -32602, "{again}");
+    assert!(
+        again["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("already used"),
+        "{again}"
+    );
+    server.shut_down();
+}
