@@ -154,7 +154,29 @@ fn a_running_call_keeps_its_tool_after_removal(revision: ProtocolVersion) {
     assert_unknown_tool(&mut client, "gate");
 }
 
+/// A server whose surfaces change declares `completions` from the start: a prompt added later
+/// may bring completers, and clients read the capabilities once.
+fn completers_added_while_serving_are_served(revision: ProtocolVersion) {
+    let (mut client, capabilities) = open(revision);
+    if revision != ProtocolVersion::V2024_11_05 {
+        // 2024-11-05 had `completion/complete` but no capability to declare it with.
+        assert_eq!(capabilities["completions"], json!({}), "{capabilities}");
+    }
+    let complete = json!({"ref": {"type": "ref/prompt", "name": "paint"},
+        "argument": {"name": "color", "value": "r"}});
+    let error = client.error("completion/complete", complete.clone());
+    assert_eq!(error["code"], -32602, "no such prompt yet: {error}");
+    assert_text(&client.call_tool("add_paint", json!({})), "added");
+    let completion = client.result("completion/complete", complete);
+    assert_eq!(
+        completion["completion"]["values"],
+        json!(["red"]),
+        "{completion}"
+    );
+}
+
 per_revision!(all:
+    completers_added_while_serving_are_served,
     every_list_is_declared_as_changing,
     a_taken_name_is_refused,
     a_running_call_keeps_its_tool_after_removal,

@@ -3,8 +3,8 @@
 //! Written only against `mcp_runtime`, the way a user would.
 
 use mcp_runtime::{
-    CancellationToken, PromptBuilder, Resource, ResourceBuilder, Server, State, Surfaces,
-    ToolBuilder, mcp_tool, server_info, tools,
+    CancellationToken, CompletionContext, PromptBuilder, Resource, ResourceBuilder, Server, State,
+    Surfaces, ToolBuilder, mcp_prompt, mcp_tool, server_info, tools,
 };
 
 /// Holds calls of the `gate` tool until `open_gate` opens it (for good).
@@ -88,6 +88,31 @@ fn add_prompt(name: String, surfaces: State<Surfaces>) -> Result<&'static str, S
     Ok("added")
 }
 
+/// Paint with a color; the color is completed.
+#[mcp_prompt(complete(color = complete_color))]
+async fn paint(#[arg(description = "a color")] color: String) -> String {
+    format!("Paint it {color}.")
+}
+
+/// The colors starting with what was typed.
+fn complete_color(typed: &str, _context: &CompletionContext) -> Vec<String> {
+    ["red", "green", "blue"]
+        .into_iter()
+        .filter(|color| color.starts_with(typed))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Offer `paint`, a prompt whose argument is completed.
+#[mcp_tool]
+fn add_paint(surfaces: State<Surfaces>) -> Result<&'static str, String> {
+    // `#[mcp_prompt]` makes `paint` a handler value as well as the function.
+    surfaces
+        .add_prompt(paint {})
+        .map_err(|error| error.to_string())?;
+    Ok("added")
+}
+
 /// Stop offering the prompt called `name`. Answers whether there was one.
 #[mcp_tool]
 fn remove_prompt(name: String, surfaces: State<Surfaces>) -> bool {
@@ -104,6 +129,7 @@ async fn main() -> std::io::Result<()> {
         add_resource,
         remove_resource,
         add_prompt,
+        add_paint,
         remove_prompt,
     ]);
     let surfaces = server.surfaces();

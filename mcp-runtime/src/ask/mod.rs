@@ -15,6 +15,7 @@
 mod canonical;
 mod error;
 mod form;
+pub(crate) mod missing;
 pub(crate) mod pending;
 mod replay;
 pub(crate) mod round;
@@ -44,6 +45,8 @@ pub(crate) enum Asker {
     Session(SessionAsker),
     /// A 2026-07-28 request: questions collected into an `InputRequiredResult`.
     Round(Arc<InputRound>),
+    /// A 2026-07-28 request that can ask nothing: what its handler wanted is noted.
+    Unasked(Arc<missing::MissingCapabilities>),
 }
 
 /// What the user did with an elicitation form.
@@ -275,10 +278,14 @@ impl RequestContext {
                 self.revision
             ));
         }
-        let note_missing = || {
-            if let Some(Asker::Round(round)) = &self.asker {
+        let note_missing = || match &self.asker {
+            Some(Asker::Round(round)) => {
                 round.note_missing(capability.name(), capability.declaration());
             }
+            Some(Asker::Unasked(wanted)) => {
+                wanted.note(capability.name(), capability.declaration())
+            }
+            Some(Asker::Session(_)) | None => {}
         };
         let Some(Value::Object(declared)) = declared else {
             note_missing();
@@ -316,7 +323,7 @@ impl RequestContext {
         match &self.asker {
             Some(Asker::Session(asker)) => asker.ask(method, params, &self.cancellation).await,
             Some(Asker::Round(round)) => round.ask(key, method, params).await,
-            None => Err(AskError::Unsupported {
+            Some(Asker::Unasked(_)) | None => Err(AskError::Unsupported {
                 capability: "asking",
                 reason: "this request cannot ask the client".into(),
             }),

@@ -202,35 +202,13 @@ impl InputRound {
 
     /// The handler wanted to ask something the request's client capabilities rule out.
     pub(super) fn note_missing(&self, capability: &'static str, declaration: Value) {
-        let mut run = self.run();
-        if !run.missing.iter().any(|(name, _)| *name == capability) {
-            run.missing.push((capability, declaration));
-        }
+        super::missing::note(&mut self.run().missing, capability, declaration);
     }
 
     /// The `-32021` error for a handler that failed after wanting a capability the client did
     /// not declare: the client then knows what to declare to succeed. `None` otherwise.
     pub(crate) fn missing_capability_error(&self) -> Option<ErrorObject> {
-        let run = self.run();
-        if run.missing.is_empty() {
-            return None;
-        }
-        let required: Map<String, Value> = run
-            .missing
-            .iter()
-            .map(|(name, declaration)| ((*name).to_owned(), declaration.clone()))
-            .collect();
-        let names: Vec<&str> = run.missing.iter().map(|(name, _)| *name).collect();
-        Some(
-            ErrorObject::new(
-                ErrorObject::MISSING_REQUIRED_CLIENT_CAPABILITY,
-                format!(
-                    "this request needs the client capabilities it did not declare: {}",
-                    names.join(", ")
-                ),
-            )
-            .with_data(json!({"requiredCapabilities": required})),
-        )
+        super::missing::error(&self.run().missing)
     }
 
     /// Recording the state this run resumes from as used (once; `None` for a first run).

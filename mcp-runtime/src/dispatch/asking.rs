@@ -10,6 +10,7 @@ use super::Dispatcher;
 use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
 use crate::ask::Asker;
+use crate::ask::missing::MissingCapabilities;
 use crate::ask::pending::SessionAsker;
 use crate::ask::round::{Binding, InputRound, RunOutcome, UntilInput, replayed_state};
 use crate::handler::{BoxFuture, JsonObject};
@@ -21,6 +22,9 @@ use crate::protocol::wire::InputRequiredResult;
 pub(super) struct Asking {
     pub(super) asker: Option<Asker>,
     pub(super) round: Option<Arc<InputRound>>,
+    /// Instead of a round, what the handler of a 2026-07-28 request that can ask nothing
+    /// wanted (see [`Dispatcher::call_asking`]).
+    pub(super) wanted: Option<Arc<MissingCapabilities>>,
 }
 
 impl Dispatcher {
@@ -56,6 +60,7 @@ impl Dispatcher {
             return Ok(Asking {
                 asker: Some(Asker::Round(round.clone())),
                 round: Some(round),
+                wanted: None,
             });
         }
         // A client that declared nothing to answer with is never asked: its handlers learn
@@ -73,7 +78,31 @@ impl Dispatcher {
                 related: id.clone(),
             })),
             round: None,
+            wanted: None,
         })
+    }
+
+    /// [`asking`](Self::asking) for `tools/call`: a 2026-07-28 request that can be asked nothing
+    /// (its client declared no capability to answer with) and resumes nothing needs no round,
+    /// only a note of the capabilities its handler wanted, for `-32021`. (`prompts/get` and
+    /// `resources/read` take a round all the same: `run_asking_handler` reads only that.)
+    pub(super) fn call_asking(
+        &self,
+        id: &RequestId,
+        scope: &RequestScope,
+        target: &str,
+        arguments: &Value,
+        params: &JsonObject,
+    ) -> Result<Asking, ErrorObject> {
+        if scope.revision.is_modern() && !askable(scope) && !params.contains_key("requestState") {
+            let wanted = Arc::new(MissingCapabilities::default());
+            return Ok(Asking {
+                asker: Some(Asker::Unasked(wanted.clone())),
+                round: None,
+                wanted: Some(wanted),
+            });
+        }
+        self.asking(id, scope, "tools/call", target, arguments, Some(params))
     }
 }
 

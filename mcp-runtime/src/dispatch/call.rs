@@ -10,7 +10,7 @@ use super::asking::answer_run;
 use super::catch_unwind::{CatchUnwind, PanicPayload, panic_message};
 use super::classify::RequestScope;
 use super::{Dispatcher, InFlight, Reply};
-use crate::ask::round::{InputRound, UntilInput};
+use crate::ask::round::UntilInput;
 use crate::context::CancellationToken;
 use crate::handler::{JsonObject, ToolCall};
 use crate::logging::{forwarding_to, forwarding_while};
@@ -63,14 +63,7 @@ impl Dispatcher {
             Some(arguments @ Value::Object(_)) => arguments,
             Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
         };
-        let asking = self.asking(
-            id,
-            &scope,
-            "tools/call",
-            &tool.name,
-            &arguments,
-            Some(&resume),
-        )?;
+        let asking = self.call_asking(id, &scope, &tool.name, &arguments, &resume)?;
         let Value::Object(arguments) = arguments else {
             unreachable!("checked to be an object above")
         };
@@ -86,7 +79,7 @@ impl Dispatcher {
         let revision = scope.revision;
         let mut context = super::offerings::context(scope, cancellation.clone());
         context.asker = asking.asker;
-        let round = asking.round;
+        let (round, wanted) = (asking.round, asking.wanted);
         let peer = context.peer.clone();
         // Reference counts are atomic operations: none for what a call does not use.
         let tracing_peer = match context.forward_tracing {
@@ -148,11 +141,13 @@ impl Dispatcher {
                 |outcome| {
                     let result = outcome.unwrap_or_else(|payload| panicked(&name, &payload));
                     // A 2026-07-28 tool that failed for want of a capability: say which.
-                    if let Some(missing) = round
-                        .as_deref()
-                        .filter(|_| result.is_error)
-                        .and_then(InputRound::missing_capability_error)
-                    {
+                    let missing = match (&round, &wanted) {
+                        _ if !result.is_error => None,
+                        (Some(round), _) => round.missing_capability_error(),
+                        (None, Some(wanted)) => wanted.error(),
+                        (None, None) => None,
+                    };
+                    if let Some(missing) = missing {
                         return Outgoing::error(Some(&id), &missing);
                     }
                     encode_result(&id, &result, revision, &modern_meta)

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
 use std::time::Duration;
 
 use serde_json::value::RawValue;
@@ -42,37 +42,73 @@ pub(crate) type ToolEntry = (ToolDefinition, Arc<dyn ToolHandler>);
 /// immutable catalog, replaced whole when the server's surfaces change.
 ///
 /// A request takes the current catalog (a read lock held only to clone an `Arc`) and works on
-/// it; no lock is held while a handler runs, and a change waits for no request.
+/// it; no lock is held while a handler runs, and a change waits for no request. A catalog that
+/// cannot change (the server handed out no [`Surfaces`](crate::Surfaces)) is read with no lock
+/// and no reference counted: every call looks its tool up, and those are atomic operations.
 pub(crate) struct Live<T> {
-    current: RwLock<Arc<T>>,
-    /// Whether entries may be added or removed while serving: the server handed out its
+    slot: Slot<T>,
+}
+
+enum Slot<T> {
+    /// Never replaced: only the catalogs of a server's `Surfaces` get an `Attachment`.
+    Fixed(Arc<T>),
+    /// Entries may be added or removed while serving: the server handed out its
     /// [`Surfaces`](crate::Surfaces). The capability is then declared with `listChanged`, even
     /// while there are no entries.
-    dynamic: bool,
+    Dynamic(RwLock<Arc<T>>),
+}
+
+/// The catalog now, for one request: borrowed when it is fixed, else a snapshot.
+pub(crate) enum Current<'a, T> {
+    Fixed(&'a T),
+    Snapshot(Arc<T>),
+}
+
+impl<T> std::ops::Deref for Current<'_, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        match self {
+            Current::Fixed(catalog) => catalog,
+            Current::Snapshot(catalog) => catalog,
+        }
+    }
 }
 
 impl<T> Live<T> {
     pub(crate) fn new(catalog: T, dynamic: bool) -> Self {
-        Live {
-            current: RwLock::new(Arc::new(catalog)),
-            dynamic,
-        }
+        let catalog = Arc::new(catalog);
+        let slot = if dynamic {
+            Slot::Dynamic(RwLock::new(catalog))
+        } else {
+            Slot::Fixed(catalog)
+        };
+        Live { slot }
     }
 
     /// The catalog now.
     pub(crate) fn get(&self) -> Arc<T> {
-        // A panic cannot leave a half-written `Arc` behind: the poison is meaningless.
-        self.current
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
+        match &self.slot {
+            Slot::Fixed(catalog) => catalog.clone(),
+            Slot::Dynamic(current) => read(current).clone(),
+        }
+    }
+
+    /// The catalog now, without counting a reference to a fixed one.
+    pub(crate) fn current(&self) -> Current<'_, T> {
+        match &self.slot {
+            Slot::Fixed(catalog) => Current::Fixed(catalog),
+            Slot::Dynamic(current) => Current::Snapshot(read(current).clone()),
+        }
     }
 
     /// From now on, `catalog`. Requests already holding the previous one finish with it.
     pub(crate) fn replace(&self, catalog: T) {
+        let Slot::Dynamic(current) = &self.slot else {
+            unreachable!("only the catalogs of a server's `Surfaces` are replaced");
+        };
         let previous = std::mem::replace(
-            &mut *self
-                .current
+            &mut *current
                 .write()
                 .unwrap_or_else(|poisoned| poisoned.into_inner()),
             Arc::new(catalog),
@@ -83,15 +119,15 @@ impl<T> Live<T> {
 
     /// Whether entries may come and go while serving.
     pub(crate) fn is_dynamic(&self) -> bool {
-        self.dynamic
+        matches!(self.slot, Slot::Dynamic(_))
     }
 }
 
-impl Live<ToolCatalog> {
-    /// The tool called `name` now.
-    pub(crate) fn find(&self, name: &str) -> Option<CatalogTool> {
-        self.get().find(name).cloned()
-    }
+fn read<T>(current: &RwLock<Arc<T>>) -> RwLockReadGuard<'_, Arc<T>> {
+    // A panic cannot leave a half-written `Arc` behind: the poison is meaningless.
+    current
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The server's tools at one moment.
@@ -199,6 +235,11 @@ impl ToolCatalog {
 
     /// The tool called `name`.
     pub(crate) fn find(&self, name: &str) -> Option<&CatalogTool> {
+        // Every call looks its tool up: among a few tools, comparing names costs less than
+        // hashing one (SipHash).
+        if self.tools.len() <= 8 {
+            return self.tools.iter().find(|tool| *tool.name == *name);
+        }
         self.by_name.get(name).map(|&index| &self.tools[index])
     }
 
@@ -399,5 +440,10 @@ mod tests {
         assert_eq!(&*catalog.find("t4").unwrap().name, "t4");
         assert!(catalog.find("t6").is_none());
         assert_eq!(catalog.names().count(), 5);
+        // Beyond a few tools, by their hashed names.
+        let many = (1..=20).fold(Tools::new(), |tools, i| tools.with(named(&format!("t{i}"))));
+        let large = self::catalog(many, 100).unwrap();
+        assert_eq!(&*large.find("t17").unwrap().name, "t17");
+        assert!(large.find("t21").is_none());
     }
 }

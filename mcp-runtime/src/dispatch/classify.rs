@@ -38,6 +38,16 @@ fn member<'a>(object: &'a JsonObject, key: &str) -> Option<&'a Value> {
         .find_map(|(name, value)| (name == key).then_some(value))
 }
 
+/// [`member`], to change it.
+fn member_mut<'a>(object: &'a mut JsonObject, key: &str) -> Option<&'a mut Value> {
+    if object.len() > 8 {
+        return object.get_mut(key);
+    }
+    object
+        .iter_mut()
+        .find_map(|(name, value)| (name == key).then_some(value))
+}
+
 /// Whether the request is in the 2026-07-28 era.
 pub(crate) fn is_modern(params: Option<&JsonObject>) -> bool {
     meta(params).is_some_and(|meta| member(meta, PROTOCOL_VERSION).is_some())
@@ -86,10 +96,10 @@ impl RequestScope {
         supported_versions: &[&'static str],
     ) -> Result<Self, ErrorObject> {
         let progress_token = progress_token(Some(params));
-        let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) else {
+        let Some(meta) = member_mut(params, "_meta").and_then(Value::as_object_mut) else {
             return Err(ErrorObject::invalid_params("missing `_meta`"));
         };
-        let requested = match meta.get(PROTOCOL_VERSION) {
+        let requested = match member(meta, PROTOCOL_VERSION) {
             Some(Value::String(requested)) => requested,
             _ => {
                 return Err(ErrorObject::invalid_params(format!(
@@ -122,7 +132,7 @@ impl RequestScope {
             }
         };
         // Logs only for requests that ask for them, at the level they name.
-        let log = match meta.get(LOG_LEVEL) {
+        let log = match member(meta, LOG_LEVEL) {
             None => None,
             Some(Value::String(level)) => Some(
                 level

@@ -22,16 +22,17 @@ impl Dispatcher {
         self.prompts.has_completions() || self.resources.has_completions()
     }
 
-    /// `completion/complete`. Without any completer the method does not exist (`-32601`, as
-    /// for an undeclared capability); an unknown prompt or template, or a name that is not one
-    /// of its arguments, is invalid params; an argument without a completer gets no values.
+    /// `completion/complete`. Where `completions` is not declared (no completer, surfaces that
+    /// cannot change) the method does not exist (`-32601`); an unknown prompt or template, or
+    /// a name that is not one of its arguments, is invalid params; an argument without a
+    /// completer gets no values.
     pub(super) fn complete(
         &self,
         id: &RequestId,
         params: Option<&JsonObject>,
         scope: RequestScope,
     ) -> Result<Reply, ErrorObject> {
-        if !self.has_completions() {
+        if self.capabilities.completions.is_none() {
             return Err(ErrorObject::method_not_found("completion/complete"));
         }
         let reference = params

@@ -184,8 +184,11 @@ impl Dispatcher {
             request_state_key: server.request_state_key.clone(),
             replay_guard: server.replay_guard.clone(),
         };
-        dispatcher.capabilities.completions =
-            dispatcher.has_completions().then_some(EmptyObject {});
+        // Prompts and templates added while serving may bring completers, and clients read the
+        // capabilities once: a server whose surfaces can change declares it from the start.
+        dispatcher.capabilities.completions = (dispatcher.has_completions()
+            || dispatcher.catalog.is_dynamic())
+        .then_some(EmptyObject {});
         Ok(dispatcher)
     }
 

@@ -62,9 +62,11 @@ impl Dispatcher {
 }
 
 /// The context a handler sees for a request made in `scope`, cancelled through `token`.
+///
+/// Built whole: `RequestContext::new` would make a token and an empty capabilities object
+/// only to drop them, on every call.
 pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestContext {
-    let mut context = RequestContext::new(scope.revision);
-    context.peer = crate::peer::RequestPeer::for_call(
+    let peer = crate::peer::RequestPeer::for_call(
         scope.outbound.as_ref(),
         scope.revision,
         &scope.log,
@@ -72,13 +74,17 @@ pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestC
         &token,
         scope.request.as_ref(),
     );
-    context.client_capabilities = scope.client_capabilities;
-    context.progress_token = scope.progress_token;
-    context.cancellation = token;
-    context.states = scope.states;
-    context.forward_tracing = scope.forward_tracing;
-    context.principal = scope.principal;
-    context
+    RequestContext {
+        revision: scope.revision,
+        client_capabilities: scope.client_capabilities,
+        progress_token: scope.progress_token,
+        cancellation: token,
+        peer,
+        states: scope.states,
+        asker: None,
+        forward_tracing: scope.forward_tracing,
+        principal: scope.principal,
+    }
 }
 
 /// How the runtime watches over a running handler: `token` cancels it (on

@@ -174,22 +174,25 @@ fn decode_batch(line: &[u8]) -> Result<Incoming, InvalidMessage> {
 /// Every member that matters, each read whatever its type, so that a wrong type in one member
 /// still lets the others (the id above all) be read. Unknown members are skipped unread; a
 /// duplicate member is an error (of the `Data` category).
+///
+/// Kept small (every line's envelope is moved a few times while it is read): objects are kept
+/// only for `params`, and the members of responses are boxed.
 #[derive(Deserialize)]
 struct Envelope<'a> {
     #[serde(default, borrow, deserialize_with = "present")]
-    jsonrpc: Option<Member<'a>>,
+    jsonrpc: Option<Member<'a, ()>>,
     /// A `Value` (a string or a number: no map is built for a valid id), so that integer ids
     /// keep their exact `Number` whatever serde_json's number features.
     #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
     #[serde(default, borrow, deserialize_with = "present")]
-    method: Option<Member<'a>>,
+    method: Option<Member<'a, ()>>,
     #[serde(default, borrow, deserialize_with = "present")]
     params: Option<Member<'a>>,
     #[serde(default, deserialize_with = "present")]
-    result: Option<Value>,
+    result: Option<Box<Value>>,
     #[serde(default, deserialize_with = "present")]
-    error: Option<Value>,
+    error: Option<Box<Value>>,
 }
 
 /// `Some` whenever the member is there, `null` included (plain `Option` would map `null` to
@@ -205,29 +208,45 @@ where
 /// One envelope member, reduced to what the envelope checks need. Never fails on a type: only
 /// invalid JSON makes reading it fail.
 #[derive(Debug)]
-enum Member<'a> {
+enum Member<'a, O = JsonObject> {
     /// A string; borrowed from the line unless it held escapes.
     Str(Cow<'a, str>),
     /// `null`.
     Null,
-    /// An object, kept (it is `params`, or a mistake).
-    Object(JsonObject),
+    /// An object: read whole in any member, kept as `O` (`params`, or a mistake).
+    Object(O),
     /// An array, skipped.
     Array,
     /// A number or a boolean.
     Other,
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for Member<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(MemberVisitor)
+/// What an object member is kept as: itself (`params`), or nothing (`()`, where only its
+/// being an object matters).
+trait KeptObject: Sized {
+    fn keep(object: JsonObject) -> Self;
+}
+
+impl KeptObject for JsonObject {
+    fn keep(object: JsonObject) -> Self {
+        object
     }
 }
 
-struct MemberVisitor;
+impl KeptObject for () {
+    fn keep(_: JsonObject) -> Self {}
+}
 
-impl<'de> Visitor<'de> for MemberVisitor {
-    type Value = Member<'de>;
+impl<'de: 'a, 'a, O: KeptObject> Deserialize<'de> for Member<'a, O> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(MemberVisitor(std::marker::PhantomData))
+    }
+}
+
+struct MemberVisitor<O>(std::marker::PhantomData<O>);
+
+impl<'de, O: KeptObject> Visitor<'de> for MemberVisitor<O> {
+    type Value = Member<'de, O>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
@@ -279,7 +298,8 @@ impl<'de> Visitor<'de> for MemberVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        JsonObject::deserialize(de::value::MapAccessDeserializer::new(map)).map(Member::Object)
+        JsonObject::deserialize(de::value::MapAccessDeserializer::new(map))
+            .map(|object| Member::Object(O::keep(object)))
     }
 }
 
@@ -310,8 +330,8 @@ impl Envelope<'_> {
             None if self.result.is_some() || self.error.is_some() => {
                 return Ok(Message::Response(Response {
                     id,
-                    result: self.result,
-                    error: self.error,
+                    result: self.result.map(|result| *result),
+                    error: self.error.map(|error| *error),
                 }));
             }
             None => {

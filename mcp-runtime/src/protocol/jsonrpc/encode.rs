@@ -16,13 +16,18 @@ pub(crate) struct Outgoing {
 
 const RESPONSE_HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
 
+/// The first capacity of a result response's buffer.
+const RESULT_CAPACITY: usize = 512;
+
 impl Outgoing {
     /// A success response carrying `result`.
     ///
     /// Should `result` fail to serialize (a map with non-string keys in a user type), the
     /// client gets an internal error for this id instead.
     pub(crate) fn result<T: Serialize + ?Sized>(id: &RequestId, result: &T) -> Self {
-        let mut bytes = Vec::with_capacity(128);
+        // Room for a typical tool result, 2026-07-28 `_meta` included, without growing: a
+        // growth is a copy and another allocation, while a larger first one costs no more.
+        let mut bytes = Vec::with_capacity(RESULT_CAPACITY);
         bytes.extend_from_slice(RESPONSE_HEAD);
         write_id(&mut bytes, Some(id));
         bytes.extend_from_slice(br#","result":"#);

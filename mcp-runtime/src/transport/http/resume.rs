@@ -123,14 +123,11 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// 8 random hex digits.
+/// 8 random hex digits: enough to tell sessions apart, not a secret (the session id is).
 fn new_tag() -> String {
-    let mut bytes = [0u8; 4];
-    if let Err(error) = getrandom::fill(&mut bytes) {
-        // No randomness at all: the OS is broken; refusing to serve would be no safer.
-        panic!("cannot get random bytes for an event id tag: {error}");
-    }
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    let mut id = crate::ask::seal::random_id();
+    id.truncate(8);
+    id
 }
 
 impl Stream {

@@ -161,7 +161,9 @@ mod coarse_clock {
 
 /// Whether the next line can be read without waiting for the client.
 fn has_complete_line<R: Read>(input: &BufReader<R>) -> bool {
-    memchr::memchr(b'\n', input.buffer()).is_some()
+    // From the end: a client writes whole lines, so a newline is usually the last byte, and
+    // the next line is not scanned twice (`read_line` scans it for its end).
+    memchr::memrchr(b'\n', input.buffer()).is_some()
 }
 
 /// The line was discarded unread, so its id is unknown: the error goes to id `null`.
