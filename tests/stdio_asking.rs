@@ -721,6 +721,47 @@ fn url_mode_elicitation_in_2025_11_25() {
 }
 
 #[test]
+fn a_url_elicitation_made_first_carries_its_id_and_completes() {
+    let revision = ProtocolVersion::V2025_11_25;
+    let mut client = legacy(revision, json!({"elicitation": {"url": {}}}), &[]);
+    let call = client.send_request("tools/call", json!({"name": "sign_in", "arguments": {}}));
+    let (id, request) = server_request(&mut client, "elicitation/create");
+    let elicitation_id = request["params"]["elicitationId"]
+        .as_str()
+        .expect("an elicitationId")
+        .to_owned();
+    assert_eq!(
+        request["params"]["url"],
+        format!("https://auth.example/sign-in?state={elicitation_id}")
+    );
+    client.respond(&id, revision, "ElicitResult", json!({"action": "accept"}));
+    assert_eq!(text_of(&call_result(&mut client, &call)), "signing in");
+    // After the response, what the page's callback says (checked against the schema as every
+    // message is).
+    let completed = client.next_message();
+    assert_eq!(
+        completed,
+        json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
+            "params": {"elicitationId": elicitation_id}})
+    );
+}
+
+#[test]
+fn a_url_elicitation_in_2026_07_28_has_no_id_to_complete() {
+    let mut client = Client::new(server(&[]));
+    let capabilities = json!({"elicitation": {"url": {}}});
+    let call = json!({"name": "sign_in", "arguments": {}});
+    let first = modern_call(&mut client, "tools/call", call.clone(), &capabilities);
+    let question = &first["result"]["inputRequests"]["q0"];
+    assert_eq!(question["params"]["mode"], "url", "{first}");
+    assert!(question["params"].get("elicitationId").is_none(), "{first}");
+    assert_eq!(
+        question["params"]["url"],
+        "https://auth.example/sign-in?state=none"
+    );
+}
+
+#[test]
 fn url_mode_needs_its_capability_and_revision() {
     for (revision, capabilities, words) in [
         (

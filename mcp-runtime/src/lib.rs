@@ -40,7 +40,7 @@ pub use transport::http;
 
 pub use ask::{
     AskError, Elicitation, MemoryReplayGuard, NamedQuestion, ReplayGuard, Root, SampledMessage,
-    SamplingMessage, SamplingRequest,
+    SamplingMessage, SamplingRequest, UrlElicitation,
 };
 pub use context::{CancellationToken, RequestContext};
 pub use dynamic::{SurfaceError, Surfaces};

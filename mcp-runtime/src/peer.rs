@@ -85,6 +85,11 @@ impl Outbound {
         (self.send)(related, message);
     }
 
+    /// Send `message`, which is about no request in particular.
+    pub(crate) fn send(&self, message: Outgoing) {
+        (self.send)(None, message);
+    }
+
     /// Send `message`, which is about the request `related`.
     pub(crate) fn send_for(&self, related: &RequestId, message: Outgoing) {
         (self.send)(Some(related), message);

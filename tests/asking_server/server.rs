@@ -111,6 +111,31 @@ async fn open_url(url: String, ctx: RequestContext) -> Result<String, String> {
     }
 }
 
+/// Send the user to a sign-in page whose URL carries the elicitation's id, and, once they
+/// agreed, tell the client it finished (as the page's callback would, a moment later).
+#[mcp_tool]
+async fn sign_in(ctx: RequestContext) -> Result<String, String> {
+    let sign_in = ctx.url_elicitation();
+    let url = format!(
+        "https://auth.example/sign-in?state={}",
+        sign_in.id().unwrap_or("none")
+    );
+    match ctx
+        .elicit_url_with(&sign_in, "Sign in, please", url)
+        .await
+        .map_err(failed)?
+    {
+        Elicitation::Accepted(()) => {
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                sign_in.complete();
+            });
+            Ok("signing in".into())
+        }
+        other => Ok(format!("no sign-in: {other:?}")),
+    }
+}
+
 /// A form no client could show.
 #[mcp_tool]
 async fn bad_form(ctx: RequestContext) -> Result<String, String> {
@@ -157,6 +182,7 @@ async fn main() -> std::io::Result<()> {
             ask_model,
             list_roots,
             open_url,
+            sign_in,
             bad_form
         ])
         .prompts(prompts![review])

@@ -21,6 +21,7 @@ mod replay;
 pub(crate) mod round;
 mod sampling;
 pub(crate) mod seal;
+mod url;
 
 use std::sync::Arc;
 
@@ -32,6 +33,7 @@ pub use error::AskError;
 pub(crate) use replay::SharedReplayGuard;
 pub use replay::{MemoryReplayGuard, ReplayGuard};
 pub use sampling::{Root, SampledMessage, SamplingMessage, SamplingRequest};
+pub use url::UrlElicitation;
 
 use crate::context::RequestContext;
 use crate::protocol::ProtocolVersion;
@@ -140,7 +142,9 @@ impl RequestContext {
     /// there reaches the server out of band (its own callback), not through this answer.
     ///
     /// Needs the `url` member of the client's `elicitation` capability, else
-    /// [`AskError::Unsupported`]. In 2025-11-25 each request carries a fresh `elicitationId`.
+    /// [`AskError::Unsupported`]. In 2025-11-25 each request carries a fresh `elicitationId`;
+    /// to put it into the URL, or to tell the client when the user is done there, make the
+    /// elicitation first and ask with [`elicit_url_with`](Self::elicit_url_with).
     ///
     /// ```
     /// use mcp_runtime::{Elicitation, RequestContext, mcp_tool};
@@ -161,11 +165,23 @@ impl RequestContext {
         message: impl Into<String>,
         url: impl Into<String>,
     ) -> Result<Elicitation<()>, AskError> {
+        self.elicit_url_with(&self.url_elicitation(), message, url)
+            .await
+    }
+
+    /// [`elicit_url`](Self::elicit_url) for an `elicitation` made beforehand with
+    /// [`url_elicitation`](Self::url_elicitation) (the example there shows why).
+    pub async fn elicit_url_with(
+        &self,
+        elicitation: &UrlElicitation,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Result<Elicitation<()>, AskError> {
         self.supports(Capability::ElicitationUrl)?;
         let mut params = json!({"mode": "url", "message": message.into(), "url": url.into()});
         // 2026-07-28 ties the answer to the retried request instead of an id.
-        if !self.revision.is_modern() {
-            params["elicitationId"] = Value::String(seal::random_id());
+        if let Some(id) = elicitation.id().filter(|_| !self.revision.is_modern()) {
+            params["elicitationId"] = Value::String(id.to_owned());
         }
         let answer = self.ask(None, "elicitation/create", params).await?;
         form::read_action(answer)

@@ -1,0 +1,106 @@
+//! URL-mode elicitation from end to end: the elicitation exists before it is asked, so that
+//! its id can travel in the URL to the page the user visits, and the app's own callback can
+//! later say that it finished (`notifications/elicitation/complete`, 2025-11-25).
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::Asker;
+use super::seal::random_id;
+use crate::context::RequestContext;
+use crate::peer::Outbound;
+use crate::protocol::ProtocolVersion;
+use crate::protocol::jsonrpc::Outgoing;
+
+/// One URL-mode elicitation: made with [`RequestContext::url_elicitation`], asked with
+/// [`RequestContext::elicit_url_with`], and completed by the application once the user is
+/// done at the URL (a sign-in, a payment), which is out of the client's sight.
+///
+/// It may outlive its request: keep it (a clone is cheap) where the page's callback finds it,
+/// by [`id`](Self::id), and call [`complete`](Self::complete) there.
+#[derive(Clone)]
+pub struct UrlElicitation {
+    id: Option<Arc<str>>,
+    /// The session's way to the client, when it can be told of the completion.
+    outbound: Option<Outbound>,
+}
+
+impl UrlElicitation {
+    /// The `elicitationId` the client sees: in 2025-11-25 sessions a fresh random id, fit for
+    /// a URL's query as it is; `None` in other revisions (a 2026-07-28 answer is tied to the
+    /// retried request instead; earlier ones have no URL mode).
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
+    /// Tell the client that the interaction at the URL finished
+    /// (`notifications/elicitation/complete` with this [`id`](Self::id)), so that it can go on
+    /// with, or retry, what waited for it. Answers whether the client could be told: `false`
+    /// where there is no id (2026-07-28, whose clients retry on their own) or no session to
+    /// tell; over HTTP it goes on the session's stream, and is lost if the session has ended.
+    pub fn complete(&self) -> bool {
+        let (Some(id), Some(outbound)) = (&self.id, &self.outbound) else {
+            return false;
+        };
+        outbound.send(Outgoing::notification(
+            "notifications/elicitation/complete",
+            Some(&json!({"elicitationId": &**id})),
+        ));
+        true
+    }
+}
+
+impl fmt::Debug for UrlElicitation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UrlElicitation")
+            .field("id", &self.id)
+            .field("can_complete", &self.outbound.is_some())
+            .finish()
+    }
+}
+
+impl RequestContext {
+    /// A URL-mode elicitation to ask with [`elicit_url_with`](Self::elicit_url_with): its
+    /// [`id`](UrlElicitation::id) can go into the URL first, so that the page's callback knows
+    /// which elicitation to [`complete`](UrlElicitation::complete).
+    ///
+    /// ```
+    /// use mcp_runtime::{Elicitation, RequestContext, mcp_tool};
+    ///
+    /// /// Connect the user's calendar.
+    /// #[mcp_tool]
+    /// async fn connect_calendar(ctx: RequestContext) -> Result<String, String> {
+    ///     let sign_in = ctx.url_elicitation();
+    ///     let url = format!(
+    ///         "https://calendar.example.com/oauth/authorize?state={}",
+    ///         sign_in.id().unwrap_or_default()
+    ///     );
+    ///     match ctx.elicit_url_with(&sign_in, "Sign in to your calendar", url).await {
+    ///         // Keep `sign_in` for the OAuth callback, which calls `sign_in.complete()`.
+    ///         Ok(Elicitation::Accepted(())) => Ok("waiting for the sign-in to finish".into()),
+    ///         Ok(_) => Ok("not connected".into()),
+    ///         Err(error) => Err(error.to_string()),
+    ///     }
+    /// }
+    /// ```
+    pub fn url_elicitation(&self) -> UrlElicitation {
+        // Only 2025-11-25 has ids and the notification: earlier revisions have no URL mode,
+        // 2026-07-28 dropped both.
+        if self.revision != ProtocolVersion::V2025_11_25 {
+            return UrlElicitation {
+                id: None,
+                outbound: None,
+            };
+        }
+        let outbound = match &self.asker {
+            Some(Asker::Session(session)) => Some(session.outbound.clone()),
+            _ => None,
+        };
+        UrlElicitation {
+            id: Some(random_id().into()),
+            outbound,
+        }
+    }
+}
