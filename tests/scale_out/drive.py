@@ -26,6 +26,11 @@ control over which nginx location a request goes to and over the headers it carr
     negative: the `--stranger` instance, started with another key, must refuse a shared-key
     state with -32602 naming `requestState`, and the shared-key instances must refuse the
     stranger's.
+(e) 2024-11-05 HTTP+SSE: SSE_SESSIONS sessions opened with `GET /sse` through nginx (round
+    robin), each `initialize`d and called SSE_CALLS times by POSTs to the `endpoint` it names
+    (nginx's /messages, which hashes the `sessionId` and retries 404s); every answer must
+    arrive on the session's stream, each session's calls on one instance, and the sessions on
+    more than one.
 Exits 1 with the reasons on any failure.
 """
 
@@ -155,6 +160,80 @@ def legacy_echo(client: Client, path: str, session: str, i: int) -> str | None:
         return f"HTTP {status}"
     got = text_of(result_of(text))
     return None if got is not None and f"m{i}" in got else f"answered {text[:200]}"
+
+
+SSE_SESSIONS = 6
+SSE_CALLS = 5
+
+
+def sse_session(client: Client, s: int) -> tuple[int, list[str]]:
+    """One 2024-11-05 HTTP+SSE session through nginx: `GET /sse` (any instance), then every
+    message POSTed to the `endpoint` it names, the answers read off the stream. Returns how
+    many echo calls were answered, and the problems met."""
+    problems: list[str] = []
+    stream = http.client.HTTPConnection(client.host, client.port, timeout=30)
+    stream.request("GET", "/sse", headers={"Accept": "text/event-stream"})
+    response = stream.getresponse()
+    if response.status != 200:
+        return 0, [f"GET /sse: HTTP {response.status}"]
+
+    def next_event() -> tuple[str, str]:
+        kind, data = "message", []
+        while True:
+            line = response.readline().decode()
+            if not line:
+                raise RuntimeError("the SSE stream ended")
+            line = line.rstrip("\r\n")
+            if not line:
+                if data:
+                    return kind, "\n".join(data)
+                continue
+            if line.startswith("event:"):
+                kind = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].strip())
+
+    def post(message: dict) -> int:
+        status, _, _ = client.post(endpoint, message, {})
+        return status
+
+    def answer(i: int) -> dict:
+        while True:
+            kind, data = next_event()
+            message = json.loads(data) if kind == "message" else {}
+            if message.get("id") == i:
+                return message
+
+    answered = 0
+    try:
+        kind, endpoint = next_event()
+        if kind != "endpoint" or "sessionId=" not in endpoint:
+            return 0, [f"the first event is {kind} {endpoint!r}, not the endpoint"]
+        initialize = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2024-11-05", "capabilities": {},
+            "clientInfo": {"name": "scale-out-sse", "version": "1"}}}
+        if (status := post(initialize)) != 202:
+            return 0, [f"initialize: HTTP {status}"]
+        if answer(0).get("result", {}).get("protocolVersion") != "2024-11-05":
+            problems.append("initialize was not answered in 2024-11-05")
+        if (status := post({"jsonrpc": "2.0", "method": "notifications/initialized"})) != 202:
+            problems.append(f"notifications/initialized: HTTP {status}")
+        for i in range(1, SSE_CALLS + 1):
+            call = {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                    "params": {"name": "echo", "arguments": {"text": f"sse{s}-{i}"}}}
+            if (status := post(call)) != 202:
+                problems.append(f"call {i}: HTTP {status}")
+                continue
+            got = text_of(answer(i))
+            if got is not None and f"sse{s}-{i}" in got:
+                answered += 1
+            else:
+                problems.append(f"call {i} answered {got!r}")
+    except Exception as e:  # noqa: BLE001
+        problems.append(f"{type(e).__name__}: {e}")
+    finally:
+        stream.close()
+    return answered, problems
 
 
 def count(log: str, pattern: str) -> int:
@@ -370,6 +449,28 @@ def main() -> int:
         "first call went to an instance that did not open them (404)",
         flush=True,
     )
+
+    # (e) 2024-11-05 HTTP+SSE sessions: the stream opens on any instance, the POSTs find it.
+    owners_sse: list[int] = []
+    answered_sse = 0
+    for s in range(SSE_SESSIONS):
+        before = [count(x["log"], r"tool=echo") for x in instances]
+        answered, problems = sse_session(client, s)
+        answered_sse += answered
+        for problem in problems:
+            fail(f"HTTP+SSE session {s}: {problem}")
+        served = [n for n, (b, a) in enumerate(zip(before, [count(x["log"], r"tool=echo") for x in instances])) if a > b]
+        if len(served) == 1:
+            owners_sse.append(served[0] + 1)
+        else:
+            fail(f"HTTP+SSE session {s}: its calls reached instances {served}, not one")
+    print(
+        f"HTTP+SSE (2024-11-05): {answered_sse}/{SSE_SESSIONS * SSE_CALLS} echo calls answered on the "
+        f"streams of {SSE_SESSIONS} sessions through nginx, owned by instances {owners_sse}",
+        flush=True,
+    )
+    if len(set(owners_sse)) < 2:
+        fail(f"every HTTP+SSE session opened on one instance ({owners_sse}): the POSTs never had to find theirs")
 
     # (d) asking across instances (before (b) kills a calculator instance; unrelated to it).
     asking_across(client, asking, stranger)

@@ -145,6 +145,14 @@ http {
         server ${addrs[4]};
         server ${addrs[5]};
     }
+    # 2024-11-05 HTTP+SSE: the session lives in the instance whose GET /sse opened it; its
+    # POSTs carry the id in the query, and non-owners answer 404 (retried like /legacy/mcp).
+    upstream mcp_sse_messages {
+        hash \$arg_sessionId consistent;
+        server ${addrs[0]};
+        server ${addrs[1]};
+        server ${addrs[2]};
+    }
     # Only to show what hashing the session id alone does (drive.py reports it).
     upstream mcp_legacy_hash_only {
         hash \$http_mcp_session_id consistent;
@@ -169,6 +177,14 @@ http {
             proxy_pass http://mcp_legacy/mcp;
             proxy_next_upstream error timeout http_404 non_idempotent;
             proxy_next_upstream_tries 3;   # >= the number of instances
+        }
+        location = /sse {
+            proxy_pass http://mcp_modern/sse;  # any instance may open a session
+        }
+        location = /messages {
+            proxy_pass http://mcp_sse_messages/messages;
+            proxy_next_upstream error timeout http_404 non_idempotent;
+            proxy_next_upstream_tries 3;
         }
         location = /asking/mcp {
             proxy_pass http://mcp_asking/mcp;
