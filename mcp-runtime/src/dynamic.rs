@@ -23,6 +23,10 @@ use crate::server::Server;
 /// declares all three capabilities with `listChanged: true` from the start, even with none of
 /// a kind yet, and tells 2026-07-28 clients not to cache its lists (`ttlMs: 0`).
 ///
+/// Functions written with `#[mcp_tool]`, `#[mcp_prompt]` or `#[mcp_resource]` are added as
+/// sets ([`add_tools`](Self::add_tools)`(tools![export])`), hand-written handlers and the
+/// builders one by one.
+///
 /// Requests see a change as a whole, never half of it: each works on the catalog current when
 /// it arrived, without holding any lock while its handler runs. A call keeps running with the
 /// tool it started with even when that tool is removed meanwhile; later calls of the name get
@@ -217,18 +221,38 @@ impl Surfaces {
     /// A tool of the same name is already offered, or its input schema is not an object
     /// schema; nothing changed then.
     pub fn add_tool(&self, handler: impl ToolHandler) -> Result<(), SurfaceError> {
-        let handler: Arc<dyn ToolHandler> = Arc::new(handler);
-        let definition = handler.definition();
+        self.insert_tools(vec![Arc::new(handler)])
+    }
+
+    /// Offer several tools at once, with one announcement: `tools![...]` of `#[mcp_tool]`
+    /// functions, for instance (`surfaces.add_tools(tools![export, import])`).
+    ///
+    /// # Errors
+    ///
+    /// As [`add_tool`](Self::add_tool), for any of them (or two of them share a name); then
+    /// none is added.
+    pub fn add_tools(&self, tools: crate::Tools) -> Result<(), SurfaceError> {
+        self.insert_tools(tools.handlers().to_vec())
+    }
+
+    fn insert_tools(&self, handlers: Vec<Arc<dyn ToolHandler>>) -> Result<(), SurfaceError> {
+        let added: Vec<_> = handlers
+            .into_iter()
+            .map(|handler| (handler.definition(), handler))
+            .collect();
         self.change(Kind::Tools, |sets| {
-            let name = &definition.name;
-            if sets.tools.iter().any(|(tool, _)| tool.name == *name) {
-                return Err(SurfaceError::DuplicateTool(name.to_string()));
+            for (index, (definition, _)) in added.iter().enumerate() {
+                let name = &definition.name;
+                let mut earlier = sets.tools.iter().chain(&added[..index]);
+                if earlier.any(|(tool, _)| tool.name == *name) {
+                    return Err(SurfaceError::DuplicateTool(name.to_string()));
+                }
+                if definition.input_schema.get("type").and_then(|t| t.as_str()) != Some("object") {
+                    return Err(SurfaceError::InputSchemaNotObject(name.to_string()));
+                }
             }
-            if definition.input_schema.get("type").and_then(|t| t.as_str()) != Some("object") {
-                return Err(SurfaceError::InputSchemaNotObject(name.to_string()));
-            }
-            sets.tools.push((definition, handler));
-            Ok(true)
+            sets.tools.extend(added.iter().cloned());
+            Ok(!added.is_empty())
         })
         .map(drop)
     }
@@ -259,14 +283,37 @@ impl Surfaces {
     /// It would answer the same URIs as a resource already offered (the same URI, or a
     /// template of the same shape); nothing changed then.
     pub fn add_resource(&self, handler: impl ResourceHandler) -> Result<(), SurfaceError> {
-        let handler: Arc<dyn ResourceHandler> = Arc::new(handler);
-        let route = Route {
-            definition: handler.definition(),
-            handler,
-        };
+        self.insert_resources(vec![Arc::new(handler)])
+    }
+
+    /// Offer several resources at once, with one announcement: `resources![...]` of
+    /// `#[mcp_resource]` functions, for instance.
+    ///
+    /// # Errors
+    ///
+    /// As [`add_resource`](Self::add_resource), for any of them (or two of them answer the
+    /// same URIs); then none is added.
+    pub fn add_resources(&self, resources: crate::Resources) -> Result<(), SurfaceError> {
+        self.insert_resources(resources.handlers().to_vec())
+    }
+
+    fn insert_resources(
+        &self,
+        handlers: Vec<Arc<dyn ResourceHandler>>,
+    ) -> Result<(), SurfaceError> {
+        let added: Vec<Route> = handlers
+            .into_iter()
+            .map(|handler| Route {
+                definition: handler.definition(),
+                handler,
+            })
+            .collect();
         self.change(Kind::Resources, |sets| {
+            if added.is_empty() {
+                return Ok(false);
+            }
             let mut routes = sets.resources.clone();
-            routes.push(route);
+            routes.extend(added.iter().cloned());
             if let Err(conflict) = ResourceRouter::from_routes(routes.clone()) {
                 return Err(SurfaceError::ResourceConflict(conflict.to_string()));
             }
@@ -294,18 +341,34 @@ impl Surfaces {
     ///
     /// A prompt of the same name is already offered; nothing changed then.
     pub fn add_prompt(&self, handler: impl PromptHandler) -> Result<(), SurfaceError> {
-        let handler: Arc<dyn PromptHandler> = Arc::new(handler);
-        let definition = handler.definition();
+        self.insert_prompts(vec![Arc::new(handler)])
+    }
+
+    /// Offer several prompts at once, with one announcement: `prompts![...]` of
+    /// `#[mcp_prompt]` functions, for instance.
+    ///
+    /// # Errors
+    ///
+    /// As [`add_prompt`](Self::add_prompt), for any of them (or two of them share a name);
+    /// then none is added.
+    pub fn add_prompts(&self, prompts: crate::Prompts) -> Result<(), SurfaceError> {
+        self.insert_prompts(prompts.handlers().to_vec())
+    }
+
+    fn insert_prompts(&self, handlers: Vec<Arc<dyn PromptHandler>>) -> Result<(), SurfaceError> {
+        let added: Vec<_> = handlers
+            .into_iter()
+            .map(|handler| (handler.definition(), handler))
+            .collect();
         self.change(Kind::Prompts, |sets| {
-            if sets
-                .prompts
-                .iter()
-                .any(|(prompt, _)| prompt.name == definition.name)
-            {
-                return Err(SurfaceError::DuplicatePrompt(definition.name.to_string()));
+            for (index, (definition, _)) in added.iter().enumerate() {
+                let mut earlier = sets.prompts.iter().chain(&added[..index]);
+                if earlier.any(|(prompt, _)| prompt.name == definition.name) {
+                    return Err(SurfaceError::DuplicatePrompt(definition.name.to_string()));
+                }
             }
-            sets.prompts.push((definition, handler));
-            Ok(true)
+            sets.prompts.extend(added.iter().cloned());
+            Ok(!added.is_empty())
         })
         .map(drop)
     }

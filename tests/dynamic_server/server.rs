@@ -4,7 +4,7 @@
 
 use mcp_runtime::{
     CancellationToken, CompletionContext, PromptBuilder, Resource, ResourceBuilder, Server, State,
-    Surfaces, ToolBuilder, mcp_prompt, mcp_tool, server_info, tools,
+    Surfaces, ToolBuilder, mcp_prompt, mcp_tool, prompts, server_info, tools,
 };
 
 /// Holds calls of the `gate` tool until `open_gate` opens it (for good).
@@ -106,9 +106,8 @@ fn complete_color(typed: &str, _context: &CompletionContext) -> Vec<String> {
 /// Offer `paint`, a prompt whose argument is completed.
 #[mcp_tool]
 fn add_paint(surfaces: State<Surfaces>) -> Result<&'static str, String> {
-    // `#[mcp_prompt]` makes `paint` a handler value as well as the function.
     surfaces
-        .add_prompt(paint {})
+        .add_prompts(prompts![paint])
         .map_err(|error| error.to_string())?;
     Ok("added")
 }

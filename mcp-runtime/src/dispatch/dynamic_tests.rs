@@ -215,6 +215,49 @@ fn refused_changes_are_errors_and_change_nothing() {
 }
 
 #[tokio::test]
+async fn sets_are_added_whole_or_not_at_all_with_one_announcement() {
+    let (dispatcher, surfaces) = dynamic();
+    let (session, _) = legacy(&dispatcher, "2025-06-18").await;
+    let mut forwarder = dispatcher.notification_forwarder(&session);
+    // A clash with a tool already offered, or within the set: nothing is added.
+    let clash = Tools::new().with(echo("a")).with(named("fixed"));
+    assert_eq!(
+        surfaces.add_tools(clash),
+        Err(SurfaceError::DuplicateTool("fixed".into()))
+    );
+    let twice = Tools::new().with(echo("b")).with(echo("b"));
+    assert_eq!(
+        surfaces.add_tools(twice),
+        Err(SurfaceError::DuplicateTool("b".into()))
+    );
+    assert_eq!(dispatcher.tool_names().len(), 1);
+    surfaces
+        .add_tools(Tools::new().with(echo("a")).with(echo("b")))
+        .unwrap();
+    assert_eq!(dispatcher.tool_names().len(), 3);
+    let prompt = |name: &'static str| PromptBuilder::new(name).handler(|_| async { "x" });
+    let prompts = crate::Prompts::new().with(prompt("p")).with(prompt("q"));
+    surfaces.add_prompts(prompts).unwrap();
+    let note = |uri: &'static str| {
+        ResourceBuilder::new(Resource::new(uri, "note")).reader(|_| async { "text" })
+    };
+    let clashing = crate::Resources::new()
+        .with(note("note://c"))
+        .with(note("note://c"));
+    assert!(surfaces.add_resources(clashing).is_err());
+    assert!(dispatcher.resources.get().router().routes().is_empty());
+    surfaces
+        .add_resources(crate::Resources::new().with(note("note://c")))
+        .unwrap();
+    // One announcement per set that went in, none for the refused ones.
+    for expected in ["tools", "prompts", "resources"] {
+        let messages = forwarded(&mut forwarder).await;
+        let method = format!("notifications/{expected}/list_changed");
+        assert_eq!(messages, [json!({"jsonrpc": "2.0", "method": method})]);
+    }
+}
+
+#[tokio::test]
 async fn a_running_call_keeps_its_tool_after_removal() {
     let (dispatcher, surfaces) = dynamic();
     let (mut session, _) = legacy(&dispatcher, "2025-11-25").await;
