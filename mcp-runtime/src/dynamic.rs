@@ -241,14 +241,14 @@ impl Surfaces {
             .map(|handler| (handler.definition(), handler))
             .collect();
         self.change(Kind::Tools, |sets| {
-            for (index, (definition, _)) in added.iter().enumerate() {
-                let name = &definition.name;
-                let mut earlier = sets.tools.iter().chain(&added[..index]);
-                if earlier.any(|(tool, _)| tool.name == *name) {
-                    return Err(SurfaceError::DuplicateTool(name.to_string()));
-                }
+            if let Some(name) = first_clash(&sets.tools, &added, |(tool, _)| &tool.name) {
+                return Err(SurfaceError::DuplicateTool(name.to_owned()));
+            }
+            for (definition, _) in &added {
                 if definition.input_schema.get("type").and_then(|t| t.as_str()) != Some("object") {
-                    return Err(SurfaceError::InputSchemaNotObject(name.to_string()));
+                    return Err(SurfaceError::InputSchemaNotObject(
+                        definition.name.to_string(),
+                    ));
                 }
             }
             sets.tools.extend(added.iter().cloned());
@@ -361,11 +361,8 @@ impl Surfaces {
             .map(|handler| (handler.definition(), handler))
             .collect();
         self.change(Kind::Prompts, |sets| {
-            for (index, (definition, _)) in added.iter().enumerate() {
-                let mut earlier = sets.prompts.iter().chain(&added[..index]);
-                if earlier.any(|(prompt, _)| prompt.name == definition.name) {
-                    return Err(SurfaceError::DuplicatePrompt(definition.name.to_string()));
-                }
+            if let Some(name) = first_clash(&sets.prompts, &added, |(prompt, _)| &prompt.name) {
+                return Err(SurfaceError::DuplicatePrompt(name.to_owned()));
             }
             sets.prompts.extend(added.iter().cloned());
             Ok(!added.is_empty())
@@ -382,6 +379,21 @@ impl Surfaces {
         })
         .unwrap_or(false)
     }
+}
+
+/// The first name among `added` that `offered` or an earlier one of `added` already has.
+fn first_clash<'a, T>(
+    offered: &'a [T],
+    added: &'a [T],
+    name: impl Fn(&'a T) -> &'a str,
+) -> Option<&'a str> {
+    added.iter().enumerate().find_map(|(index, entry)| {
+        let candidate = name(entry);
+        let mut earlier = offered.iter().chain(&added[..index]);
+        earlier
+            .any(|other| name(other) == candidate)
+            .then_some(candidate)
+    })
 }
 
 impl fmt::Debug for Surfaces {
