@@ -543,62 +543,77 @@ fn inspector_cli_modern_era() {
     inspector_cli("inspector_cli_modern_era", "modern");
 }
 
-/// `python/sse_legacy.py`: the Python SDK's `mcp.client.sse.sse_client` (the 2024-11-05
-/// HTTP+SSE transport) drives `examples/long_task.rs` served with `--http`: the `endpoint`
-/// event, `initialize`, `tools/list`, and a call whose elicitation and progress ride the stream.
-#[test]
-fn python_sdk_http_sse_transport() {
-    use std::io::{BufRead, BufReader};
+/// An example serving HTTP on a free loopback port, and where: the process, its base URL (the
+/// endpoint without `/mcp`) and the thread collecting its log.
+struct HttpExample {
+    process: Child,
+    base: String,
+    log: thread::JoinHandle<String>,
+}
 
-    let test = "python_sdk_http_sse_transport";
-    let Some(clients) = clients(test) else {
-        return;
-    };
-    let long_task = examples_dir().join(format!("long_task{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        long_task.exists(),
-        "no binary for example `long_task` at {}: build it with `cargo build --examples`",
-        long_task.display()
-    );
-    let mut server = Command::new(&long_task)
-        .args(["--http", "127.0.0.1:0"])
-        .env("MCP_LOG", "info")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", long_task.display()));
-    // The server says where it listens on stderr; the rest of its log is drained meanwhile.
-    let (found, address) = std::sync::mpsc::channel();
-    let stderr = server.stderr.take().unwrap();
-    let log = thread::spawn(move || {
-        let mut lines = Vec::new();
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(url) = line
-                .split_whitespace()
-                .find_map(|word| word.strip_suffix("/mcp"))
-                .filter(|url| url.starts_with("http://"))
-            {
-                let _ = found.send(url.to_owned());
-            }
-            lines.push(line);
-        }
-        lines.join("\n")
-    });
-    let Ok(base) = address.recv_timeout(PATIENCE) else {
-        let _ = server.kill();
-        let _ = server.wait();
-        panic!(
-            "{test}: long_task never said where it serves:\n{}",
-            log.join().unwrap()
+impl HttpExample {
+    /// Start example `name` with `args` (which make it listen on `127.0.0.1:0`) and `env`.
+    fn start(test: &str, name: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
+        use std::io::{BufRead, BufReader};
+
+        let binary = examples_dir().join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+        assert!(
+            binary.exists(),
+            "no binary for example `{name}` at {}: build it with `cargo build --examples`",
+            binary.display()
         );
-    };
+        let mut process = Command::new(&binary)
+            .args(args)
+            .env("MCP_LOG", "info")
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+        // The server says where it listens on stderr; the rest of its log is drained meanwhile.
+        let (found, address) = std::sync::mpsc::channel();
+        let stderr = process.stderr.take().unwrap();
+        let log = thread::spawn(move || {
+            let mut lines = Vec::new();
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(url) = line
+                    .split_whitespace()
+                    .find_map(|word| word.strip_suffix("/mcp"))
+                    .filter(|url| url.starts_with("http://"))
+                {
+                    let _ = found.send(url.to_owned());
+                }
+                lines.push(line);
+            }
+            lines.join("\n")
+        });
+        let Ok(base) = address.recv_timeout(PATIENCE) else {
+            let _ = process.kill();
+            let _ = process.wait();
+            panic!(
+                "{test}: {name} never said where it serves:\n{}",
+                log.join().unwrap()
+            );
+        };
+        HttpExample { process, base, log }
+    }
+
+    /// Stop it; its log.
+    fn stop(mut self) -> String {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+        self.log.join().unwrap()
+    }
+}
+
+/// Run `script` (under tests/interop) with the venv's Python against `url`, with `server`
+/// serving; fails the test with both logs unless the script succeeds.
+fn python_against(test: &str, clients: &Clients, script: &str, url: &str, server: HttpExample) {
     let mut command = Command::new(&clients.python);
-    command.args(["python/sse_legacy.py", &base]);
-    let run = run(&clients, command);
-    let _ = server.kill();
-    let _ = server.wait();
-    let server_log = log.join().unwrap();
+    command.args([script, url]);
+    let run = run(clients, command);
+    let server_log = server.stop();
     assert!(
         run.status.success(),
         "{test} failed:\n{}\n--- server log ---\n{server_log}",
@@ -606,4 +621,37 @@ fn python_sdk_http_sse_transport() {
     );
     let summary = run.stdout.lines().last().unwrap_or_default();
     eprintln!("{test}: {summary}");
+}
+
+/// `python/sse_legacy.py`: the Python SDK's `mcp.client.sse.sse_client` (the 2024-11-05
+/// HTTP+SSE transport) drives `examples/long_task.rs` served with `--http`: the `endpoint`
+/// event, `initialize`, `tools/list`, and a call whose elicitation and progress ride the stream.
+#[test]
+fn python_sdk_http_sse_transport() {
+    let test = "python_sdk_http_sse_transport";
+    let Some(clients) = clients(test) else {
+        return;
+    };
+    let server = HttpExample::start(test, "long_task", &["--http", "127.0.0.1:0"], &[]);
+    let base = server.base.clone();
+    python_against(test, &clients, "python/sse_legacy.py", &base, server);
+}
+
+/// `python/team_notes.py`: the Python SDK's Streamable HTTP client, in a legacy session and in
+/// 2026-07-28, sends each user's bearer token to `examples/team_notes.rs`, whose authorization
+/// hook names the user: each sees only their own notes, and an unknown token gets 401.
+#[test]
+fn python_sdk_streamable_http_with_bearer_tokens() {
+    let test = "python_sdk_streamable_http_with_bearer_tokens";
+    let Some(clients) = clients(test) else {
+        return;
+    };
+    let server = HttpExample::start(
+        test,
+        "team_notes",
+        &["127.0.0.1:0"],
+        &[("TEAM_NOTES_TOKENS", "alice=alice-token,bob=bob-token")],
+    );
+    let url = format!("{}/mcp", server.base);
+    python_against(test, &clients, "python/team_notes.py", &url, server);
 }
