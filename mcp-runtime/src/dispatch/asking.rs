@@ -86,15 +86,18 @@ impl Dispatcher {
     /// (its client declared no capability to answer with) and resumes nothing needs no round,
     /// only a note of the capabilities its handler wanted, for `-32021`. (`prompts/get` and
     /// `resources/read` take a round all the same: `run_asking_handler` reads only that.)
+    ///
+    /// `resume` holds the call's `requestState` and `inputResponses`, when it has either.
     pub(super) fn call_asking(
         &self,
         id: &RequestId,
         scope: &RequestScope,
         target: &str,
         arguments: &Value,
-        params: &JsonObject,
+        resume: Option<&JsonObject>,
     ) -> Result<Asking, ErrorObject> {
-        if scope.revision.is_modern() && !askable(scope) && !params.contains_key("requestState") {
+        let resumes = resume.is_some_and(|resume| resume.contains_key("requestState"));
+        if scope.revision.is_modern() && !askable(scope) && !resumes {
             let wanted = Arc::new(MissingCapabilities::default());
             return Ok(Asking {
                 asker: Some(Asker::Unasked(wanted.clone())),
@@ -102,7 +105,7 @@ impl Dispatcher {
                 wanted: Some(wanted),
             });
         }
-        self.asking(id, scope, "tools/call", target, arguments, Some(params))
+        self.asking(id, scope, "tools/call", target, arguments, resume)
     }
 }
 

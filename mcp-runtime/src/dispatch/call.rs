@@ -15,7 +15,7 @@ use crate::context::CancellationToken;
 use crate::handler::{JsonObject, ToolCall};
 use crate::logging::{forwarding_to, forwarding_while};
 use crate::peer::with_heartbeat;
-use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
+use crate::protocol::jsonrpc::{ErrorObject, Outgoing, Params, RequestId};
 use crate::protocol::wire::{CallToolResultWire, ModernResult};
 use crate::protocol::{CallToolResult, ProtocolVersion};
 
@@ -30,27 +30,32 @@ impl Dispatcher {
     pub(super) fn call_tool(
         &self,
         id: &RequestId,
-        params: Option<JsonObject>,
+        params: Option<Box<Params>>,
         scope: RequestScope,
         in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
         let params = params.ok_or_else(|| {
             ErrorObject::invalid_params("`tools/call` needs params naming the tool")
         })?;
-        // One walk over the few members instead of a hashed lookup for each: with serde_json's
-        // `preserve_order`, every lookup hashes its key with SipHash.
-        let (mut name, mut arguments, mut resume) = (None, None, JsonObject::new());
-        for (key, value) in params {
-            match key.as_str() {
-                "name" => name = Some(value),
-                "arguments" => arguments = Some(value),
-                // A 2026-07-28 retry carrying answers.
-                "inputResponses" | "requestState" => {
-                    resume.insert(key, value);
-                }
-                _ => {}
+        // The decoder set the members a call reads apart: no map to look them up in.
+        let Params {
+            name,
+            arguments,
+            request_state,
+            input_responses,
+            ..
+        } = *params;
+        // A 2026-07-28 retry carrying answers.
+        let resume = (request_state.is_some() || input_responses.is_some()).then(|| {
+            let mut resume = JsonObject::new();
+            if let Some(answers) = input_responses {
+                resume.insert("inputResponses".to_owned(), answers);
             }
-        }
+            if let Some(state) = request_state {
+                resume.insert("requestState".to_owned(), state);
+            }
+            resume
+        });
         let catalog = self.catalog.current();
         let tool = match &name {
             Some(Value::String(name)) => catalog
@@ -63,7 +68,7 @@ impl Dispatcher {
             Some(arguments @ Value::Object(_)) => arguments,
             Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
         };
-        let asking = self.call_asking(id, &scope, &tool.name, &arguments, &resume)?;
+        let asking = self.call_asking(id, &scope, &tool.name, &arguments, resume.as_ref())?;
         let Value::Object(arguments) = arguments else {
             unreachable!("checked to be an object above")
         };

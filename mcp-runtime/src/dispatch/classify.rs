@@ -15,7 +15,7 @@ use crate::logging::{LogGate, LogLevel};
 use crate::peer::Outbound;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::ErrorObject;
-use crate::protocol::jsonrpc::RequestId;
+use crate::protocol::jsonrpc::{Params, RequestId};
 use crate::state::States;
 
 const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -23,8 +23,8 @@ const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const PROGRESS_TOKEN: &str = "progressToken";
 const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
-fn meta(params: Option<&JsonObject>) -> Option<&JsonObject> {
-    member(params?, "_meta")?.as_object()
+fn meta(params: Option<&Params>) -> Option<&JsonObject> {
+    params?.meta()
 }
 
 /// `object[key]`. Every request is classified, and its objects have a handful of members:
@@ -38,23 +38,13 @@ fn member<'a>(object: &'a JsonObject, key: &str) -> Option<&'a Value> {
         .find_map(|(name, value)| (name == key).then_some(value))
 }
 
-/// [`member`], to change it.
-fn member_mut<'a>(object: &'a mut JsonObject, key: &str) -> Option<&'a mut Value> {
-    if object.len() > 8 {
-        return object.get_mut(key);
-    }
-    object
-        .iter_mut()
-        .find_map(|(name, value)| (name == key).then_some(value))
-}
-
 /// Whether the request is in the 2026-07-28 era.
-pub(crate) fn is_modern(params: Option<&JsonObject>) -> bool {
+pub(crate) fn is_modern(params: Option<&Params>) -> bool {
     meta(params).is_some_and(|meta| member(meta, PROTOCOL_VERSION).is_some())
 }
 
 /// The request's `_meta.progressToken`, when it is a valid token (a string or an integer).
-pub(crate) fn progress_token(params: Option<&JsonObject>) -> Option<Value> {
+pub(crate) fn progress_token(params: Option<&Params>) -> Option<Value> {
     member(meta(params)?, PROGRESS_TOKEN)
         .filter(|token| token.is_string() || token.is_i64() || token.is_u64())
         .cloned()
@@ -92,11 +82,11 @@ impl RequestScope {
     /// The version is checked first, so a client speaking a revision we lack learns the ones
     /// we have (`-32022`) before anything else; then the required capabilities (`-32602`).
     pub(crate) fn take(
-        params: &mut JsonObject,
+        params: &mut Params,
         supported_versions: &[&'static str],
     ) -> Result<Self, ErrorObject> {
         let progress_token = progress_token(Some(params));
-        let Some(meta) = member_mut(params, "_meta").and_then(Value::as_object_mut) else {
+        let Some(meta) = params.meta.as_mut().and_then(Value::as_object_mut) else {
             return Err(ErrorObject::invalid_params("missing `_meta`"));
         };
         let requested = match member(meta, PROTOCOL_VERSION) {
@@ -164,7 +154,7 @@ impl RequestScope {
         request: &RequestId,
         revision: ProtocolVersion,
         client_capabilities: Value,
-        params: Option<&JsonObject>,
+        params: Option<&Params>,
         session: &crate::session::Session,
         states: &States,
     ) -> Self {
@@ -187,9 +177,9 @@ impl RequestScope {
 mod tests {
     use super::*;
 
-    fn params(value: Value) -> JsonObject {
+    fn params(value: Value) -> Params {
         match value {
-            Value::Object(map) => map,
+            Value::Object(map) => map.into(),
             _ => unreachable!(),
         }
     }
@@ -237,7 +227,7 @@ mod tests {
         assert_eq!(scope.revision, ProtocolVersion::V2026_07_28);
         assert_eq!(scope.client_capabilities, json!({"elicitation": {}}));
         assert_eq!(scope.progress_token, Some(json!("p1")));
-        assert_eq!(p["name"], json!("add"));
+        assert_eq!(p.name, Some(json!("add")));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use serde_json::Value;
 use super::classify::RequestScope;
 use super::{Dispatcher, Reply, negotiate};
 use crate::handler::JsonObject;
-use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
+use crate::protocol::jsonrpc::{ErrorObject, Outgoing, Params, RequestId};
 use crate::protocol::wire::{EmptyObject, InitializeResult};
 use crate::session::{AlreadyInitialized, Session};
 
@@ -14,12 +14,17 @@ impl Dispatcher {
         &self,
         id: &RequestId,
         method: &str,
-        params: Option<JsonObject>,
+        params: Option<Box<Params>>,
         session: &mut Session,
         in_batch: bool,
     ) -> Result<Reply, ErrorObject> {
         match method {
-            "initialize" => self.initialize(id, params, session, in_batch),
+            "initialize" => self.initialize(
+                id,
+                params.map(|params| params.into_object()),
+                session,
+                in_batch,
+            ),
             // Legacy clients may ping before `initialize` completes.
             "ping" => Ok(Reply::Ready(Outgoing::result(id, &EmptyObject {}))),
             _ => {
@@ -28,30 +33,34 @@ impl Dispatcher {
                 };
                 let revision = legacy.version;
                 match method {
-                    "tools/list" => self.list_tools(id, revision, params.as_ref()),
+                    "tools/list" => self.list_tools(id, revision, params.as_deref()),
                     "tools/call" => {
                         let mut scope = RequestScope::legacy(
                             id,
                             revision,
                             legacy.client_capabilities.clone(),
-                            params.as_ref(),
+                            params.as_deref(),
                             session,
                             &self.states,
                         );
                         scope.forward_tracing = self.forward_tracing;
                         self.call_tool(id, params, scope, session.in_flight())
                     }
-                    "logging/setLevel" => self.set_log_level(id, params.as_ref(), session),
+                    "logging/setLevel" => {
+                        let params = params.map(|params| params.into_object());
+                        self.set_log_level(id, params.as_ref(), session)
+                    }
                     other => {
                         let mut scope = RequestScope::legacy(
                             id,
                             revision,
                             legacy.client_capabilities.clone(),
-                            params.as_ref(),
+                            params.as_deref(),
                             session,
                             &self.states,
                         );
                         scope.forward_tracing = self.forward_tracing;
+                        let params = params.map(|params| params.into_object());
                         self.offering_request(id, other, params, scope, session)
                             .unwrap_or_else(|| Err(ErrorObject::method_not_found(method)))
                     }

@@ -47,11 +47,11 @@ use prompts::PromptCatalog;
 use resources::ResourceCatalog;
 pub(crate) use subscriptions::Subscriptions;
 
-use crate::handler::{BoxFuture, JsonObject};
+use crate::handler::BoxFuture;
 use crate::notify::Notifier;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{
-    self, ErrorObject, Incoming, InvalidMessage, Message, Notification, Outgoing, Request,
+    self, ErrorObject, Incoming, InvalidMessage, Message, Notification, Outgoing, Params, Request,
     RequestId,
 };
 use crate::protocol::wire::{
@@ -266,8 +266,8 @@ impl Dispatcher {
     fn handle_notification(&self, notification: Notification, session: &mut Session) {
         let Notification { method, params } = notification;
         match method.as_str() {
-            "notifications/cancelled" => cancel(params.as_ref(), session.in_flight()),
-            "notifications/initialized" if !classify::is_modern(params.as_ref()) => {
+            "notifications/cancelled" => cancel(params.as_deref(), session.in_flight()),
+            "notifications/initialized" if !classify::is_modern(params.as_deref()) => {
                 if !session.mark_initialized() {
                     tracing::debug!("`notifications/initialized` before `initialize`; ignored");
                 }
@@ -281,7 +281,7 @@ impl Dispatcher {
         &self,
         id: &RequestId,
         revision: ProtocolVersion,
-        params: Option<&JsonObject>,
+        params: Option<&Params>,
     ) -> Result<Reply, ErrorObject> {
         let cursor = match params.and_then(|params| params.get("cursor")) {
             None | Some(Value::Null) => None,
@@ -297,7 +297,7 @@ impl Dispatcher {
 /// `notifications/cancelled`: stop waiting for the call and drop its answer. Unknown and
 /// finished ids are expected (cancellation races completion), and a missing `requestId`
 /// (allowed from 2025-11-25 for tasks, which we do not offer) cancels nothing.
-fn cancel(params: Option<&JsonObject>, in_flight: &InFlight) {
+fn cancel(params: Option<&Params>, in_flight: &InFlight) {
     let Some(id) = params
         .and_then(|params| params.get("requestId"))
         .cloned()

@@ -3,8 +3,7 @@
 
 use super::classify::RequestScope;
 use super::{Dispatcher, LIST_TTL, Reply};
-use crate::handler::JsonObject;
-use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
+use crate::protocol::jsonrpc::{ErrorObject, Outgoing, Params, RequestId};
 use crate::protocol::wire::{DiscoverResult, ModernResult};
 use crate::session::Session;
 
@@ -22,7 +21,7 @@ impl Dispatcher {
         &self,
         id: &RequestId,
         method: &str,
-        mut params: JsonObject,
+        mut params: Box<Params>,
         session: &Session,
     ) -> Result<Reply, ErrorObject> {
         let mut scope = RequestScope::take(&mut params, &self.supported_versions)?;
@@ -42,7 +41,7 @@ impl Dispatcher {
                 );
                 Ok(Reply::Ready(Outgoing::result(id, &result)))
             }
-            "tools/list" => self.list_tools(id, revision, Some(&params)),
+            "tools/list" => self.list_tools(id, revision, Some(&*params)),
             "tools/call" => self.call_tool(id, Some(params), scope, session.in_flight()),
             removed if REMOVED.contains(&removed) => Err(ErrorObject::new(
                 ErrorObject::METHOD_NOT_FOUND,
@@ -52,7 +51,7 @@ impl Dispatcher {
                 ),
             )),
             other => self
-                .offering_request(id, other, Some(params), scope, session)
+                .offering_request(id, other, Some(params.into_object()), scope, session)
                 .unwrap_or_else(|| Err(ErrorObject::method_not_found(method))),
         }
     }

@@ -2,7 +2,7 @@
 //!
 //! The envelope is decoded in one pass straight into typed members: `jsonrpc` is compared
 //! where it lies in the input, `result` and `error` are skipped unread, and `params` becomes
-//! its object directly. No `Value` tree is built for the envelope itself: with serde_json's
+//! its [`Params`] directly. No `Value` tree is built for the envelope itself: with serde_json's
 //! `preserve_order`, each JSON object is an `IndexMap` hashed with SipHash, so every object
 //! not built is time saved on the hottest path of the server.
 
@@ -15,7 +15,7 @@ use serde_json::Value;
 use serde_json::error::Category;
 use serde_json::value::RawValue;
 
-use super::{ErrorObject, RequestId};
+use super::{ErrorObject, Params, RequestId};
 use crate::handler::JsonObject;
 
 /// What one line held: a single message or a batch (a JSON array) of them.
@@ -62,16 +62,16 @@ pub(crate) enum Message {
 pub(crate) struct Request {
     pub(crate) id: RequestId,
     pub(crate) method: String,
-    /// `None` when absent or `null`.
-    pub(crate) params: Option<JsonObject>,
+    /// `None` when absent or `null`. Boxed: a message is moved a few times on its way.
+    pub(crate) params: Option<Box<Params>>,
 }
 
 /// A notification: a method and maybe params, no id.
 #[derive(Debug)]
 pub(crate) struct Notification {
     pub(crate) method: String,
-    /// `None` when absent or `null`.
-    pub(crate) params: Option<JsonObject>,
+    /// `None` when absent or `null`. Boxed: a message is moved a few times on its way.
+    pub(crate) params: Option<Box<Params>>,
 }
 
 /// A response from the client to a request of ours.
@@ -208,7 +208,7 @@ where
 /// One envelope member, reduced to what the envelope checks need. Never fails on a type: only
 /// invalid JSON makes reading it fail.
 #[derive(Debug)]
-enum Member<'a, O = JsonObject> {
+enum Member<'a, O = Box<Params>> {
     /// A string; borrowed from the line unless it held escapes.
     Str(Cow<'a, str>),
     /// `null`.
@@ -221,20 +221,23 @@ enum Member<'a, O = JsonObject> {
     Other,
 }
 
-/// What an object member is kept as: itself (`params`), or nothing (`()`, where only its
+/// What an object member is kept as: [`Params`] (`params`), or nothing (`()`, where only its
 /// being an object matters).
 trait KeptObject: Sized {
-    fn keep(object: JsonObject) -> Self;
+    fn read<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
 }
 
-impl KeptObject for JsonObject {
-    fn keep(object: JsonObject) -> Self {
-        object
+impl KeptObject for Box<Params> {
+    fn read<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        Params::from_map(map)
     }
 }
 
 impl KeptObject for () {
-    fn keep(_: JsonObject) -> Self {}
+    fn read<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        // Read whole all the same: what it holds fails or passes as in any other member.
+        JsonObject::deserialize(de::value::MapAccessDeserializer::new(map)).map(drop)
+    }
 }
 
 impl<'de: 'a, 'a, O: KeptObject> Deserialize<'de> for Member<'a, O> {
@@ -298,8 +301,7 @@ impl<'de, O: KeptObject> Visitor<'de> for MemberVisitor<O> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        JsonObject::deserialize(de::value::MapAccessDeserializer::new(map))
-            .map(|object| Member::Object(O::keep(object)))
+        O::read(map).map(Member::Object)
     }
 }
 
@@ -396,7 +398,7 @@ mod tests {
         };
         assert_eq!(request.id, RequestId::Number(1.into()));
         assert_eq!(request.method, "tools/call");
-        assert_eq!(request.params.unwrap()["name"], json!("add"));
+        assert_eq!(request.params.unwrap().name, Some(json!("add")));
     }
 
     #[test]
@@ -545,7 +547,7 @@ mod tests {
         };
         assert_eq!(request.id, RequestId::String("a\"b".into()));
         assert_eq!(request.method, "tools/call");
-        assert_eq!(request.params.unwrap()["k"], json!("é"));
+        assert_eq!(request.params.unwrap().get("k"), Some(&json!("é")));
     }
 
     #[test]
@@ -566,7 +568,7 @@ mod tests {
         ) else {
             panic!("not a notification")
         };
-        let params = notification.params.unwrap();
+        let params = notification.params.unwrap().into_object();
         assert_eq!(params.keys().collect::<Vec<_>>(), ["z", "a", "m"]);
         assert_eq!(
             Value::Object(params),
@@ -728,7 +730,10 @@ mod tests {
         let Ok(Message::Request(request)) = &messages[6] else {
             panic!("not a request")
         };
-        assert_eq!(request.params.as_ref().unwrap()["a"], json!({"b": 1}));
+        assert_eq!(
+            request.params.as_ref().unwrap().get("a"),
+            Some(&json!({"b": 1}))
+        );
     }
 
     #[test]

@@ -3,14 +3,18 @@
 //!
 //! Nothing here knows MCP methods or revisions: that is the dispatcher's business. The codec
 //! only enforces what JSON-RPC (as MCP restricts it) says about envelopes: `"jsonrpc": "2.0"`,
-//! ids that are strings or integers, `params` that are objects.
+//! ids that are strings or integers, `params` that are objects. It knows only the names of the
+//! few members of `params` that `tools/call` reads, which [`Params`] keeps apart as it reads
+//! them.
 
 mod decode;
 mod encode;
 mod error;
 mod id;
+mod params;
 
 pub(crate) use decode::{Incoming, InvalidMessage, Message, Notification, Request, decode};
 pub(crate) use encode::Outgoing;
 pub(crate) use error::ErrorObject;
 pub(crate) use id::RequestId;
+pub(crate) use params::Params;

@@ -7,8 +7,8 @@ use http::HeaderMap;
 use serde_json::Value;
 
 use super::config::HttpConfig;
-use crate::handler::{JsonObject, ToolDefinition};
-use crate::protocol::jsonrpc::ErrorObject;
+use crate::handler::ToolDefinition;
+use crate::protocol::jsonrpc::{ErrorObject, Params};
 
 pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub(crate) const SESSION_ID: &str = "mcp-session-id";
@@ -62,7 +62,7 @@ fn mismatch(message: String) -> ErrorObject {
 pub(crate) fn check_modern(
     headers: &HeaderMap,
     method: &str,
-    params: Option<&JsonObject>,
+    params: Option<&Params>,
 ) -> Result<(), ErrorObject> {
     let meta_version = params
         .and_then(|params| params.get("_meta"))
@@ -149,7 +149,7 @@ pub(crate) fn param_headers(tools: impl IntoIterator<Item = ToolDefinition>) -> 
 pub(crate) fn check_params(
     headers: &HeaderMap,
     method: &str,
-    params: Option<&JsonObject>,
+    params: Option<&Params>,
     mirrored: &ParamHeaders,
 ) -> Result<(), ErrorObject> {
     if method != "tools/call" {
@@ -383,10 +383,10 @@ mod tests {
         map
     }
 
-    fn call_params(name: &str) -> JsonObject {
+    fn call_params(name: &str) -> Params {
         match json!({"name": name, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})
         {
-            Value::Object(map) => map,
+            Value::Object(map) => map.into(),
             _ => unreachable!(),
         }
     }
@@ -427,9 +427,9 @@ mod tests {
         }])
     }
 
-    fn call(arguments: Value) -> JsonObject {
+    fn call(arguments: Value) -> Params {
         match json!({"name": "custom", "arguments": arguments}) {
-            Value::Object(map) => map,
+            Value::Object(map) => map.into(),
             _ => unreachable!(),
         }
     }
@@ -508,6 +508,7 @@ mod tests {
         let Value::Object(other) = other else {
             unreachable!()
         };
+        let other = Params::from(other);
         check_params(&HeaderMap::new(), "tools/call", Some(&other), &mirrored).unwrap();
         check_params(
             &HeaderMap::new(),

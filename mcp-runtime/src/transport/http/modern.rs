@@ -18,7 +18,7 @@ use super::service::{Inner, accepted, events, json, rpc_error};
 use crate::dispatch::{InFlight, Reply};
 use crate::handler::BoxFuture;
 use crate::peer::Outbound;
-use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing, RequestId};
+use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing, Params, RequestId};
 use crate::session::Session;
 
 /// Events a listen stream may queue before the client reads them.
@@ -35,9 +35,11 @@ pub(crate) async fn post(
     };
     match message {
         Message::Notification(notification) => {
-            if let Err(error) =
-                headers::check_modern(headers, &notification.method, notification.params.as_ref())
-            {
+            if let Err(error) = headers::check_modern(
+                headers,
+                &notification.method,
+                notification.params.as_deref(),
+            ) {
                 return rpc_error(StatusCode::BAD_REQUEST, None, error);
             }
             // Nothing a 2026-07-28 client notifies outlives its request: HTTP cancels by
@@ -53,19 +55,19 @@ pub(crate) async fn post(
         Message::Request(request) => {
             let id = request.id.clone();
             if let Err(error) =
-                headers::check_modern(headers, &request.method, request.params.as_ref())
+                headers::check_modern(headers, &request.method, request.params.as_deref())
             {
                 return rpc_error(StatusCode::BAD_REQUEST, Some(&id), error);
             }
             if let Err(error) = headers::check_params(
                 headers,
                 &request.method,
-                request.params.as_ref(),
+                request.params.as_deref(),
                 &inner.param_headers,
             ) {
                 return rpc_error(StatusCode::BAD_REQUEST, Some(&id), error);
             }
-            if let Err(error) = check_meta(request.params.as_ref()) {
+            if let Err(error) = check_meta(request.params.as_deref()) {
                 return rpc_error(StatusCode::BAD_REQUEST, Some(&id), error);
             }
             let listen = request.method == "subscriptions/listen";
@@ -73,7 +75,7 @@ pub(crate) async fn post(
             session.set_principal(super::principal::of(parts));
             // A request that may be told about while it runs (a progress token, a log level) is
             // answered with an event stream: its notifications, then its response.
-            let notifications = (may_notify(request.params.as_ref())
+            let notifications = (may_notify(request.params.as_deref())
                 && headers::accepts(headers, "text/event-stream"))
             .then(|| {
                 let (sender, receiver) = mpsc::unbounded_channel();
@@ -107,7 +109,7 @@ pub(crate) async fn post(
 
 /// `_meta` must hold the client's capabilities: without them the request is invalid params
 /// (400), a status the dispatcher's answer alone would not tell apart from other `-32602`s.
-fn check_meta(params: Option<&crate::handler::JsonObject>) -> Result<(), ErrorObject> {
+fn check_meta(params: Option<&Params>) -> Result<(), ErrorObject> {
     let capabilities = params
         .and_then(|params| params.get("_meta"))
         .and_then(|meta| meta.get("io.modelcontextprotocol/clientCapabilities"));
@@ -181,7 +183,7 @@ pub(crate) fn until_answered(
 }
 
 /// Whether the request's `_meta` asks for notifications about it: progress or logs.
-pub(crate) fn may_notify(params: Option<&crate::handler::JsonObject>) -> bool {
+pub(crate) fn may_notify(params: Option<&Params>) -> bool {
     params
         .and_then(|params| params.get("_meta"))
         .and_then(Value::as_object)

@@ -22,8 +22,8 @@ use super::sessions::Sessions;
 use super::sse::SseSessions;
 use crate::context::CancellationToken;
 use crate::dispatch::Dispatcher;
-use crate::handler::{BoxFuture, JsonObject};
-use crate::protocol::jsonrpc::{self, ErrorObject, Incoming, Message, Outgoing, RequestId};
+use crate::handler::BoxFuture;
+use crate::protocol::jsonrpc::{self, ErrorObject, Incoming, Message, Outgoing, Params, RequestId};
 use crate::protocol::{ProtocolVersion, jsonrpc::InvalidMessage};
 
 /// The MCP endpoint of one [`Server`](crate::Server), as a service: a
@@ -428,14 +428,14 @@ enum SseRoute<'c> {
 /// Whether the body is one 2026-07-28 message: its `_meta` names a protocol version.
 fn is_modern(incoming: &Incoming) -> bool {
     let params = match incoming {
-        Incoming::Single(Message::Request(request)) => request.params.as_ref(),
-        Incoming::Single(Message::Notification(notification)) => notification.params.as_ref(),
+        Incoming::Single(Message::Request(request)) => request.params.as_deref(),
+        Incoming::Single(Message::Notification(notification)) => notification.params.as_deref(),
         _ => None,
     };
     meta_has_version(params)
 }
 
-fn meta_has_version(params: Option<&JsonObject>) -> bool {
+fn meta_has_version(params: Option<&Params>) -> bool {
     params
         .and_then(|params| params.get("_meta"))
         .and_then(Value::as_object)
