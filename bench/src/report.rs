@@ -117,7 +117,8 @@ fn format_value(unit: Unit, value: f64) -> String {
         Unit::CallsPerSecond => format!("{} calls/s", group_thousands(value.round() as u64)),
         Unit::Microseconds => format!("{value:.1} µs"),
         Unit::Milliseconds => format!("{value:.2} ms"),
-        Unit::Bytes if value >= (1 << 20) as f64 => format!("{:.2} MiB", value / (1 << 20) as f64),
+        // Three decimals: with two, a binary a few KiB under its 1.5 MiB limit reads "1.50".
+        Unit::Bytes if value >= (1 << 20) as f64 => format!("{:.3} MiB", value / (1 << 20) as f64),
         Unit::Bytes if value >= 1024.0 => format!("{:.1} KiB", value / 1024.0),
         Unit::Bytes => format!("{value} B"),
         Unit::Count => format!("{value}"),
@@ -153,6 +154,7 @@ mod tests {
     fn sizes_take_the_largest_fitting_unit() {
         assert_eq!(format_value(Unit::Bytes, 512.0), "512 B");
         assert_eq!(format_value(Unit::Bytes, 2048.0), "2.0 KiB");
-        assert_eq!(format_value(Unit::Bytes, 3.0 * 1048576.0), "3.00 MiB");
+        assert_eq!(format_value(Unit::Bytes, 3.0 * 1048576.0), "3.000 MiB");
+        assert_eq!(format_value(Unit::Bytes, 1_568_272.0), "1.496 MiB");
     }
 }
