@@ -1,5 +1,6 @@
 //! Who a request comes from, over a real socket: the authorization hook names a principal,
-//! handlers see it, a legacy session belongs to the principal that opened it, and a
+//! handlers see it, a legacy session (Streamable HTTP or 2024-11-05 HTTP+SSE) belongs to the
+//! principal that opened it, and a
 //! 2026-07-28 `requestState` resumes only for the principal it was issued to, once.
 
 // Not every helper is used here (`per_revision!` among them).
@@ -14,7 +15,7 @@ use mcp_runtime::{Elicitation, RequestContext, Server, mcp_tool, server_info, to
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use support::http::{Reply, events, send};
+use support::http::{EventStream, Reply, events, parse, request_bytes_to, send};
 use support::http_server::InProcessServer;
 use support::schema::check_server_message;
 
@@ -251,5 +252,70 @@ fn a_request_state_resumes_only_for_its_principal_and_only_once() {
             .contains("already used"),
         "{again}"
     );
+    server.shut_down();
+}
+
+/// POST `message` to `path` as the holder of `token`, on its own connection; the status.
+fn post_to(addr: SocketAddr, path: &str, token: &str, message: &Value) -> u16 {
+    use std::io::{Read, Write};
+    let authorization = bearer(token);
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Authorization", authorization.as_str()),
+    ];
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    let body = message.to_string();
+    stream
+        .write_all(&request_bytes_to(
+            path,
+            "POST",
+            &headers,
+            body.as_bytes(),
+            true,
+        ))
+        .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    parse(&raw).status
+}
+
+#[test]
+fn an_http_sse_session_answers_only_the_principal_that_opened_it() {
+    let server = serve();
+    let addr = server.addr;
+    let authorization = bearer("alice-token");
+    let mut stream = EventStream::open(
+        addr,
+        "GET",
+        "/sse",
+        &[
+            ("Accept", "text/event-stream"),
+            ("Authorization", authorization.as_str()),
+        ],
+        b"",
+    );
+    assert_eq!(stream.status, 200);
+    let endpoint = stream.next_event().expect("an endpoint event").data;
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "capabilities": {},
+        "clientInfo": {"name": "principal-tests", "version": "0"}}});
+    for intruder in ["bob-token", "anonymous"] {
+        assert_eq!(
+            post_to(addr, &endpoint, intruder, &initialize),
+            404,
+            "{intruder}"
+        );
+    }
+    assert_eq!(post_to(addr, &endpoint, "alice-token", &initialize), 202);
+    let answer = stream.next_message();
+    assert_eq!(answer["id"], 1, "{answer}");
+    check_server_message(ProtocolVersion::V2024_11_05, Some("initialize"), &answer).unwrap();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post_to(addr, &endpoint, "alice-token", &initialized), 202);
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "whoami", "arguments": {}}});
+    assert_eq!(post_to(addr, &endpoint, "alice-token", &call), 202);
+    let answer = stream.next_message();
+    assert_eq!(text_of(&answer), "alice");
     server.shut_down();
 }
