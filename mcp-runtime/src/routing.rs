@@ -139,14 +139,17 @@ impl ResourceRouter {
                 });
             }
         }
-        // Stable: on equal specificity the one listed first stays first.
-        templates.sort_by_key(|&index| {
+        // On equal specificity the one listed first stays first: `templates` was filled in
+        // increasing `index`, so ending the key with it orders as a stable sort would (and the
+        // unstable sort is the smaller code).
+        templates.sort_unstable_by_key(|&index| {
             let ResourceDefinition::Template(template) = &routes[index].definition else {
                 unreachable!("only templates are in `templates`")
             };
             (
                 Reverse(template.uri_template.literal_len()),
                 template.uri_template.reserved_count(),
+                index,
             )
         });
         Ok(ResourceRouter {

@@ -228,14 +228,14 @@ fn bound_integer_formats(object: &mut JsonObject) {
 /// Keys come out in whatever order schemars and the rules above inserted them; a reader (human
 /// or model) takes in `{"type": .., "description": .., ...}` fastest, so those lead.
 fn lead_with_type_and_description(object: &mut JsonObject) {
-    let mut entries: Vec<(String, Value)> = std::mem::take(object).into_iter().collect();
-    // A stable sort: everything else keeps its order.
-    entries.sort_by_key(|(key, _)| match key.as_str() {
-        "type" => 0,
-        "description" => 1,
-        _ => 2,
-    });
-    object.extend(entries);
+    let mut rest = std::mem::take(object);
+    for lead in ["type", "description"] {
+        if let Some((key, value)) = rest.shift_remove_entry(lead) {
+            object.insert(key, value);
+        }
+    }
+    // Everything else keeps its order.
+    object.extend(rest);
 }
 
 /// `Option<T>` is `T` plus `null` to schemars; to us absence says "none", so `null` only adds a

@@ -242,11 +242,14 @@ impl Dispatcher {
             resources_list: has_resources && asked("resourcesListChanged"),
             prompts_list: !self.prompts.is_empty() && asked("promptsListChanged"),
             uris: match requested.get("resourceSubscriptions") {
-                Some(Value::Array(uris)) if has_resources => uris
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect(),
+                // Inserted one by one: `collect` would sort them first, with code of its own.
+                Some(Value::Array(uris)) if has_resources => {
+                    let mut set = BTreeSet::new();
+                    for uri in uris.iter().filter_map(Value::as_str) {
+                        set.insert(uri.to_owned());
+                    }
+                    set
+                }
                 Some(Value::Array(_)) | None | Some(Value::Null) => BTreeSet::new(),
                 Some(_) => {
                     return Err(ErrorObject::invalid_params(
