@@ -34,17 +34,14 @@ impl Dispatcher {
         scope: RequestScope,
         in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
-        let params = params.ok_or_else(|| {
+        let mut params = params.ok_or_else(|| {
             ErrorObject::invalid_params("`tools/call` needs params naming the tool")
         })?;
         // The decoder set the members a call reads apart: no map to look them up in.
-        let Params {
-            name,
-            arguments,
-            request_state,
-            input_responses,
-            ..
-        } = *params;
+        let (name, arguments) = (params.name.take(), params.arguments.take());
+        let (request_state, input_responses) =
+            (params.request_state.take(), params.input_responses.take());
+        drop(params);
         // A 2026-07-28 retry carrying answers.
         let resume = (request_state.is_some() || input_responses.is_some()).then(|| {
             let mut resume = JsonObject::new();

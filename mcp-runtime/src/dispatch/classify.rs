@@ -10,42 +10,29 @@ use serde_json::{Value, json};
 
 use super::negotiate;
 use crate::ask::pending::OutgoingRequests;
-use crate::handler::JsonObject;
 use crate::logging::{LogGate, LogLevel};
 use crate::peer::Outbound;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::ErrorObject;
-use crate::protocol::jsonrpc::{Params, RequestId};
+use crate::protocol::jsonrpc::{
+    CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION, Params, RequestId,
+};
 use crate::state::States;
-
-const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-const PROGRESS_TOKEN: &str = "progressToken";
-const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-
-fn meta(params: Option<&Params>) -> Option<&JsonObject> {
-    params?.meta()
-}
-
-/// `object[key]`. Every request is classified, and its objects have a handful of members:
-/// comparing them costs less than hashing `key` (SipHash, with serde_json's `preserve_order`).
-fn member<'a>(object: &'a JsonObject, key: &str) -> Option<&'a Value> {
-    if object.len() > 8 {
-        return object.get(key);
-    }
-    object
-        .iter()
-        .find_map(|(name, value)| (name == key).then_some(value))
-}
 
 /// Whether the request is in the 2026-07-28 era.
 pub(crate) fn is_modern(params: Option<&Params>) -> bool {
-    meta(params).is_some_and(|meta| member(meta, PROTOCOL_VERSION).is_some())
+    params
+        .and_then(Params::meta)
+        .is_some_and(|meta| meta.protocol_version.is_some())
 }
 
 /// The request's `_meta.progressToken`, when it is a valid token (a string or an integer).
+#[inline(never)]
 pub(crate) fn progress_token(params: Option<&Params>) -> Option<Value> {
-    member(meta(params)?, PROGRESS_TOKEN)
+    params?
+        .meta()?
+        .progress_token
+        .as_ref()
         .filter(|token| token.is_string() || token.is_i64() || token.is_u64())
         .cloned()
 }
@@ -86,10 +73,10 @@ impl RequestScope {
         supported_versions: &[&'static str],
     ) -> Result<Self, ErrorObject> {
         let progress_token = progress_token(Some(params));
-        let Some(meta) = params.meta.as_mut().and_then(Value::as_object_mut) else {
+        let Some(meta) = params.meta_mut() else {
             return Err(ErrorObject::invalid_params("missing `_meta`"));
         };
-        let requested = match member(meta, PROTOCOL_VERSION) {
+        let requested = match &meta.protocol_version {
             Some(Value::String(requested)) => requested,
             _ => {
                 return Err(ErrorObject::invalid_params(format!(
@@ -107,7 +94,7 @@ impl RequestScope {
                 "requested": requested,
             })));
         };
-        let client_capabilities = match meta.remove(CLIENT_CAPABILITIES) {
+        let client_capabilities = match meta.client_capabilities.take() {
             Some(capabilities @ Value::Object(_)) => capabilities,
             Some(_) => {
                 return Err(ErrorObject::invalid_params(format!(
@@ -122,7 +109,7 @@ impl RequestScope {
             }
         };
         // Logs only for requests that ask for them, at the level they name.
-        let log = match member(meta, LOG_LEVEL) {
+        let log = match &meta.log_level {
             None => None,
             Some(Value::String(level)) => Some(
                 level

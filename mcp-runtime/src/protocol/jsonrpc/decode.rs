@@ -208,7 +208,7 @@ where
 /// One envelope member, reduced to what the envelope checks need. Never fails on a type: only
 /// invalid JSON makes reading it fail.
 #[derive(Debug)]
-enum Member<'a, O = Box<Params>> {
+pub(super) enum Member<'a, O = Box<Params>> {
     /// A string; borrowed from the line unless it held escapes.
     Str(Cow<'a, str>),
     /// `null`.
@@ -223,7 +223,7 @@ enum Member<'a, O = Box<Params>> {
 
 /// What an object member is kept as: [`Params`] (`params`), or nothing (`()`, where only its
 /// being an object matters).
-trait KeptObject: Sized {
+pub(super) trait KeptObject: Sized {
     fn read<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
 }
 

@@ -17,4 +17,4 @@ pub(crate) use decode::{Incoming, InvalidMessage, Message, Notification, Request
 pub(crate) use encode::Outgoing;
 pub(crate) use error::ErrorObject;
 pub(crate) use id::RequestId;
-pub(crate) use params::Params;
+pub(crate) use params::{CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION, Params};

@@ -3,20 +3,29 @@
 //!
 //! The envelope is read before its method is known (members come in any order), so every
 //! `params` object takes this one shape. `name`, `arguments`, `_meta`, `requestState` and
-//! `inputResponses` land in fields of their own; any other member goes, in order, into a map
-//! made only when there is one. A `tools/call` then builds no map for `params` itself (with
-//! serde_json's `preserve_order`, an `IndexMap` hashing every key with SipHash): only its
-//! arguments and `_meta` are objects. Methods that want the whole object get it back through
-//! [`Params::into_object`].
+//! `inputResponses`, and the members a 2026-07-28 request declares itself with in `_meta`, land
+//! in fields of their own; any other member goes, in order, into a map made only when there is
+//! one. `_meta` is read the same way, one level down. A `tools/call` then builds no map for
+//! `params` or `_meta` (with serde_json's `preserve_order`, an `IndexMap` hashing every key with
+//! SipHash): only its arguments (and declared capabilities) are objects. Methods that want the
+//! whole object get it back through [`Params::into_object`].
 
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
+use super::decode::Member;
 use crate::handler::JsonObject;
 
-/// A `params` object.
+/// `io.modelcontextprotocol/protocolVersion`: the revision a 2026-07-28 request speaks.
+pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `io.modelcontextprotocol/clientCapabilities`: what a 2026-07-28 client can answer.
+pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `io.modelcontextprotocol/logLevel`: the log messages a 2026-07-28 request wants.
+pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+
+/// A `params` object, or the `_meta` object in one.
 ///
 /// As with a map, a member given twice keeps its last value; `null` members are kept as
 /// `null` (what they mean is each method's business).
@@ -27,34 +36,54 @@ pub(crate) struct Params {
     /// `arguments`.
     pub(crate) arguments: Option<Value>,
     /// `_meta`.
-    pub(crate) meta: Option<Value>,
+    pub(crate) meta: Option<Meta>,
     /// `requestState` (2026-07-28 retries).
     pub(crate) request_state: Option<Value>,
     /// `inputResponses` (2026-07-28 retries).
     pub(crate) input_responses: Option<Value>,
+    /// [`PROTOCOL_VERSION`] (a member of `_meta`).
+    pub(crate) protocol_version: Option<Value>,
+    /// [`CLIENT_CAPABILITIES`] (a member of `_meta`).
+    pub(crate) client_capabilities: Option<Value>,
+    /// [`LOG_LEVEL`] (a member of `_meta`).
+    pub(crate) log_level: Option<Value>,
+    /// `progressToken` (a member of `_meta`).
+    pub(crate) progress_token: Option<Value>,
     /// Every other member, in order; `None` when there is none.
     pub(crate) rest: Option<JsonObject>,
 }
 
+/// A `_meta` member.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Meta {
+    /// An object, read as `params` is.
+    Object(Box<Params>),
+    /// Anything else. Every reader takes a `_meta` that is no object for an absent one, so
+    /// only that it was there is kept (given back as `null`).
+    Other,
+}
+
 /// The members with a field of their own, in the order [`Params::into_object`] puts them.
-const FIELDS: [&str; 5] = [
+const FIELDS: [&str; 9] = [
     "name",
     "arguments",
     "_meta",
     "requestState",
     "inputResponses",
+    PROTOCOL_VERSION,
+    CLIENT_CAPABILITIES,
+    LOG_LEVEL,
+    "progressToken",
 ];
 
 impl Params {
-    /// The member `key`, as a map would give it.
+    /// The member `key`, as a map would give it; `_meta` is read through [`Params::meta`]
+    /// (never here).
     pub(crate) fn get(&self, key: &str) -> Option<&Value> {
         match Key::known(key) {
-            Some(Key::Name) => self.name.as_ref(),
-            Some(Key::Arguments) => self.arguments.as_ref(),
-            Some(Key::Meta) => self.meta.as_ref(),
-            Some(Key::RequestState) => self.request_state.as_ref(),
-            Some(Key::InputResponses) => self.input_responses.as_ref(),
-            _ => self.rest.as_ref()?.get(key),
+            Some(Key::Meta) => None,
+            Some(key) => self.slot(key).as_ref(),
+            None => self.rest.as_ref()?.get(key),
         }
     }
 
@@ -63,47 +92,88 @@ impl Params {
     pub(crate) fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Box<Self>, A::Error> {
         let mut params = Box::<Params>::default();
         while let Some(key) = map.next_key::<Key>()? {
-            let value = map.next_value::<Value>()?;
-            params.set(key, value);
+            match key {
+                // The same reader as `params` itself: an object becomes `Params` again.
+                Key::Meta => {
+                    params.meta = Some(match map.next_value::<Member<'de>>()? {
+                        Member::Object(meta) => Meta::Object(meta),
+                        _ => Meta::Other,
+                    });
+                }
+                key => {
+                    let value = map.next_value::<Value>()?;
+                    params.set(key, value);
+                }
+            }
         }
         Ok(params)
     }
 
     /// `_meta`, when it is an object.
-    pub(crate) fn meta(&self) -> Option<&JsonObject> {
-        self.meta.as_ref()?.as_object()
+    pub(crate) fn meta(&self) -> Option<&Params> {
+        match self.meta.as_ref()? {
+            Meta::Object(meta) => Some(meta),
+            Meta::Other => None,
+        }
+    }
+
+    /// `_meta`, when it is an object, to take members out of.
+    pub(crate) fn meta_mut(&mut self) -> Option<&mut Params> {
+        match self.meta.as_mut()? {
+            Meta::Object(meta) => Some(meta),
+            Meta::Other => None,
+        }
     }
 
     /// The whole object: the members with fields of their own first, then the others in
     /// order.
     pub(crate) fn into_object(self) -> JsonObject {
+        // A call per member rather than a loop: the loop is unrolled, an insertion a lot of
+        // code each time, and no method needs this quickly.
         let mut object = JsonObject::new();
-        let own = [
-            self.name,
-            self.arguments,
-            self.meta,
-            self.request_state,
-            self.input_responses,
-        ];
-        for (key, value) in FIELDS.iter().zip(own) {
-            if let Some(value) = value {
-                object.insert((*key).to_owned(), value);
-            }
-        }
+        put(&mut object, FIELDS[0], self.name);
+        put(&mut object, FIELDS[1], self.arguments);
+        put(&mut object, FIELDS[2], self.meta.map(Meta::into_value));
+        put(&mut object, FIELDS[3], self.request_state);
+        put(&mut object, FIELDS[4], self.input_responses);
+        put(&mut object, FIELDS[5], self.protocol_version);
+        put(&mut object, FIELDS[6], self.client_capabilities);
+        put(&mut object, FIELDS[7], self.log_level);
+        put(&mut object, FIELDS[8], self.progress_token);
         if let Some(rest) = self.rest {
             object.extend(rest);
         }
         object
     }
 
-    /// Keep `value` as member `key`, in place of any value before it.
+    /// The field of a member that has one (`_meta` aside).
+    fn slot(&self, key: Key) -> &Option<Value> {
+        match key {
+            Key::Name => &self.name,
+            Key::Arguments => &self.arguments,
+            Key::RequestState => &self.request_state,
+            Key::InputResponses => &self.input_responses,
+            Key::ProtocolVersion => &self.protocol_version,
+            Key::ClientCapabilities => &self.client_capabilities,
+            Key::LogLevel => &self.log_level,
+            Key::ProgressToken => &self.progress_token,
+            Key::Meta | Key::Other(_) => &None,
+        }
+    }
+
+    /// Keep `value` as member `key`, in place of any value before it; never `_meta`, which
+    /// its readers keep themselves.
     fn set(&mut self, key: Key, value: Value) {
         let slot = match key {
             Key::Name => &mut self.name,
             Key::Arguments => &mut self.arguments,
-            Key::Meta => &mut self.meta,
+            Key::Meta => unreachable!("`_meta` is kept by its readers"),
             Key::RequestState => &mut self.request_state,
             Key::InputResponses => &mut self.input_responses,
+            Key::ProtocolVersion => &mut self.protocol_version,
+            Key::ClientCapabilities => &mut self.client_capabilities,
+            Key::LogLevel => &mut self.log_level,
+            Key::ProgressToken => &mut self.progress_token,
             Key::Other(key) => {
                 self.rest
                     .get_or_insert_with(JsonObject::new)
@@ -115,11 +185,38 @@ impl Params {
     }
 }
 
+/// `object[key] = value`, when there is a value.
+#[inline(never)]
+fn put(object: &mut JsonObject, key: &str, value: Option<Value>) {
+    if let Some(value) = value {
+        object.insert(key.to_owned(), value);
+    }
+}
+
+impl Meta {
+    /// The member's value (`null` for one that was no object).
+    fn into_value(self) -> Value {
+        match self {
+            Meta::Object(meta) => Value::Object(meta.into_object()),
+            Meta::Other => Value::Null,
+        }
+    }
+}
+
+#[cfg(test)]
 impl From<JsonObject> for Params {
     fn from(object: JsonObject) -> Self {
         let mut params = Params::default();
         for (key, value) in object {
-            params.set(Key::of(key), value);
+            match Key::of(key) {
+                Key::Meta => {
+                    params.meta = Some(match value {
+                        Value::Object(object) => Meta::Object(Box::new(object.into())),
+                        _ => Meta::Other,
+                    });
+                }
+                key => params.set(key, value),
+            }
         }
         params
     }
@@ -132,6 +229,10 @@ enum Key {
     Meta,
     RequestState,
     InputResponses,
+    ProtocolVersion,
+    ClientCapabilities,
+    LogLevel,
+    ProgressToken,
     Other(String),
 }
 
@@ -143,10 +244,15 @@ impl Key {
             "_meta" => Key::Meta,
             "requestState" => Key::RequestState,
             "inputResponses" => Key::InputResponses,
+            PROTOCOL_VERSION => Key::ProtocolVersion,
+            CLIENT_CAPABILITIES => Key::ClientCapabilities,
+            LOG_LEVEL => Key::LogLevel,
+            "progressToken" => Key::ProgressToken,
             _ => return None,
         })
     }
 
+    #[cfg(test)]
     fn of(key: String) -> Self {
         Key::known(&key).unwrap_or(Key::Other(key))
     }
@@ -172,7 +278,7 @@ impl Visitor<'_> for KeyVisitor {
     }
 
     fn visit_string<E: de::Error>(self, key: String) -> Result<Key, E> {
-        Ok(Key::of(key))
+        Ok(Key::known(&key).unwrap_or(Key::Other(key)))
     }
 }
 
@@ -205,7 +311,10 @@ mod tests {
         );
         assert_eq!(params.name, Some(json!("add")));
         assert_eq!(params.arguments, Some(json!({"a": 2})));
-        assert_eq!(params.meta(), json!({"k": true}).as_object());
+        assert_eq!(
+            params.meta.clone().map(Meta::into_value),
+            Some(json!({"k": true}))
+        );
         assert_eq!(params.request_state, Some(json!("s")));
         assert_eq!(params.input_responses, Some(json!({})));
         let rest = params.rest.as_ref().unwrap();
@@ -226,8 +335,63 @@ mod tests {
         let params = read(r#"{"name":"a","x":1,"name":"b","x":2,"_me\u0074a":3}"#);
         assert_eq!(params.name, Some(json!("b")));
         assert_eq!(params.get("x"), Some(&json!(2)));
-        assert_eq!(params.meta, Some(json!(3)));
+        assert_eq!(params.meta, Some(Meta::Other));
         assert_eq!(params.meta(), None);
+    }
+
+    #[test]
+    fn meta_members_get_fields_and_the_others_keep_their_order() {
+        let params = read(
+            r#"{"_meta":{"z":[1],"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+                "progressToken":1,"io.modelcontextprotocol/clientCapabilities":{"x":{}},
+                "name":2,"io.modelcontextprotocol/logLevel":"info","progressToken":"t"},
+                "progressToken":3}"#,
+        );
+        let meta = params.meta().unwrap();
+        assert_eq!(meta.protocol_version, Some(json!("2026-07-28")));
+        assert_eq!(meta.client_capabilities, Some(json!({"x": {}})));
+        assert_eq!(meta.log_level, Some(json!("info")));
+        assert_eq!(meta.progress_token, Some(json!("t")));
+        let rest = meta.rest.as_ref().unwrap();
+        assert_eq!(rest.keys().collect::<Vec<_>>(), ["z"]);
+        assert_eq!(meta.name, Some(json!(2)));
+        assert_eq!(params.get("progressToken"), Some(&json!(3)));
+        let whole = Value::Object(params.clone().into_object());
+        assert_eq!(
+            whole,
+            json!({"_meta": {"z": [1], "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"x": {}}, "name": 2,
+                "io.modelcontextprotocol/logLevel": "info", "progressToken": "t"},
+                "progressToken": 3})
+        );
+        let Value::Object(whole) = whole else {
+            unreachable!()
+        };
+        assert_eq!(Params::from(whole), params);
+    }
+
+    #[test]
+    fn a_meta_that_is_no_object_reads_as_none() {
+        for meta in [
+            json!(null),
+            json!(true),
+            json!(-1),
+            json!(1.5),
+            json!("s"),
+            json!([1, {"a": null}]),
+        ] {
+            let params = read(&json!({ "_meta": meta, "name": "n" }).to_string());
+            assert_eq!(params.meta, Some(Meta::Other));
+            assert_eq!(params.meta(), None);
+            assert_eq!(params.name, Some(json!("n")));
+            assert_eq!(
+                Value::Object(params.into_object()),
+                json!({ "name": "n", "_meta": null })
+            );
+        }
+        let mut from = Params::from(json!({"_meta": 1}).as_object().unwrap().clone());
+        assert_eq!(from.meta, Some(Meta::Other));
+        assert!(from.meta_mut().is_none());
     }
 
     #[test]

@@ -65,8 +65,8 @@ pub(crate) fn check_modern(
     params: Option<&Params>,
 ) -> Result<(), ErrorObject> {
     let meta_version = params
-        .and_then(|params| params.get("_meta"))
-        .and_then(|meta| meta.get("io.modelcontextprotocol/protocolVersion"))
+        .and_then(Params::meta)
+        .and_then(|meta| meta.protocol_version.as_ref())
         .and_then(Value::as_str);
     agree(
         "MCP-Protocol-Version",

@@ -194,9 +194,8 @@ fn progress_tokens(incoming: &Incoming) -> Vec<serde_json::Value> {
         Message::Request(request) => request
             .params
             .as_ref()
-            .and_then(|params| params.get("_meta"))
-            .and_then(|meta| meta.get("progressToken"))
-            .cloned(),
+            .and_then(|params| params.meta())
+            .and_then(|meta| meta.progress_token.clone()),
         _ => None,
     };
     match incoming {

@@ -111,8 +111,8 @@ pub(crate) async fn post(
 /// (400), a status the dispatcher's answer alone would not tell apart from other `-32602`s.
 fn check_meta(params: Option<&Params>) -> Result<(), ErrorObject> {
     let capabilities = params
-        .and_then(|params| params.get("_meta"))
-        .and_then(|meta| meta.get("io.modelcontextprotocol/clientCapabilities"));
+        .and_then(Params::meta)
+        .and_then(|meta| meta.client_capabilities.as_ref());
     match capabilities {
         Some(Value::Object(_)) => Ok(()),
         _ => Err(ErrorObject::invalid_params(
@@ -185,12 +185,8 @@ pub(crate) fn until_answered(
 /// Whether the request's `_meta` asks for notifications about it: progress or logs.
 pub(crate) fn may_notify(params: Option<&Params>) -> bool {
     params
-        .and_then(|params| params.get("_meta"))
-        .and_then(Value::as_object)
-        .is_some_and(|meta| {
-            meta.contains_key("progressToken")
-                || meta.contains_key("io.modelcontextprotocol/logLevel")
-        })
+        .and_then(Params::meta)
+        .is_some_and(|meta| meta.progress_token.is_some() || meta.log_level.is_some())
 }
 
 /// A call's notifications as events while it runs, then its response. The client going away

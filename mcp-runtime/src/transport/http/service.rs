@@ -13,7 +13,6 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use http::{HeaderValue, Method, Request, Response, StatusCode, header, request::Parts};
-use serde_json::Value;
 
 use super::body::{self, ReadError, ResponseBody};
 use super::config::{HttpConfig, WELL_KNOWN};
@@ -437,9 +436,8 @@ fn is_modern(incoming: &Incoming) -> bool {
 
 fn meta_has_version(params: Option<&Params>) -> bool {
     params
-        .and_then(|params| params.get("_meta"))
-        .and_then(Value::as_object)
-        .is_some_and(|meta| meta.contains_key("io.modelcontextprotocol/protocolVersion"))
+        .and_then(Params::meta)
+        .is_some_and(|meta| meta.protocol_version.is_some())
 }
 
 /// The id of a single request, for its error response.
@@ -643,7 +641,7 @@ where
 #[cfg(test)]
 mod tests {
     use http_body::Body as _;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
     use crate::server::{Server, ServerInfo};
