@@ -1,4 +1,4 @@
-"""The check report both interop scripts print: one line per check, a summary, exit status."""
+"""The check report the interop scripts print: one line per check, a summary, exit status."""
 
 import sys
 from typing import Any, Callable
@@ -20,11 +20,12 @@ class Report:
         self.failures.append(what)
         print(f"FAIL {what}", flush=True)
 
-    def check(self, condition: bool, what: str, detail: Callable[[], str]) -> None:
+    def check(self, condition: bool, what: str, detail: Callable[[], str] | Any = "") -> None:
+        """`detail` says what was seen instead: a value, or a function making it only on failure."""
         if condition:
             self.ok(what)
         else:
-            self.fail(f"{what}: {detail()}")
+            self.fail(f"{what}: {detail() if callable(detail) else detail}")
 
     def equal(self, what: str, got: Any, expected: Any) -> None:
         self.check(got == expected, what, lambda: f"got {got!r}, expected {expected!r}")

@@ -15,27 +15,17 @@ from __future__ import annotations
 
 import sys
 from importlib.metadata import version
-from typing import Any
 
 import anyio
 from mcp import Client, types
 from mcp.client.session import ClientRequestContext
 from mcp.client.sse import sse_client
 
+from report import Report
+
 LEGACY_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 
-failures: list[str] = []
-passed = 0
-
-
-def check(condition: bool, what: str, detail: Any = "") -> None:
-    global passed
-    if condition:
-        passed += 1
-        print(f"ok   {what}", flush=True)
-    else:
-        failures.append(f"{what}: {detail}")
-        print(f"FAIL {what}: {detail}", flush=True)
+report = Report(f"python sdk {version('mcp')} over HTTP+SSE")
 
 
 async def main(base: str) -> int:
@@ -58,32 +48,28 @@ async def main(base: str) -> int:
         client_info=types.Implementation(name="mcp-rs-interop-python-sse", version="0.0.0"),
         elicitation_callback=on_elicit,
     ) as client:
-        check(len(sessions) == 1 and len(sessions[0]) == 64, "the endpoint event names a session", sessions)
-        check(
+        report.check(len(sessions) == 1 and len(sessions[0]) == 64, "the endpoint event names a session", sessions)
+        report.check(
             client.protocol_version in LEGACY_VERSIONS,
             f"initialize over HTTP+SSE negotiated {client.protocol_version}",
             f"expected one of {LEGACY_VERSIONS}",
         )
         tools = await client.list_tools()
-        check([tool.name for tool in tools.tools] == ["migrate"], "tools/list over the stream", tools.tools)
+        report.check([tool.name for tool in tools.tools] == ["migrate"], "tools/list over the stream", tools.tools)
         result = await client.call_tool("migrate", {"steps": 2, "step_ms": 10}, progress_callback=on_progress)
         text = "".join(block.text for block in result.content if isinstance(block, types.TextContent))
-        check(
+        report.check(
             text == "migrated: copied 2 parts and dropped the old tables" and not result.is_error,
             "tools/call migrate, confirmed through the elicitation callback",
             f"{text!r} isError={result.is_error}",
         )
-        check(
+        report.check(
             asked == ["2 parts copied. Drop the old tables? This cannot be undone."],
             "elicitation/create came as a server request on the stream",
             asked,
         )
-        check(progress[:2] == [1.0, 2.0], "progress notifications on the stream", progress)
-    print(
-        f"python sdk {version('mcp')} over HTTP+SSE: {passed} checks held, {len(failures)} mismatched",
-        flush=True,
-    )
-    return 1 if failures else 0
+        report.check(progress[:2] == [1.0, 2.0], "progress notifications on the stream", progress)
+    return report.finish()
 
 
 if __name__ == "__main__":

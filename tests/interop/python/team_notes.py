@@ -15,25 +15,15 @@ from __future__ import annotations
 
 import sys
 from importlib.metadata import version
-from typing import Any
 
 import anyio
 from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-failures: list[str] = []
-passed = 0
+from report import Report
 
-
-def check(condition: bool, what: str, detail: Any = "") -> None:
-    global passed
-    if condition:
-        passed += 1
-        print(f"ok   {what}", flush=True)
-    else:
-        failures.append(f"{what}: {detail}")
-        print(f"FAIL {what}: {detail}", flush=True)
+report = Report(f"python sdk {version('mcp')} over Streamable HTTP with bearer tokens")
 
 
 def text_of(result: types.CallToolResult) -> str:
@@ -53,26 +43,26 @@ def client(url: str, token: str, mode: str) -> Client:
 async def era(url: str, mode: str) -> None:
     note = f"alice's note ({mode})"
     async with client(url, "alice-token", mode) as alice:
-        check(
+        report.check(
             (alice.protocol_version == "2026-07-28") == (mode != "legacy"),
             f"{mode}: negotiated {alice.protocol_version}",
         )
         added = await alice.call_tool("add_note", {"text": note})
-        check(
+        report.check(
             not added.is_error and text_of(added).startswith("alice has "),
             f"{mode}: alice's add_note ran as alice",
             text_of(added),
         )
     async with client(url, "bob-token", mode) as bob:
         mine = await bob.call_tool("my_notes", {})
-        check(
+        report.check(
             not mine.is_error and note not in text_of(mine),
             f"{mode}: bob does not see alice's note",
             text_of(mine),
         )
     async with client(url, "alice-token", mode) as alice:
         mine = await alice.call_tool("my_notes", {})
-        check(note in text_of(mine).splitlines(), f"{mode}: alice sees her note", text_of(mine))
+        report.check(note in text_of(mine).splitlines(), f"{mode}: alice sees her note", text_of(mine))
 
 
 async def main(url: str) -> int:
@@ -84,7 +74,7 @@ async def main(url: str) -> int:
             await intruder.call_tool("my_notes", {})
     except BaseException as error:  # noqa: BLE001 - the SDK raises its transport's error, grouped
         refused = error
-    check(
+    report.check(
         refused is not None and "unknown token" in repr(refused),
         "the SDK cannot connect with an unknown token (the hook's reason reaches it)",
         repr(refused),
@@ -97,17 +87,12 @@ async def main(url: str) -> int:
             url, json=initialize, headers={"Accept": "application/json, text/event-stream"}
         )
         challenge = response.headers.get("www-authenticate", "")
-        check(
+        report.check(
             response.status_code == 401 and challenge.startswith("Bearer") and "invalid_token" in challenge,
             "an unknown token is answered 401 with a Bearer challenge",
             f"{response.status_code} {challenge!r}",
         )
-    print(
-        f"python sdk {version('mcp')} over Streamable HTTP with bearer tokens: {passed} checks held, "
-        f"{len(failures)} mismatched",
-        flush=True,
-    )
-    return 1 if failures else 0
+    return report.finish()
 
 
 if __name__ == "__main__":
