@@ -459,7 +459,7 @@ def main() -> int:
         answered_sse += answered
         for problem in problems:
             fail(f"HTTP+SSE session {s}: {problem}")
-        served = [n for n, (b, a) in enumerate(zip(before, [count(x["log"], r"tool=echo") for x in instances])) if a > b]
+        served = served_by(instances, before, r"tool=echo")
         if len(served) == 1:
             owners_sse.append(served[0] + 1)
         else:
