@@ -488,7 +488,8 @@ fn foreign_session(inner: &Inner, parts: &Parts) -> Option<Response<ResponseBody
         .ok()
         .flatten()
     {
-        inner.sessions.get(id)?.session().principal().cloned()
+        // Not `get`: another principal's request must not keep the session from expiring.
+        inner.sessions.owner(id)?
     } else {
         super::sse::owner(inner, parts)?
     };

@@ -304,6 +304,14 @@ impl Sessions {
         Ok(id)
     }
 
+    /// Whom session `id` belongs to (`None` inside: to no one), without counting as a use of
+    /// it; `None` when there is no such session.
+    pub(crate) fn owner(&self, id: &str) -> Option<Option<Arc<str>>> {
+        let entry = lock(&self.open).get(id).cloned()?;
+        let owner = entry.session().principal().cloned();
+        Some(owner)
+    }
+
     /// The session `id`, marked used; `None` when unknown or expired.
     pub(crate) fn get(&self, id: &str) -> Option<Arc<Entry>> {
         let entry = lock(&self.open).get(id).cloned()?;
