@@ -23,7 +23,8 @@ use super::headers;
 use super::modern::until_answered;
 use super::resume::RequestStream;
 use super::service::{
-    Inner, accepted, event_stream, json, missing_session, request_id, rpc_error, unknown_session,
+    Inner, accepted, event_stream, json, missing_session, not_accepting_events, request_id,
+    rpc_error, unknown_session,
 };
 use super::sessions::{Entry, Routed};
 use crate::dispatch::Reply;
@@ -255,12 +256,8 @@ pub(crate) fn stream(
     parts: &Parts,
     session_id: &str,
 ) -> Response<ResponseBody> {
-    if !headers::accepts(&parts.headers, "text/event-stream") {
-        return rpc_error(
-            StatusCode::NOT_ACCEPTABLE,
-            None,
-            ErrorObject::invalid_request("the stream is `text/event-stream`; accept it"),
-        );
+    if let Some(refused) = not_accepting_events(parts) {
+        return refused;
     }
     let Some(entry) = inner.sessions.get(session_id) else {
         return unknown_session(None);

@@ -500,6 +500,18 @@ fn foreign_session(inner: &Inner, parts: &Parts) -> Option<Response<ResponseBody
     Some(unknown_session(None))
 }
 
+/// 406 for a GET that opens an event stream without accepting one; `None` when it does.
+pub(crate) fn not_accepting_events(parts: &Parts) -> Option<Response<ResponseBody>> {
+    if headers::accepts(&parts.headers, "text/event-stream") {
+        return None;
+    }
+    Some(rpc_error(
+        StatusCode::NOT_ACCEPTABLE,
+        None,
+        ErrorObject::invalid_request("the stream is `text/event-stream`; accept it"),
+    ))
+}
+
 pub(crate) fn unknown_session(id: Option<&RequestId>) -> Response<ResponseBody> {
     rpc_error(
         StatusCode::NOT_FOUND,

@@ -21,9 +21,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use super::body::{self, ResponseBody};
-use super::headers;
 use super::modern::{UntilAnswered, until_answered};
-use super::service::{Inner, accepted, events, rpc_error};
+use super::service::{Inner, accepted, events, not_accepting_events, rpc_error};
 use super::sessions::new_id;
 use crate::dispatch::Reply;
 use crate::peer::Outbound;
@@ -84,12 +83,8 @@ pub(crate) fn open(
     parts: &Parts,
     messages_path: &str,
 ) -> Response<ResponseBody> {
-    if !headers::accepts(&parts.headers, "text/event-stream") {
-        return rpc_error(
-            StatusCode::NOT_ACCEPTABLE,
-            None,
-            ErrorObject::invalid_request("the stream is `text/event-stream`; accept it"),
-        );
+    if let Some(refused) = not_accepting_events(parts) {
+        return refused;
     }
     if inner.shutdown.is_cancelled() {
         return rpc_error(
