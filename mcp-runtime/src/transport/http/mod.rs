@@ -84,9 +84,10 @@ impl Server {
         addr: impl ToSocketAddrs,
         config: HttpConfig,
     ) -> io::Result<()> {
+        // Handlers first: a client that sees the port open may already signal.
+        let stop = signals::stop_requested();
         let listener = TcpListener::bind(addr).await?;
-        self.serve_http_on(listener, config, signals::stop_requested())
-            .await
+        self.serve_http_on(listener, config, stop).await
     }
 
     /// Serve on `listener` until `shutdown` resolves. Then no new connection is accepted,

@@ -41,6 +41,8 @@ pub(crate) struct StdioOptions {
 /// Serve `dispatcher` on stdin/stdout until stdin ends, a stop signal arrives or stdout
 /// breaks; then let running calls finish (within the timeout) and flush.
 pub(crate) async fn serve(dispatcher: Dispatcher, options: StdioOptions) -> io::Result<()> {
+    // Handlers first: a client may signal as soon as it has its first answer.
+    let stop = signals::stop_requested();
     let output = Output::new(stdout::take_protocol_output()?);
     let (answers, mut writer) = output::spawn_writer(output.clone())?;
     let calls = Calls::new(answers.clone());
@@ -101,7 +103,7 @@ pub(crate) async fn serve(dispatcher: Dispatcher, options: StdioOptions) -> io::
 
     tokio::select! {
         end = end => log_end(end.unwrap_or(End::Stopped)),
-        () = signals::stop_requested() => {}
+        () = stop => {}
         () = writer.stopped() => tracing::warn!("stdout is gone; shutting down"),
     }
     stopping.store(true, Ordering::Relaxed);
