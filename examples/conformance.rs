@@ -535,6 +535,7 @@ impl ToolHandler for SchemaTool {
             output_schema: None,
             annotations: ToolAnnotations::default(),
             icons: Vec::new(),
+            task_support: mcp_runtime::TaskSupport::Forbidden,
         }
     }
 
@@ -542,6 +543,93 @@ impl ToolHandler for SchemaTool {
         let answer = self.answer;
         Box::pin(async move { CallToolResult::success(vec![Content::text(answer)]) })
     }
+}
+
+// The tasks extension's scenarios (`io.modelcontextprotocol/tasks`, SEP-2663).
+
+/// Greets `name` at once: never a task.
+#[mcp_tool]
+fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Works for `seconds`, then reports `label`; a task for clients that take them (0 seconds
+/// answers at once, without waiting).
+#[mcp_tool(task)]
+async fn slow_compute(seconds: u64, label: Option<String>) -> String {
+    if seconds > 0 {
+        tokio::time::sleep(Duration::from_secs(seconds)).await;
+    }
+    format!(
+        "computed `{}` in {seconds} s",
+        label.as_deref().unwrap_or("unlabelled")
+    )
+}
+
+/// A job that reports failure after a second; runs only as a task.
+#[mcp_tool(task = "required")]
+async fn failing_job() -> Result<String, String> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err("the job failed".to_owned())
+}
+
+/// A job that crashes (panics) shortly after it starts.
+#[mcp_tool(task)]
+async fn protocol_error_job() -> String {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    panic!("protocol_error_job crashes by design");
+}
+
+/// A confirmation.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Confirm {
+    confirm: bool,
+}
+
+/// Deletes `filename` once the user confirms, asking from inside the task.
+#[mcp_tool(task)]
+async fn confirm_delete(filename: String, ctx: RequestContext) -> Result<String, String> {
+    ctx.start_task().await;
+    let answer = ctx
+        .elicit::<Confirm>(format!("Delete {filename}?"))
+        .await
+        .map_err(ask_failed)?;
+    Ok(match answer {
+        Elicitation::Accepted(Confirm { confirm: true }) => format!("deleted {filename}"),
+        _ => format!("kept {filename}"),
+    })
+}
+
+/// Asks two questions at once from inside the task.
+#[mcp_tool(task)]
+async fn multi_input(ctx: RequestContext) -> Result<String, String> {
+    ctx.start_task().await;
+    let (first, second) = tokio::join!(
+        ctx.named("first")
+            .elicit::<Confirm>("Confirm the first step?"),
+        ctx.named("second")
+            .elicit::<Confirm>("Confirm the second step?"),
+    );
+    let confirmed = |answer: Result<Elicitation<Confirm>, AskError>| {
+        matches!(answer, Ok(Elicitation::Accepted(Confirm { confirm: true })))
+    };
+    Ok(format!(
+        "first confirmed: {}, second confirmed: {}",
+        confirmed(first),
+        confirmed(second)
+    ))
+}
+
+/// Asks the user's name in place (`user_name`), then greets them from a task.
+#[mcp_tool(task = "required")]
+async fn test_tool_with_task(ctx: RequestContext) -> Result<String, String> {
+    let answer = elicit_named::<Name>(&ctx, "user_name", "What is your name?").await?;
+    ctx.start_task().await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Ok(match answer {
+        Elicitation::Accepted(Name { name }) => format!("Hello, {name}!"),
+        other => format!("No name: {}", elicitation_text(&other)),
+    })
 }
 
 /// A JSON Schema 2020-12 input schema with `$defs`, `$anchor`, composition and conditionals,
@@ -711,6 +799,13 @@ async fn main() -> std::io::Result<()> {
                 test_input_required_result_capabilities,
                 test_missing_capability,
                 test_streaming_elicitation,
+                greet,
+                slow_compute,
+                failing_job,
+                protocol_error_job,
+                confirm_delete,
+                multi_input,
+                test_tool_with_task,
             ]
             .with(json_schema_2020_12_tool())
             .with(test_custom_headers()),

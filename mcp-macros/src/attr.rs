@@ -5,7 +5,7 @@
 //! unknown option lists the valid ones; every repeated option is an error at the repetition.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::ToTokens;
+use quote::{ToTokens, quote};
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
 use syn::{Attribute, Expr, ExprLit, Lit, LitBool, Token};
@@ -29,6 +29,14 @@ pub struct ToolAttr {
     pub recursive: bool,
     /// `icon = "https://..."`: the URI of the tool's icon.
     pub icon: Option<Spanned<String>>,
+    /// `task` or `task = "..."`: whether calls may run as tasks.
+    pub task: Option<TaskAttr>,
+}
+
+/// `task` alone, or `task = "text"` with the text as written (`check` knows which are valid).
+pub enum TaskAttr {
+    Bare,
+    Value(Spanned<String>),
 }
 
 /// `annotations(...)`: each hint `None` when not written.
@@ -61,6 +69,7 @@ const TOOL_KEYS: &[&str] = &[
     "annotations",
     "recursive",
     "icon",
+    "task",
 ];
 const ANNOTATION_KEYS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
 const ARG_KEYS: &[&str] = &["description", "default", "rename"];
@@ -83,6 +92,7 @@ pub fn tool_attr(args: TokenStream, cx: &mut Ctxt) -> ToolAttr {
             "icon" => {
                 attr.icon = string_value(&meta, cx, "icon = \"https://example.com/icon.svg\"")?
             }
+            "task" => attr.task = task_value(&meta, cx)?,
             _recursive => attr.recursive = flag_value(&meta, cx)?,
         }
         Ok(())
@@ -117,6 +127,37 @@ fn annotations(meta: &ParseNestedMeta<'_>, cx: &mut Ctxt) -> syn::Result<Annotat
         Ok(())
     })?;
     Ok(hints)
+}
+
+/// `task` or `task = "..."`; `None` (with an error) for any other shape.
+fn task_value(meta: &ParseNestedMeta<'_>, cx: &mut Ctxt) -> syn::Result<Option<TaskAttr>> {
+    const FORMS: &str = "write `task`, or `task = \"optional\"`, `\"required\"` or `\"forbidden\"`";
+    if meta.input.peek(syn::token::Paren) {
+        let path = &meta.path;
+        let list: TokenTree = meta.input.parse()?;
+        cx.error_spanned(
+            quote!(#path #list),
+            format!("`task` takes no list; {FORMS}"),
+        );
+        return Ok(None);
+    }
+    if !meta.input.peek(Token![=]) {
+        return Ok(Some(TaskAttr::Bare));
+    }
+    let value: Expr = meta.value()?.parse()?;
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(text),
+            ..
+        }) => Ok(Some(TaskAttr::Value(Spanned {
+            value: text.value(),
+            span: text.span(),
+        }))),
+        other => {
+            cx.error_spanned(other, format!("`task` must be a string literal; {FORMS}"));
+            Ok(None)
+        }
+    }
 }
 
 /// Read every `#[arg(...)]` among `attrs` (a parameter's attributes) into one set of options.
@@ -346,5 +387,35 @@ mod tests {
         assert_eq!(closest("descripton", TOOL_KEYS), Some("description"));
         assert_eq!(closest("desc", ARG_KEYS), Some("description"));
         assert_eq!(closest("color", TOOL_KEYS), None);
+    }
+
+    fn task(args: TokenStream) -> (Option<TaskAttr>, bool) {
+        let mut cx = Ctxt::new();
+        let attr = tool_attr(args, &mut cx);
+        (attr.task, cx.has_errors())
+    }
+
+    #[test]
+    fn task_is_bare_or_a_string() {
+        assert!(matches!(task(quote!(name = "run")), (None, false)));
+        assert!(matches!(task(quote!(task)), (Some(TaskAttr::Bare), false)));
+        let (value, errors) = task(quote!(title = "Run", task = "required"));
+        assert!(!errors);
+        assert!(matches!(value, Some(TaskAttr::Value(text)) if text.value == "required"));
+        // Any string is read; `check` judges the value.
+        let (value, errors) = task(quote!(task = "sometimes"));
+        assert!(!errors);
+        assert!(matches!(value, Some(TaskAttr::Value(text)) if text.value == "sometimes"));
+    }
+
+    #[test]
+    fn task_of_another_shape_is_an_error() {
+        assert!(matches!(task(quote!(task = 3)), (None, true)));
+        assert!(matches!(task(quote!(task = optional)), (None, true)));
+        assert!(matches!(task(quote!(task(optional))), (None, true)));
+        // The first is kept, the repetition reported.
+        let (value, errors) = task(quote!(task, task = "required"));
+        assert!(errors);
+        assert!(matches!(value, Some(TaskAttr::Bare)));
     }
 }

@@ -7,7 +7,7 @@ use quote::ToTokens;
 use syn::spanned::Spanned as _;
 use syn::{Expr, GenericArgument, Ident, ItemFn, Pat, PathArguments, Type};
 
-use crate::attr::{AnnotationsAttr, DefaultAttr, Spanned};
+use crate::attr::{AnnotationsAttr, DefaultAttr, Spanned, TaskAttr};
 use crate::ctxt::Ctxt;
 use crate::docs::Docs;
 use crate::handler_fn::{self, Callee};
@@ -28,8 +28,21 @@ pub struct ValidTool {
     pub recursive: bool,
     /// The URI of the tool's icon.
     pub icon: Option<String>,
+    /// `task` / `task = "..."`, or the default.
+    pub task_support: TaskSupport,
     pub params: Vec<ValidParam>,
     _checked: Checked,
+}
+
+/// Whether a tool's calls may run as tasks (the runtime's `TaskSupport`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// No `task` option (the default): every call answers in place.
+    Forbidden,
+    /// `task` or `task = "optional"`.
+    Optional,
+    /// `task = "required"`.
+    Required,
 }
 
 /// A parameter every rule accepted.
@@ -75,6 +88,7 @@ pub fn tool(tool: &ToolFn, mut cx: Ctxt) -> syn::Result<ValidTool> {
     check_no_generics(tool, &mut cx);
     check_safe_and_not_variadic(tool, &mut cx);
     let (name, name_span) = check_tool_name(tool, &mut cx);
+    let task_support = check_task_support(tool.attr.task.as_ref(), &mut cx);
     check_documented_arguments_exist(&function.docs, &function.params, function.ident(), &mut cx);
     let params: Vec<ValidParam> = function
         .params
@@ -97,6 +111,7 @@ pub fn tool(tool: &ToolFn, mut cx: Ctxt) -> syn::Result<ValidTool> {
         annotations: tool.attr.annotations,
         recursive: tool.attr.recursive,
         icon: tool.attr.icon.as_ref().map(|icon| icon.value.clone()),
+        task_support,
         params,
         _checked: Checked,
     };
@@ -193,6 +208,33 @@ fn check_tool_name(tool: &ToolFn, cx: &mut Ctxt) -> (String, Span) {
         );
     }
     (name, span)
+}
+
+/// The runtime knows three task modes; a misspelled one silently falling back to the default
+/// would leave a tool the author meant as a task answering in place (or the opposite).
+fn check_task_support(task: Option<&TaskAttr>, cx: &mut Ctxt) -> TaskSupport {
+    let Some(task) = task else {
+        return TaskSupport::Forbidden;
+    };
+    let Spanned { value, span } = match task {
+        TaskAttr::Bare => return TaskSupport::Optional,
+        TaskAttr::Value(value) => value,
+    };
+    match value.as_str() {
+        "optional" => TaskSupport::Optional,
+        "required" => TaskSupport::Required,
+        "forbidden" => TaskSupport::Forbidden,
+        other => {
+            cx.error_at(
+                *span,
+                format!(
+                    "unknown `task` value `{other}`; expected \"optional\", \"required\" or \
+                     \"forbidden\""
+                ),
+            );
+            TaskSupport::Forbidden
+        }
+    }
 }
 
 /// A bullet naming no parameter is a description the model never sees, usually left behind by
@@ -451,5 +493,27 @@ mod tests {
         assert!(option_inner(&ty).is_none());
         let ty: Type = parse_quote!(my::Option<u8>);
         assert!(option_inner(&ty).is_none());
+    }
+
+    #[test]
+    fn task_values_are_the_runtime_modes() {
+        let check = |task: Option<TaskAttr>| {
+            let mut cx = Ctxt::new();
+            let support = check_task_support(task.as_ref(), &mut cx);
+            (support, cx.has_errors())
+        };
+        let value = |text: &str| {
+            Some(TaskAttr::Value(Spanned {
+                value: text.to_owned(),
+                span: Span::call_site(),
+            }))
+        };
+        assert_eq!(check(None), (TaskSupport::Forbidden, false));
+        assert_eq!(check(Some(TaskAttr::Bare)), (TaskSupport::Optional, false));
+        assert_eq!(check(value("optional")), (TaskSupport::Optional, false));
+        assert_eq!(check(value("required")), (TaskSupport::Required, false));
+        assert_eq!(check(value("forbidden")), (TaskSupport::Forbidden, false));
+        assert_eq!(check(value("Required")), (TaskSupport::Forbidden, true));
+        assert_eq!(check(value("sometimes")), (TaskSupport::Forbidden, true));
     }
 }

@@ -14,7 +14,7 @@ pub use serde_json;
 pub use std::sync::OnceLock;
 
 pub use crate::handler::{
-    ArgumentDefault, ArgumentReader, BoxFuture, IntoToolResult, JsonObject, ParamFns,
+    ArgumentDefault, ArgumentReader, BoxFuture, IntoToolResult, JsonObject, ParamFns, TaskSupport,
     ToolAnnotations, ToolCall, ToolDefinition, ToolHandler, param,
 };
 pub use crate::handler::{OutputProbe, ViaIntoToolResult, ViaNoResult};
@@ -86,6 +86,8 @@ pub struct ToolSpec {
     pub output_schema: Option<JsonObject>,
     /// `#[mcp_tool(icon = "...")]`.
     pub icons: &'static [&'static str],
+    /// `#[mcp_tool(task = "...")]`.
+    pub task_support: TaskSupport,
 }
 
 /// The definition of the tool `spec` describes, with the parameters `schema` has gathered.
@@ -102,6 +104,7 @@ pub fn definition(spec: ToolSpec, schema: InputSchema) -> Result<ToolDefinition,
             .iter()
             .map(|src| crate::protocol::Icon::new(*src))
             .collect(),
+        task_support: spec.task_support,
     })
 }
 

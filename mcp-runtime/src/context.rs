@@ -44,6 +44,8 @@ pub struct RequestContext {
     pub(crate) forward_tracing: bool,
     /// Who the transport authenticated as the client (see [`RequestContext::principal`]).
     pub(crate) principal: Option<Arc<str>>,
+    /// Set when the call may become a task (see [`RequestContext::start_task`]).
+    pub(crate) task: Option<Arc<crate::task::slot::TaskSlot>>,
 }
 
 impl RequestContext {
@@ -65,6 +67,7 @@ impl RequestContext {
             asker: None,
             forward_tracing: false,
             principal: None,
+            task: None,
         }
     }
 
@@ -117,6 +120,44 @@ impl RequestContext {
         self.peer
             .as_ref()
             .is_some_and(|peer| peer.release_connection())
+    }
+
+    /// Make this call a task now, if it may become one, and return whether it runs as one.
+    ///
+    /// A call may become a task when its tool allows it (`#[mcp_tool(task)]`,
+    /// [`TaskSupport`](crate::TaskSupport)) and its request, a 2026-07-28 one, declared the
+    /// `io.modelcontextprotocol/tasks` extension. Such a call becomes a task by itself the
+    /// first time its handler waits on anything; until then it is an ordinary call, which
+    /// may finish at once or ask the client (an `InputRequiredResult`) in place. Call this to
+    /// make it a task before asking, so that the questions wait in the task
+    /// (`input_required`, answered with `tasks/update`) instead. Elsewhere it does nothing and
+    /// returns `false`.
+    ///
+    /// ```
+    /// use mcp_runtime::{Elicitation, RequestContext, mcp_tool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Confirm {
+    ///     confirm: bool,
+    /// }
+    ///
+    /// /// Delete the archive, once the user confirms (in a task, where the client takes them).
+    /// #[mcp_tool(task)]
+    /// async fn purge_archive(ctx: RequestContext) -> String {
+    ///     ctx.start_task().await;
+    ///     match ctx.elicit::<Confirm>("Delete the whole archive?").await {
+    ///         Ok(Elicitation::Accepted(Confirm { confirm: true })) => "deleted".into(),
+    ///         _ => "kept".into(),
+    ///     }
+    /// }
+    /// ```
+    pub async fn start_task(&self) -> bool {
+        crate::task::slot::start(self.task.as_deref()).await
+    }
+
+    /// The id of the task this call runs as, once it is one.
+    pub fn task_id(&self) -> Option<&str> {
+        Some(&self.task.as_deref()?.task()?.id)
     }
 }
 

@@ -22,6 +22,7 @@ mod server;
 mod service;
 mod session;
 mod state;
+mod task;
 pub mod testing;
 mod transport;
 mod uri_template;
@@ -45,8 +46,8 @@ pub use ask::{
 pub use context::{CancellationToken, RequestContext};
 pub use dynamic::{SurfaceError, Surfaces};
 pub use handler::{
-    ArgumentDefault, ArgumentError, BoxFuture, IntoToolResult, Json, JsonObject, ToolAnnotations,
-    ToolCall, ToolDefinition, ToolHandler, ToolParam,
+    ArgumentDefault, ArgumentError, BoxFuture, IntoToolResult, Json, JsonObject, TaskSupport,
+    ToolAnnotations, ToolCall, ToolDefinition, ToolHandler, ToolParam,
 };
 pub use handler::{
     BuiltPrompt, BuiltResource, BuiltTool, PromptBuilder, ResourceBuilder, ToolBuilder,

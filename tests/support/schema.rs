@@ -191,6 +191,19 @@ pub fn check_server_message(
             ))),
         };
     }
+    // The tasks extension (`io.modelcontextprotocol/tasks`): a call that became a task. The
+    // extension's own schema is not among the official revision schemas, so only the base
+    // `Result` is checked here; tests/stdio_tasks.rs checks its members one by one.
+    if message["result"]["resultType"] == "task" {
+        return match request_method {
+            Some("tools/call") if revision.is_modern() => {
+                check(revision, "Result", &message["result"])
+            }
+            _ => Err(SchemaViolation(format!(
+                "a CreateTaskResult answers only 2026-07-28 tools/call: {message}"
+            ))),
+        };
+    }
     match request_method.and_then(result_type) {
         Some(result) => check(revision, result, &message["result"]),
         None => Ok(()),

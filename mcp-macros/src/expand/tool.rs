@@ -13,7 +13,7 @@ use syn::{Ident, ReturnType, Type, Visibility};
 
 use super::{call_user_fn, paths};
 use crate::attr::{AnnotationsAttr, DefaultAttr};
-use crate::check::{self, Presence, ValidParam, ValidTool};
+use crate::check::{self, Presence, TaskSupport, ValidParam, ValidTool};
 
 /// Everything `#[mcp_tool]` expands to for the free function of `tool`.
 pub fn tool(tool: &ValidTool) -> TokenStream {
@@ -169,6 +169,7 @@ fn definition(tool: &ValidTool) -> TokenStream {
     let recursive = tool.recursive;
     let output_schema = output_schema(tool);
     let icons = tool.icon.iter();
+    let task_support = task_support(tool.task_support);
     let schema = Ident::new("__mcp_schema", Span::mixed_site());
     let params = tool.params.iter().enumerate().map(|(index, param)| {
         let fns = param_fns(param);
@@ -212,6 +213,7 @@ fn definition(tool: &ValidTool) -> TokenStream {
                     recursive: #recursive,
                     output_schema: #output_schema,
                     icons: &[#(#icons),*],
+                    task_support: #task_support,
                 },
                 #schema,
             )
@@ -321,6 +323,15 @@ fn annotations(hints: &AnnotationsAttr) -> TokenStream {
         None => quote!(::core::option::Option::None),
     });
     quote!(#p::annotations(#(#hints),*))
+}
+
+fn task_support(support: TaskSupport) -> TokenStream {
+    let p = paths::private();
+    match support {
+        TaskSupport::Forbidden => quote!(#p::TaskSupport::Forbidden),
+        TaskSupport::Optional => quote!(#p::TaskSupport::Optional),
+        TaskSupport::Required => quote!(#p::TaskSupport::Required),
+    }
 }
 
 fn optional_str(text: Option<&str>) -> TokenStream {

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -26,6 +26,7 @@ use super::seal::{SealKey, random_id};
 use crate::handler::BoxFuture;
 use crate::handler::JsonObject;
 use crate::protocol::jsonrpc::ErrorObject;
+use crate::task::record::TaskRecord;
 
 /// How long a `requestState` stays valid: the user answering a form may take a while.
 const STATE_LIFETIME: Duration = Duration::from_secs(600);
@@ -87,6 +88,8 @@ pub(crate) struct InputRound {
     /// Answers by key, each with the digest of the question it answers.
     answers: HashMap<String, (String, Value)>,
     run: Mutex<Run>,
+    /// Once the call has become a task, questions not answered here wait in it instead.
+    task: OnceLock<Arc<TaskRecord>>,
 }
 
 #[derive(Debug, Default)]
@@ -160,6 +163,7 @@ impl InputRound {
             replay_guard: replay_guard.clone(),
             answers,
             run: Mutex::default(),
+            task: OnceLock::new(),
         })
     }
 
@@ -179,7 +183,7 @@ impl InputRound {
     ) -> Result<Value, AskError> {
         let request = json!({"method": method, "params": params});
         let asked = digest(&request);
-        {
+        let in_task = {
             let mut run = self.run();
             // Unnamed questions are numbered in the order asked.
             let key = match key {
@@ -194,10 +198,24 @@ impl InputRound {
                     run.used.insert(key, json!([digest, answer]));
                     return Ok(answer.clone());
                 }
-                _ => run.questions.push((key, asked, request)),
+                _ => match self.task.get() {
+                    Some(task) => Some((task.clone(), key, request)),
+                    None => {
+                        run.questions.push((key, asked, request));
+                        None
+                    }
+                },
             }
+        };
+        match in_task {
+            Some((task, key, request)) => task.ask(key, request).await,
+            None => std::future::pending().await,
         }
-        std::future::pending().await
+    }
+
+    /// The call became `task`: questions asked from now on wait in it.
+    pub(crate) fn continue_in(&self, task: Arc<TaskRecord>) {
+        let _ = self.task.set(task);
     }
 
     /// The handler wanted to ask something the request's client capabilities rule out.

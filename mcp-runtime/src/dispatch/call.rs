@@ -9,15 +9,17 @@ use serde_json::value::RawValue;
 use super::asking::answer_run;
 use super::catch_unwind::{CatchUnwind, PanicPayload, panic_message};
 use super::classify::RequestScope;
+use super::tasks::{Ran, TaskStart};
 use super::{Dispatcher, InFlight, Reply};
 use crate::ask::round::UntilInput;
 use crate::context::CancellationToken;
-use crate::handler::{JsonObject, ToolCall};
+use crate::handler::{BoxFuture, JsonObject, ToolCall};
 use crate::logging::{forwarding_to, forwarding_while};
 use crate::peer::with_heartbeat;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, Params, RequestId};
 use crate::protocol::wire::{CallToolResultWire, ModernResult};
 use crate::protocol::{CallToolResult, ProtocolVersion};
+use crate::task::slot::NoteWaits;
 
 impl Dispatcher {
     /// Start the tool `params.name` names. The reply is pending until the tool finishes; it
@@ -65,6 +67,7 @@ impl Dispatcher {
             Some(arguments @ Value::Object(_)) => arguments,
             Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
         };
+        let task_slot = super::tasks::task_slot(tool.task_support, &scope, &tool.name)?;
         let asking = self.call_asking(id, &scope, &tool.name, &arguments, resume.as_ref())?;
         let Value::Object(arguments) = arguments else {
             unreachable!("checked to be an object above")
@@ -79,8 +82,10 @@ impl Dispatcher {
                 ))
             })?;
         let revision = scope.revision;
+        let owner = task_slot.as_ref().and_then(|_| scope.principal.clone());
         let mut context = super::offerings::context(scope, cancellation.clone());
         context.asker = asking.asker;
+        context.task = task_slot.clone();
         let (round, wanted) = (asking.round, asking.wanted);
         let peer = context.peer.clone();
         // Reference counts are atomic operations: none for what a call does not use.
@@ -102,6 +107,23 @@ impl Dispatcher {
         }));
         let name = tool.name.clone();
         let modern_meta = self.modern_meta.clone();
+        let task_start = task_slot.map(|slot| TaskStart {
+            store: self.tasks.clone(),
+            slot,
+            owner,
+            round: round.clone(),
+            wanted: wanted.clone(),
+            tool: name.clone(),
+            revision,
+            modern_meta: modern_meta.clone(),
+        });
+        // A call that may become a task notes when its handler first waits.
+        let started = match &task_start {
+            Some(start) => started.map(|handler| -> BoxFuture<'static, CallToolResult> {
+                Box::pin(NoteWaits::new(handler, start.slot.clone()))
+            }),
+            None => started,
+        };
         let id = id.clone();
         Ok(Reply::Pending(Box::pin(async move {
             let outcome = match started {
@@ -111,13 +133,25 @@ impl Dispatcher {
                     let running = UntilInput::new(running, round.clone());
                     let running =
                         with_heartbeat(CatchUnwind::new(running), heartbeat_peer, heartbeat);
-                    // Once cancelled, the tool is polled once more (a tool awaiting its token
-                    // ends then) and dropped if it still runs: a tool that ignores its token
-                    // does not run on for an answer nobody will read.
-                    tokio::select! {
-                        biased;
-                        outcome = running => Some(outcome),
-                        () = cancellation.cancelled() => None,
+                    match task_start {
+                        Some(start) => match start.run(&id, running, &cancellation).await {
+                            Ran::Finished(outcome) => outcome,
+                            Ran::BecameTask(created) => {
+                                // The task reports through `tasks/get`, not this request.
+                                if let Some(peer) = &peer {
+                                    peer.close();
+                                }
+                                return Some(created);
+                            }
+                        },
+                        // Once cancelled, the tool is polled once more (a tool awaiting its
+                        // token ends then) and dropped if it still runs: a tool that ignores
+                        // its token does not run on for an answer nobody will read.
+                        None => tokio::select! {
+                            biased;
+                            outcome = running => Some(outcome),
+                            () = cancellation.cancelled() => None,
+                        },
                     }
                 }
                 Err(payload) => Some(Err(payload)),

@@ -22,6 +22,8 @@ pub(crate) struct CatalogTool {
     /// Its name, shared with the calls that log it.
     pub(crate) name: Arc<str>,
     pub(crate) handler: Arc<dyn ToolHandler>,
+    /// Whether its calls may become tasks.
+    pub(crate) task_support: crate::handler::TaskSupport,
 }
 
 /// How one dispatcher's catalogs are paged and marked.
@@ -219,6 +221,7 @@ impl ToolCatalog {
             catalog_tools.push(CatalogTool {
                 name,
                 handler: handler.clone(),
+                task_support: definition.task_support,
             });
             definitions.push(definition);
         }
@@ -241,6 +244,13 @@ impl ToolCatalog {
             return self.tools.iter().find(|tool| *tool.name == *name);
         }
         self.by_name.get(name).map(|&index| &self.tools[index])
+    }
+
+    /// Whether some tool's calls may become tasks.
+    pub(crate) fn allows_tasks(&self) -> bool {
+        self.tools
+            .iter()
+            .any(|tool| tool.task_support.allows_tasks())
     }
 
     /// Whether there are no tools.

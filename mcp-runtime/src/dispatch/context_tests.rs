@@ -39,6 +39,7 @@ impl ToolHandler for Reporter {
             output_schema: None,
             annotations: ToolAnnotations::default(),
             icons: Vec::new(),
+            task_support: crate::handler::TaskSupport::Forbidden,
         }
     }
 

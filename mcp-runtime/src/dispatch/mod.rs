@@ -28,6 +28,7 @@ mod offerings;
 mod prompts;
 mod resources;
 mod subscriptions;
+mod tasks;
 #[cfg(test)]
 pub(crate) mod test_tools;
 #[cfg(test)]
@@ -133,6 +134,8 @@ pub(crate) struct Dispatcher {
     request_state_key: crate::ask::seal::SealKey,
     /// Refuses a `requestState` used before.
     replay_guard: crate::ask::SharedReplayGuard,
+    /// The tool calls running (or run) as tasks.
+    tasks: Arc<crate::task::store::TaskStore>,
 }
 
 impl Dispatcher {
@@ -170,6 +173,7 @@ impl Dispatcher {
                 completions: None,
                 // `logging/setLevel` and per-request levels work for every handler.
                 logging: Some(EmptyObject {}),
+                extensions: None,
             },
             catalog,
             resources,
@@ -183,12 +187,17 @@ impl Dispatcher {
             forward_tracing: server.forward_tracing,
             request_state_key: server.request_state_key.clone(),
             replay_guard: server.replay_guard.clone(),
+            tasks: Arc::new(crate::task::store::TaskStore::new(server.tasks)),
         };
         // Prompts and templates added while serving may bring completers, and clients read the
         // capabilities once: a server whose surfaces can change declares it from the start.
         dispatcher.capabilities.completions = (dispatcher.has_completions()
             || dispatcher.catalog.is_dynamic())
         .then_some(EmptyObject {});
+        // Clients read the extensions once too: tools added later may take tasks.
+        dispatcher.capabilities.extensions = (dispatcher.catalog.is_dynamic()
+            || dispatcher.catalog.get().allows_tasks())
+        .then(|| serde_json::json!({ crate::task::EXTENSION: {} }));
         Ok(dispatcher)
     }
 

@@ -50,9 +50,14 @@ impl Dispatcher {
                      `_meta[\"io.modelcontextprotocol/protocolVersion\"]` to use a legacy session)"
                 ),
             )),
-            other => self
-                .offering_request(id, other, Some(params.into_object()), scope, session)
-                .unwrap_or_else(|| Err(ErrorObject::method_not_found(method))),
+            other => {
+                let params = params.into_object();
+                if let Some(answer) = self.task_request(id, other, &params, &scope) {
+                    return answer;
+                }
+                self.offering_request(id, other, Some(params), scope, session)
+                    .unwrap_or_else(|| Err(ErrorObject::method_not_found(method)))
+            }
         }
     }
 }

@@ -61,6 +61,7 @@ impl ToolHandler for TestTool {
             output_schema: None,
             annotations: ToolAnnotations::default(),
             icons: Vec::new(),
+            task_support: crate::handler::TaskSupport::Forbidden,
         }
     }
 

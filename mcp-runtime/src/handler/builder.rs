@@ -13,7 +13,7 @@ use super::{
     BoxFuture, IntoPromptResult, IntoReadResult, IntoToolResult, JsonObject,
     PromptArgumentDefinition, PromptDefinition, PromptError, PromptHandler, PromptRequest,
     Resource, ResourceDefinition, ResourceError, ResourceHandler, ResourceRead, ResourceTemplate,
-    ToolAnnotations, ToolCall, ToolDefinition, ToolHandler,
+    TaskSupport, ToolAnnotations, ToolCall, ToolDefinition, ToolHandler,
 };
 use crate::context::RequestContext;
 use crate::protocol::{CallToolResult, GetPromptResult, Icon, ResourceContents};
@@ -64,6 +64,7 @@ impl ToolBuilder {
                 output_schema: None,
                 annotations: ToolAnnotations::default(),
                 icons: Vec::new(),
+                task_support: TaskSupport::Forbidden,
             },
         }
     }
@@ -111,6 +112,12 @@ impl ToolBuilder {
     /// One more icon (sent from 2025-11-25 on).
     pub fn icon(mut self, icon: Icon) -> Self {
         self.definition.icons.push(icon);
+        self
+    }
+
+    /// Whether calls may run as tasks (default [`TaskSupport::Forbidden`]).
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.definition.task_support = support;
         self
     }
 

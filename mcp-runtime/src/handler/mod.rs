@@ -30,4 +30,6 @@ pub use resource::{
     ResourceErrorKind, ResourceHandler, ResourceRead, ResourceTemplate, ResourceVariable,
     VariableReader,
 };
-pub use tool::{BoxFuture, JsonObject, ToolAnnotations, ToolCall, ToolDefinition, ToolHandler};
+pub use tool::{
+    BoxFuture, JsonObject, TaskSupport, ToolAnnotations, ToolCall, ToolDefinition, ToolHandler,
+};

@@ -35,6 +35,28 @@ impl ToolAnnotations {
     }
 }
 
+/// Whether a tool's calls may run as tasks (the `io.modelcontextprotocol/tasks` extension of
+/// 2026-07-28): the client then gets a task id at once and polls `tasks/get` for the result.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum TaskSupport {
+    /// Every call answers in place (the default).
+    #[default]
+    Forbidden,
+    /// A call from a client that takes tasks becomes one once it waits on anything; other
+    /// clients get the answer in place.
+    Optional,
+    /// As `Optional`, and a client that takes no tasks gets `-32021` naming the extension
+    /// instead of a call.
+    Required,
+}
+
+impl TaskSupport {
+    /// Whether calls may become tasks.
+    pub fn allows_tasks(self) -> bool {
+        self != TaskSupport::Forbidden
+    }
+}
+
 /// Everything `tools/list` says about one tool, before it is rendered for a revision.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolDefinition {
@@ -52,6 +74,8 @@ pub struct ToolDefinition {
     pub annotations: ToolAnnotations,
     /// Icons a client may show for the tool (2025-11-25 on).
     pub icons: Vec<crate::protocol::Icon>,
+    /// Whether its calls may run as tasks.
+    pub task_support: TaskSupport,
 }
 
 /// One call of a tool: its arguments and the request's protocol context.

@@ -56,19 +56,30 @@ pub(crate) struct ServerCapabilities {
     /// Present when the server may send log messages (`notifications/message`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) logging: Option<EmptyObject>,
+    /// Extensions the server takes (2026-07-28): `io.modelcontextprotocol/tasks` when some tool
+    /// may run as a task.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) extensions: Option<serde_json::Value>,
 }
 
 impl ServerCapabilities {
     /// The capabilities as `revision` defines them: 2024-11-05 has no `completions`
-    /// capability (its clients may still send `completion/complete`).
+    /// capability (its clients may still send `completion/complete`), and only 2026-07-28 has
+    /// `extensions`.
     pub(crate) fn for_revision(&self, revision: ProtocolVersion) -> std::borrow::Cow<'_, Self> {
-        if revision >= ProtocolVersion::V2025_03_26 || self.completions.is_none() {
+        let no_completions = revision < ProtocolVersion::V2025_03_26 && self.completions.is_some();
+        let no_extensions = !revision.is_modern() && self.extensions.is_some();
+        if !no_completions && !no_extensions {
             return std::borrow::Cow::Borrowed(self);
         }
-        std::borrow::Cow::Owned(ServerCapabilities {
-            completions: None,
-            ..self.clone()
-        })
+        let mut capabilities = self.clone();
+        if no_completions {
+            capabilities.completions = None;
+        }
+        if no_extensions {
+            capabilities.extensions = None;
+        }
+        std::borrow::Cow::Owned(capabilities)
     }
 }
 

@@ -170,6 +170,7 @@ mod tests {
                 ..ToolAnnotations::default()
             },
             icons: Vec::new(),
+            task_support: crate::handler::TaskSupport::Forbidden,
         }
     }
 

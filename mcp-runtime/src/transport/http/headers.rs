@@ -56,8 +56,8 @@ fn mismatch(message: String) -> ErrorObject {
 }
 
 /// 2026-07-28: `MCP-Protocol-Version` must equal `_meta`'s version, `Mcp-Method` the method,
-/// and `Mcp-Name` the tool or prompt name (`tools/call`, `prompts/get`) or the resource URI
-/// (`resources/read`). Intermediaries route and rate-limit on these headers without reading
+/// and `Mcp-Name` the tool or prompt name (`tools/call`, `prompts/get`), the resource URI
+/// (`resources/read`) or the task id (`tasks/get`, `tasks/update`, `tasks/cancel`). Intermediaries route and rate-limit on these headers without reading
 /// the body, so a request whose headers say something else must not be served.
 pub(crate) fn check_modern(
     headers: &HeaderMap,
@@ -83,6 +83,9 @@ pub(crate) fn check_modern(
     let named = match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        // The tasks extension routes its methods by task, so a task's requests can be pinned
+        // to the instance holding it.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     };
     if let Some(field) = named {
@@ -424,6 +427,7 @@ mod tests {
             output_schema: None,
             annotations: Default::default(),
             icons: Vec::new(),
+            task_support: crate::handler::TaskSupport::Forbidden,
         }])
     }
 

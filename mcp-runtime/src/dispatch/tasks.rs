@@ -1,0 +1,265 @@
+//! The `io.modelcontextprotocol/tasks` extension (2026-07-28): a tool call that becomes a task
+//! when its handler first waits, and `tasks/get`, `tasks/update`, `tasks/cancel`.
+
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::Poll;
+
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+
+use super::catch_unwind::{PanicPayload, panic_message};
+use super::classify::RequestScope;
+use super::{Dispatcher, Reply};
+use crate::ask::missing::MissingCapabilities;
+use crate::ask::round::{InputRound, RunOutcome, replayed_state};
+use crate::context::CancellationToken;
+use crate::handler::{JsonObject, TaskSupport};
+use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
+use crate::protocol::wire::{CallToolResultWire, ModernResult};
+use crate::protocol::{CallToolResult, ProtocolVersion};
+use crate::task::EXTENSION;
+use crate::task::record::TaskOutcome;
+use crate::task::slot::TaskSlot;
+use crate::task::store::TaskStore;
+use crate::task::wire::TaskWire;
+
+/// What a tool's run comes to, before it is answered.
+pub(super) type CallOutcome = Result<RunOutcome<CallToolResult>, PanicPayload>;
+
+/// Whether a 2026-07-28 request declared the tasks extension in its client capabilities.
+pub(super) fn declares_tasks(scope: &RequestScope) -> bool {
+    scope.revision.is_modern()
+        && scope
+            .client_capabilities
+            .get("extensions")
+            .and_then(|extensions| extensions.get(EXTENSION))
+            .is_some_and(Value::is_object)
+}
+
+/// `-32021` for a request that needs the extension its client did not declare.
+fn extension_required(what: &str) -> ErrorObject {
+    ErrorObject::new(
+        ErrorObject::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!("{what} needs the `{EXTENSION}` extension, which the request did not declare"),
+    )
+    .with_data(json!({"requiredCapabilities": {"extensions": {EXTENSION: {}}}}))
+}
+
+/// The slot of a call that may become a task, `None` for one that may not; an error for a
+/// tool that requires tasks called by a 2026-07-28 client that takes none. Legacy sessions
+/// know nothing of this extension (the server declares no `tasks` capability to them), so
+/// there every tool answers in place.
+pub(super) fn task_slot(
+    support: TaskSupport,
+    scope: &RequestScope,
+    tool: &str,
+) -> Result<Option<Arc<TaskSlot>>, ErrorObject> {
+    if support == TaskSupport::Forbidden || !scope.revision.is_modern() {
+        return Ok(None);
+    }
+    match (support, declares_tasks(scope)) {
+        (TaskSupport::Forbidden, _) => Ok(None),
+        (_, true) => Ok(Some(Arc::default())),
+        (TaskSupport::Optional, false) => Ok(None),
+        (TaskSupport::Required, false) => Err(extension_required(&format!(
+            "the tool `{tool}` runs only as a task: calling it"
+        ))),
+    }
+}
+
+/// What a call that may become a task needs to become one.
+pub(super) struct TaskStart {
+    pub(super) store: Arc<TaskStore>,
+    pub(super) slot: Arc<TaskSlot>,
+    pub(super) owner: Option<Arc<str>>,
+    pub(super) round: Option<Arc<InputRound>>,
+    pub(super) wanted: Option<Arc<MissingCapabilities>>,
+    pub(super) tool: Arc<str>,
+    pub(super) revision: ProtocolVersion,
+    pub(super) modern_meta: Arc<RawValue>,
+}
+
+/// How a call that may become a task went.
+pub(super) enum Ran {
+    /// It ended as a call (`None`: cancelled): answer it as usual.
+    Finished(Option<CallOutcome>),
+    /// It became a task, running on; the call is answered with this `CreateTaskResult`.
+    BecameTask(Outgoing),
+}
+
+impl TaskStart {
+    /// Run the call until it finishes or first waits; in the latter case store the task, run
+    /// the handler on in the background, and answer with the task.
+    pub(super) async fn run<F>(
+        self,
+        id: &RequestId,
+        running: F,
+        cancellation: &CancellationToken,
+    ) -> Ran
+    where
+        F: Future<Output = CallOutcome> + Send + 'static,
+    {
+        let mut running = Box::pin(running);
+        let waited = {
+            let slot = &self.slot;
+            let until_wait = pin!(std::future::poll_fn(|cx| {
+                match running.as_mut().poll(cx) {
+                    Poll::Ready(outcome) => Poll::Ready(Some(outcome)),
+                    Poll::Pending if slot.waited() => Poll::Ready(None),
+                    Poll::Pending => Poll::Pending,
+                }
+            }));
+            tokio::select! {
+                biased;
+                polled = until_wait => polled,
+                () = cancellation.cancelled() => return Ran::Finished(None),
+            }
+        };
+        if let Some(outcome) = waited {
+            return Ran::Finished(Some(outcome));
+        }
+        let Some(task) = self.store.create(self.owner.clone(), cancellation.clone()) else {
+            self.slot.stay_call();
+            let outcome = tokio::select! {
+                biased;
+                outcome = running => Some(outcome),
+                () = cancellation.cancelled() => None,
+            };
+            return Ran::Finished(outcome);
+        };
+        self.slot.become_task(task.clone());
+        if let Some(round) = &self.round {
+            round.continue_in(task.clone());
+        }
+        let created = Outgoing::result(
+            id,
+            &TaskWire::created(&task, &task.snapshot(), &self.modern_meta),
+        );
+        tracing::debug!(task = %task.id, tool = &*self.tool, "the call became a task");
+        tokio::spawn(async move {
+            let outcome = tokio::select! {
+                biased;
+                outcome = running => outcome,
+                // `tasks/cancel` recorded the end already.
+                () = task.cancellation.cancelled() => return,
+            };
+            task.finish(self.task_outcome(outcome));
+        });
+        Ran::BecameTask(created)
+    }
+
+    /// How a task ends for a run that came to `outcome`: a tool's result (an error result
+    /// included) completes it; a panic, or a handler that failed for want of a capability,
+    /// fails it with the protocol error.
+    fn task_outcome(&self, outcome: CallOutcome) -> TaskOutcome {
+        let result = match outcome {
+            Ok(RunOutcome::Done(result)) => result,
+            Ok(RunOutcome::Replayed) => return TaskOutcome::Error(replayed_state()),
+            Ok(RunOutcome::NeedsInput) => {
+                return TaskOutcome::Error(ErrorObject::internal_error(
+                    "the tool waited for input it had asked before the task started",
+                ));
+            }
+            Err(payload) => {
+                tracing::error!(
+                    tool = &*self.tool,
+                    panic = panic_message(&payload),
+                    "tool panicked in a task; the task fails"
+                );
+                return TaskOutcome::Error(ErrorObject::internal_error(format!(
+                    "internal error: the tool `{}` failed unexpectedly (details are in the \
+                     server's log)",
+                    self.tool
+                )));
+            }
+        };
+        let missing = match (&self.round, &self.wanted) {
+            _ if !result.is_error => None,
+            (Some(round), _) => round.missing_capability_error(),
+            (None, Some(wanted)) => wanted.error(),
+            (None, None) => None,
+        };
+        if let Some(missing) = missing {
+            return TaskOutcome::Error(missing);
+        }
+        let wire = CallToolResultWire::new(
+            &result,
+            self.revision,
+            Some(ModernResult::complete(&self.modern_meta)),
+        );
+        match serde_json::to_value(wire) {
+            Ok(result) => TaskOutcome::Result(result),
+            Err(error) => TaskOutcome::Error(ErrorObject::internal_error(format!(
+                "the tool's result could not be encoded: {error}"
+            ))),
+        }
+    }
+}
+
+impl Dispatcher {
+    /// `tasks/get`, `tasks/update` and `tasks/cancel` of a 2026-07-28 request; `None` for any
+    /// other method.
+    pub(super) fn task_request(
+        &self,
+        id: &RequestId,
+        method: &str,
+        params: &JsonObject,
+        scope: &RequestScope,
+    ) -> Option<Result<Reply, ErrorObject>> {
+        if !matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel") {
+            return None;
+        }
+        Some(self.answer_task_request(id, method, params, scope))
+    }
+
+    fn answer_task_request(
+        &self,
+        id: &RequestId,
+        method: &str,
+        params: &JsonObject,
+        scope: &RequestScope,
+    ) -> Result<Reply, ErrorObject> {
+        if !declares_tasks(scope) {
+            return Err(extension_required(&format!("`{method}`")));
+        }
+        let task_id = match params.get("taskId") {
+            Some(Value::String(task_id)) => task_id,
+            _ => return Err(ErrorObject::invalid_params("`taskId` must be a string")),
+        };
+        let task = self
+            .tasks
+            .find(task_id, scope.principal.as_deref())
+            .ok_or_else(|| ErrorObject::invalid_params(format!("unknown task `{task_id}`")))?;
+        let ack = || {
+            // An empty result: the task's state is read with `tasks/get`.
+            Reply::Ready(Outgoing::result(
+                id,
+                &ModernResult::complete(&self.modern_meta),
+            ))
+        };
+        match method {
+            "tasks/get" => Ok(Reply::Ready(Outgoing::result(
+                id,
+                &TaskWire::detailed(&task, &task.snapshot(), &self.modern_meta),
+            ))),
+            "tasks/update" => {
+                let responses = match params.get("inputResponses") {
+                    Some(Value::Object(responses)) => responses.clone(),
+                    _ => {
+                        return Err(ErrorObject::invalid_params(
+                            "`inputResponses` must be an object",
+                        ));
+                    }
+                };
+                task.answer(responses);
+                Ok(ack())
+            }
+            _ => {
+                task.cancel();
+                Ok(ack())
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! Tasks on the wire: the flat `CreateTaskResult` a call answers with, and the detailed task
+//! `tasks/get` returns (its result, error or pending questions inlined).
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::clock::rfc3339;
+use super::record::{TaskOutcome, TaskRecord, TaskSnapshot};
+use crate::protocol::jsonrpc::ErrorObject;
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TaskWire<'a> {
+    task_id: &'a str,
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status_message: Option<&'a str>,
+    created_at: String,
+    last_updated_at: String,
+    ttl_ms: u64,
+    poll_interval_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a ErrorObject>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input_requests: Option<&'a Map<String, Value>>,
+    result_type: &'static str,
+    #[serde(rename = "_meta")]
+    meta: &'a RawValue,
+}
+
+impl<'a> TaskWire<'a> {
+    /// The answer to the call that created `task` (`resultType: "task"`): its state only.
+    pub(crate) fn created(
+        task: &'a TaskRecord,
+        snapshot: &'a TaskSnapshot,
+        meta: &'a RawValue,
+    ) -> Self {
+        TaskWire {
+            result: None,
+            error: None,
+            input_requests: None,
+            result_type: "task",
+            ..Self::detailed(task, snapshot, meta)
+        }
+    }
+
+    /// `tasks/get`: the state, and what the status makes relevant: the result of a completed
+    /// task, the error of a failed one, the questions of one waiting for input.
+    pub(crate) fn detailed(
+        task: &'a TaskRecord,
+        snapshot: &'a TaskSnapshot,
+        meta: &'a RawValue,
+    ) -> Self {
+        let (result, error) = match &snapshot.outcome {
+            Some(TaskOutcome::Result(result)) => (Some(result), None),
+            Some(TaskOutcome::Error(error)) => (None, Some(error)),
+            None => (None, None),
+        };
+        TaskWire {
+            task_id: &task.id,
+            status: snapshot.status.as_str(),
+            status_message: snapshot.status_message.as_deref(),
+            created_at: rfc3339(task.created),
+            last_updated_at: rfc3339(snapshot.updated),
+            ttl_ms: millis(task.ttl),
+            // Never 0: a client told to poll every 0 ms would spin.
+            poll_interval_ms: millis(task.poll_interval).max(1),
+            result,
+            error,
+            input_requests: (!snapshot.input_requests.is_empty())
+                .then_some(&snapshot.input_requests),
+            result_type: "complete",
+            meta,
+        }
+    }
+}
+
+fn millis(duration: std::time::Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
