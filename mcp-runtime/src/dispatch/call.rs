@@ -134,7 +134,8 @@ impl Dispatcher {
                     let running =
                         with_heartbeat(CatchUnwind::new(running), heartbeat_peer, heartbeat);
                     match task_start {
-                        Some(start) => match start.run(&id, running, &cancellation).await {
+                        Some(start) => match start.run(&id, Box::pin(running), &cancellation).await
+                        {
                             Ran::Finished(outcome) => outcome,
                             Ran::BecameTask(created) => {
                                 // The task reports through `tasks/get`, not this request.

@@ -1,7 +1,6 @@
 //! The `io.modelcontextprotocol/tasks` extension (2026-07-28): a tool call that becomes a task
 //! when its handler first waits, and `tasks/get`, `tasks/update`, `tasks/cancel`.
 
-use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;
 use std::task::Poll;
@@ -15,7 +14,7 @@ use super::{Dispatcher, Reply};
 use crate::ask::missing::MissingCapabilities;
 use crate::ask::round::{InputRound, RunOutcome, replayed_state};
 use crate::context::CancellationToken;
-use crate::handler::{JsonObject, TaskSupport};
+use crate::handler::{BoxFuture, JsonObject, TaskSupport};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::{CallToolResultWire, ModernResult};
 use crate::protocol::{CallToolResult, ProtocolVersion};
@@ -92,16 +91,15 @@ pub(super) enum Ran {
 impl TaskStart {
     /// Run the call until it finishes or first waits; in the latter case store the task, run
     /// the handler on in the background, and answer with the task.
-    pub(super) async fn run<F>(
+    ///
+    /// `running` comes boxed: one instance of this code (and of the spawned task) serves every
+    /// call, where a generic one would repeat the call's whole state machine in the binary.
+    pub(super) async fn run(
         self,
         id: &RequestId,
-        running: F,
+        mut running: BoxFuture<'static, CallOutcome>,
         cancellation: &CancellationToken,
-    ) -> Ran
-    where
-        F: Future<Output = CallOutcome> + Send + 'static,
-    {
-        let mut running = Box::pin(running);
+    ) -> Ran {
         let waited = {
             let slot = &self.slot;
             let until_wait = pin!(std::future::poll_fn(|cx| {
