@@ -11,7 +11,8 @@ use super::catch_unwind::{CatchUnwind, PanicPayload, panic_message};
 use super::classify::RequestScope;
 use super::tasks::{Ran, TaskStart};
 use super::{Dispatcher, InFlight, Reply};
-use crate::ask::round::UntilInput;
+use crate::ask::missing::MissingCapabilities;
+use crate::ask::round::{InputRound, UntilInput};
 use crate::context::CancellationToken;
 use crate::handler::{BoxFuture, JsonObject, ToolCall};
 use crate::logging::{forwarding_to, forwarding_while};
@@ -176,15 +177,12 @@ impl Dispatcher {
                 round.as_deref(),
                 &modern_meta,
                 |outcome| {
-                    let result = outcome.unwrap_or_else(|payload| panicked(&name, &payload));
-                    // A 2026-07-28 tool that failed for want of a capability: say which.
-                    let missing = match (&round, &wanted) {
-                        _ if !result.is_error => None,
-                        (Some(round), _) => round.missing_capability_error(),
-                        (None, Some(wanted)) => wanted.error(),
-                        (None, None) => None,
-                    };
-                    if let Some(missing) = missing {
+                    let result = outcome.unwrap_or_else(|payload| {
+                        CallToolResult::error(panic_failure(&name, &payload))
+                    });
+                    if let Some(missing) =
+                        wanted_capability(&result, round.as_deref(), wanted.as_deref())
+                    {
                         return Outgoing::error(Some(&id), &missing);
                     }
                     encode_result(&id, &result, revision, &modern_meta)
@@ -194,16 +192,28 @@ impl Dispatcher {
     }
 }
 
-/// The model learns only that the tool failed; the details go to the server's log.
-fn panicked(tool: &str, payload: &PanicPayload) -> CallToolResult {
-    tracing::error!(
-        tool,
-        panic = panic_message(payload),
-        "tool panicked; answering with an error result"
-    );
-    CallToolResult::error(format!(
+/// What the client learns of a tool that panicked: only that it failed; the details go to
+/// the server's log.
+pub(super) fn panic_failure(tool: &str, payload: &PanicPayload) -> String {
+    tracing::error!(tool, panic = panic_message(payload), "tool panicked");
+    format!(
         "internal error: the tool `{tool}` failed unexpectedly (details are in the server's log)"
-    ))
+    )
+}
+
+/// For a 2026-07-28 tool that failed (`result`) after wanting a capability its request did
+/// not declare, the `-32021` error saying which.
+pub(super) fn wanted_capability(
+    result: &CallToolResult,
+    round: Option<&InputRound>,
+    wanted: Option<&MissingCapabilities>,
+) -> Option<ErrorObject> {
+    match (round, wanted) {
+        _ if !result.is_error => None,
+        (Some(round), _) => round.missing_capability_error(),
+        (None, Some(wanted)) => wanted.error(),
+        (None, None) => None,
+    }
 }
 
 fn encode_result(

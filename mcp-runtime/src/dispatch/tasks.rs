@@ -8,7 +8,8 @@ use std::task::Poll;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use super::catch_unwind::{PanicPayload, panic_message};
+use super::call::{panic_failure, wanted_capability};
+use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
 use super::{Dispatcher, Reply};
 use crate::ask::missing::MissingCapabilities;
@@ -161,25 +162,13 @@ impl TaskStart {
                 ));
             }
             Err(payload) => {
-                tracing::error!(
-                    tool = &*self.tool,
-                    panic = panic_message(&payload),
-                    "tool panicked in a task; the task fails"
-                );
-                return TaskOutcome::Error(ErrorObject::internal_error(format!(
-                    "internal error: the tool `{}` failed unexpectedly (details are in the \
-                     server's log)",
-                    self.tool
-                )));
+                let failure = panic_failure(&self.tool, &payload);
+                return TaskOutcome::Error(ErrorObject::internal_error(failure));
             }
         };
-        let missing = match (&self.round, &self.wanted) {
-            _ if !result.is_error => None,
-            (Some(round), _) => round.missing_capability_error(),
-            (None, Some(wanted)) => wanted.error(),
-            (None, None) => None,
-        };
-        if let Some(missing) = missing {
+        if let Some(missing) =
+            wanted_capability(&result, self.round.as_deref(), self.wanted.as_deref())
+        {
             return TaskOutcome::Error(missing);
         }
         let wire = CallToolResultWire::new(
