@@ -23,7 +23,7 @@ const MODERN: ProtocolVersion = ProtocolVersion::V2026_07_28;
 
 fn client() -> Client {
     Client::new(ServerProcess::spawn(Path::new(env!(
-        "CARGO_BIN_EXE_asking-server"
+        "CARGO_BIN_EXE_tasks-server"
     ))))
 }
 

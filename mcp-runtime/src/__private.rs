@@ -90,6 +90,23 @@ pub struct ToolSpec {
     pub task_support: TaskSupport,
 }
 
+/// Implemented only with mcp-runtime's `tasks` feature: without it, `#[mcp_tool(task)]` would
+/// compile to a tool that never runs as a task, so it does not compile.
+#[diagnostic::on_unimplemented(
+    message = "`#[mcp_tool(task)]` needs the `tasks` feature of mcp-runtime",
+    label = "calls of this tool could never run as tasks",
+    note = "add `features = [\"tasks\"]` to the `mcp-runtime` dependency in Cargo.toml"
+)]
+pub trait TasksFeature {}
+
+#[cfg(feature = "tasks")]
+impl TasksFeature for TaskSupport {}
+
+/// `support`, for a tool that may run as a task: compiles only with the `tasks` feature.
+pub const fn with_tasks<T: TasksFeature>(support: T) -> T {
+    support
+}
+
 /// The definition of the tool `spec` describes, with the parameters `schema` has gathered.
 pub fn definition(spec: ToolSpec, schema: InputSchema) -> Result<ToolDefinition, SchemaError> {
     Ok(ToolDefinition {

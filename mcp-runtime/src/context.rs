@@ -45,6 +45,7 @@ pub struct RequestContext {
     /// Who the transport authenticated as the client (see [`RequestContext::principal`]).
     pub(crate) principal: Option<Arc<str>>,
     /// Set when the call may become a task (see [`RequestContext::start_task`]).
+    #[cfg(feature = "tasks")]
     pub(crate) task: Option<Arc<crate::task::slot::TaskSlot>>,
 }
 
@@ -67,6 +68,7 @@ impl RequestContext {
             asker: None,
             forward_tracing: false,
             principal: None,
+            #[cfg(feature = "tasks")]
             task: None,
         }
     }
@@ -133,7 +135,10 @@ impl RequestContext {
     /// (`input_required`, answered with `tasks/update`) instead. Elsewhere it does nothing and
     /// returns `false`.
     ///
-    /// ```
+    /// With the `tasks` feature:
+    ///
+    #[cfg_attr(feature = "tasks", doc = "```")]
+    #[cfg_attr(not(feature = "tasks"), doc = "```ignore")]
     /// use mcp_runtime::{Elicitation, RequestContext, mcp_tool};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -151,13 +156,21 @@ impl RequestContext {
     ///     }
     /// }
     /// ```
+    ///
+    /// Without mcp-runtime's `tasks` feature no call becomes a task: this returns `false`.
     pub async fn start_task(&self) -> bool {
-        crate::task::slot::start(self.task.as_deref()).await
+        #[cfg(feature = "tasks")]
+        return crate::task::slot::start(self.task.as_deref()).await;
+        #[cfg(not(feature = "tasks"))]
+        false
     }
 
     /// The id of the task this call runs as, once it is one.
     pub fn task_id(&self) -> Option<&str> {
-        Some(&self.task.as_deref()?.task()?.id)
+        #[cfg(feature = "tasks")]
+        return Some(&self.task.as_deref()?.task()?.id);
+        #[cfg(not(feature = "tasks"))]
+        None
     }
 }
 

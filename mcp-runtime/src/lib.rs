@@ -22,6 +22,7 @@ mod server;
 mod service;
 mod session;
 mod state;
+#[cfg(feature = "tasks")]
 mod task;
 pub mod testing;
 mod transport;

@@ -89,6 +89,7 @@ pub struct Server {
     pub(crate) replay_guard: crate::ask::SharedReplayGuard,
     /// How tasks are kept ([`Server::task_ttl`], [`Server::task_poll_interval`],
     /// [`Server::max_tasks`]).
+    #[cfg(feature = "tasks")]
     pub(crate) tasks: crate::task::TaskConfig,
     /// Served through `serve_from_args` (so `--help` names `--http` and the key variable).
     pub(crate) from_args: bool,
@@ -131,6 +132,7 @@ impl Server {
             request_state_key: crate::ask::seal::SealKey::random(),
             request_state_key_chosen: false,
             replay_guard: crate::ask::SharedReplayGuard::in_memory(),
+            #[cfg(feature = "tasks")]
             tasks: crate::task::TaskConfig::default(),
             from_args: false,
         }
@@ -149,12 +151,14 @@ impl Server {
     /// unless set). Tasks are calls of tools that allow them
     /// ([`TaskSupport`](crate::TaskSupport)), from 2026-07-28 clients that declare the
     /// `io.modelcontextprotocol/tasks` extension.
+    #[cfg(feature = "tasks")]
     pub fn task_ttl(mut self, ttl: Duration) -> Self {
         self.tasks.ttl = ttl;
         self
     }
 
     /// How often clients are told to poll a task (`pollIntervalMs`; 500 ms unless set).
+    #[cfg(feature = "tasks")]
     pub fn task_poll_interval(mut self, every: Duration) -> Self {
         self.tasks.poll_interval = every;
         self
@@ -163,6 +167,7 @@ impl Server {
     /// How many tasks the server holds at once, running or ended (4096 unless set). When
     /// full, a call that could become a task is answered in place (a tool that requires tasks
     /// gets an error), and a warning is logged.
+    #[cfg(feature = "tasks")]
     pub fn max_tasks(mut self, tasks: usize) -> Self {
         self.tasks.max_tasks = tasks;
         self

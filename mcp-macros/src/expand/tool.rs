@@ -329,8 +329,9 @@ fn task_support(support: TaskSupport) -> TokenStream {
     let p = paths::private();
     match support {
         TaskSupport::Forbidden => quote!(#p::TaskSupport::Forbidden),
-        TaskSupport::Optional => quote!(#p::TaskSupport::Optional),
-        TaskSupport::Required => quote!(#p::TaskSupport::Required),
+        // Through `with_tasks`: a runtime built without its `tasks` feature refuses these.
+        TaskSupport::Optional => quote!(#p::with_tasks(#p::TaskSupport::Optional)),
+        TaskSupport::Required => quote!(#p::with_tasks(#p::TaskSupport::Required)),
     }
 }
 

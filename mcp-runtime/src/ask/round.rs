@@ -13,7 +13,9 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+#[cfg(feature = "tasks")]
+use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -26,6 +28,7 @@ use super::seal::{SealKey, random_id};
 use crate::handler::BoxFuture;
 use crate::handler::JsonObject;
 use crate::protocol::jsonrpc::ErrorObject;
+#[cfg(feature = "tasks")]
 use crate::task::record::TaskRecord;
 
 /// How long a `requestState` stays valid: the user answering a form may take a while.
@@ -89,6 +92,7 @@ pub(crate) struct InputRound {
     answers: HashMap<String, (String, Value)>,
     run: Mutex<Run>,
     /// Once the call has become a task, questions not answered here wait in it instead.
+    #[cfg(feature = "tasks")]
     task: OnceLock<Arc<TaskRecord>>,
 }
 
@@ -163,6 +167,7 @@ impl InputRound {
             replay_guard: replay_guard.clone(),
             answers,
             run: Mutex::default(),
+            #[cfg(feature = "tasks")]
             task: OnceLock::new(),
         })
     }
@@ -181,39 +186,43 @@ impl InputRound {
         method: &'static str,
         params: Value,
     ) -> Result<Value, AskError> {
-        let request = json!({"method": method, "params": params});
-        let asked = digest(&request);
-        let in_task = {
-            let mut run = self.run();
-            // Unnamed questions are numbered in the order asked.
-            let key = match key {
-                Some(key) => key.to_owned(),
-                None => {
-                    run.next += 1;
-                    format!("q{}", run.next - 1)
-                }
-            };
-            match self.answers.get(&key) {
-                Some((digest, answer)) if *digest == asked => {
-                    run.used.insert(key, json!([digest, answer]));
-                    return Ok(answer.clone());
-                }
-                _ => match self.task.get() {
-                    Some(task) => Some((task.clone(), key, request)),
-                    None => {
-                        run.questions.push((key, asked, request));
-                        None
-                    }
-                },
-            }
-        };
-        match in_task {
-            Some((task, key, request)) => task.ask(key, request).await,
-            None => std::future::pending().await,
+        match self.note_question(key, json!({"method": method, "params": params})) {
+            Asked::Answered(answer) => Ok(answer),
+            Asked::ForTheClient => std::future::pending().await,
+            #[cfg(feature = "tasks")]
+            Asked::InTask(task, key, request) => task.ask(key, request).await,
         }
     }
 
+    fn note_question(&self, key: Option<&str>, request: Value) -> Asked {
+        let asked = digest(&request);
+        let mut run = self.run();
+        // Unnamed questions are numbered in the order asked.
+        let key = match key {
+            Some(key) => key.to_owned(),
+            None => {
+                run.next += 1;
+                format!("q{}", run.next - 1)
+            }
+        };
+        if let Some((digest, answer)) = self
+            .answers
+            .get(&key)
+            .filter(|(digest, _)| *digest == asked)
+        {
+            run.used.insert(key, json!([digest, answer]));
+            return Asked::Answered(answer.clone());
+        }
+        #[cfg(feature = "tasks")]
+        if let Some(task) = self.task.get() {
+            return Asked::InTask(task.clone(), key, request);
+        }
+        run.questions.push((key, asked, request));
+        Asked::ForTheClient
+    }
+
     /// The call became `task`: questions asked from now on wait in it.
+    #[cfg(feature = "tasks")]
     pub(crate) fn continue_in(&self, task: Arc<TaskRecord>) {
         let _ = self.task.set(task);
     }
@@ -314,6 +323,17 @@ fn state_id(state: &Value) -> Option<(String, SystemTime)> {
     let id = state.get("n")?.as_str()?.to_owned();
     let expires = UNIX_EPOCH + Duration::from_secs(state.get("exp")?.as_u64()?);
     Some((id, expires))
+}
+
+/// Where a question stands once asked.
+enum Asked {
+    /// The request brought its answer.
+    Answered(Value),
+    /// It goes to the client in this run's `InputRequiredResult`.
+    ForTheClient,
+    /// The call became a task: the question waits there, under its key.
+    #[cfg(feature = "tasks")]
+    InTask(Arc<TaskRecord>, String, Value),
 }
 
 /// What a handler's run came to.

@@ -9,17 +9,21 @@ use serde_json::value::RawValue;
 use super::asking::answer_run;
 use super::catch_unwind::{CatchUnwind, PanicPayload, panic_message};
 use super::classify::RequestScope;
-use super::tasks::{Ran, TaskStart};
+#[cfg(feature = "tasks")]
+use super::tasks::Ran;
 use super::{Dispatcher, InFlight, Reply};
 use crate::ask::missing::MissingCapabilities;
 use crate::ask::round::{InputRound, UntilInput};
 use crate::context::CancellationToken;
-use crate::handler::{BoxFuture, JsonObject, ToolCall};
+#[cfg(feature = "tasks")]
+use crate::handler::BoxFuture;
+use crate::handler::{JsonObject, ToolCall};
 use crate::logging::{forwarding_to, forwarding_while};
 use crate::peer::with_heartbeat;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, Params, RequestId};
 use crate::protocol::wire::{CallToolResultWire, ModernResult};
 use crate::protocol::{CallToolResult, ProtocolVersion};
+#[cfg(feature = "tasks")]
 use crate::task::slot::NoteWaits;
 
 impl Dispatcher {
@@ -68,8 +72,9 @@ impl Dispatcher {
             Some(arguments @ Value::Object(_)) => arguments,
             Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
         };
-        let task_slot = super::tasks::task_slot(tool.task_support, &scope, &tool.name)?;
         let asking = self.call_asking(id, &scope, &tool.name, &arguments, resume.as_ref())?;
+        #[cfg(feature = "tasks")]
+        let task_start = self.task_start(tool, &scope, &asking)?;
         let Value::Object(arguments) = arguments else {
             unreachable!("checked to be an object above")
         };
@@ -83,10 +88,12 @@ impl Dispatcher {
                 ))
             })?;
         let revision = scope.revision;
-        let owner = task_slot.as_ref().and_then(|_| scope.principal.clone());
         let mut context = super::offerings::context(scope, cancellation.clone());
         context.asker = asking.asker;
-        context.task = task_slot.clone();
+        #[cfg(feature = "tasks")]
+        {
+            context.task = task_start.as_ref().map(|start| start.slot.clone());
+        }
         let (round, wanted) = (asking.round, asking.wanted);
         let peer = context.peer.clone();
         // Reference counts are atomic operations: none for what a call does not use.
@@ -108,17 +115,8 @@ impl Dispatcher {
         }));
         let name = tool.name.clone();
         let modern_meta = self.modern_meta.clone();
-        let task_start = task_slot.map(|slot| TaskStart {
-            store: self.tasks.clone(),
-            slot,
-            owner,
-            round: round.clone(),
-            wanted: wanted.clone(),
-            tool: name.clone(),
-            revision,
-            modern_meta: modern_meta.clone(),
-        });
         // A call that may become a task notes when its handler first waits.
+        #[cfg(feature = "tasks")]
         let started = match &task_start {
             Some(start) => started.map(|handler| -> BoxFuture<'static, CallToolResult> {
                 Box::pin(NoteWaits::new(handler, start.slot.clone()))
@@ -128,16 +126,16 @@ impl Dispatcher {
         let id = id.clone();
         Ok(Reply::Pending(Box::pin(async move {
             let outcome = match started {
-                Ok(running) => {
+                Ok(running) => 'ran: {
                     // `tracing` events of the tool reach its client when the server says so.
                     let running = forwarding_to(tracing_peer, running);
                     let running = UntilInput::new(running, round.clone());
                     let running =
                         with_heartbeat(CatchUnwind::new(running), heartbeat_peer, heartbeat);
-                    match task_start {
-                        Some(start) => match start.run(&id, Box::pin(running), &cancellation).await
-                        {
-                            Ran::Finished(outcome) => outcome,
+                    #[cfg(feature = "tasks")]
+                    if let Some(start) = task_start {
+                        match start.run(&id, Box::pin(running), &cancellation).await {
+                            Ran::Finished(outcome) => break 'ran outcome,
                             Ran::BecameTask(created) => {
                                 // The task reports through `tasks/get`, not this request.
                                 if let Some(peer) = &peer {
@@ -145,16 +143,16 @@ impl Dispatcher {
                                 }
                                 return Some(created);
                             }
-                        },
-                        // Once cancelled, the tool is polled once more (a tool awaiting its
-                        // token ends then) and dropped if it still runs: a tool that ignores
-                        // its token does not run on for an answer nobody will read.
-                        None => tokio::select! {
-                            biased;
-                            outcome = running => Some(outcome),
-                            () = cancellation.cancelled() => None,
-                        },
+                        }
                     }
+                    // Once cancelled, the tool is polled once more (a tool awaiting its token
+                    // ends then) and dropped if it still runs: a tool that ignores its token
+                    // does not run on for an answer nobody will read.
+                    break 'ran tokio::select! {
+                        biased;
+                        outcome = running => Some(outcome),
+                        () = cancellation.cancelled() => None,
+                    };
                 }
                 Err(payload) => Some(Err(payload)),
             };

@@ -23,6 +23,7 @@ pub(crate) struct CatalogTool {
     pub(crate) name: Arc<str>,
     pub(crate) handler: Arc<dyn ToolHandler>,
     /// Whether its calls may become tasks.
+    #[cfg(feature = "tasks")]
     pub(crate) task_support: crate::handler::TaskSupport,
 }
 
@@ -221,6 +222,7 @@ impl ToolCatalog {
             catalog_tools.push(CatalogTool {
                 name,
                 handler: handler.clone(),
+                #[cfg(feature = "tasks")]
                 task_support: definition.task_support,
             });
             definitions.push(definition);
@@ -247,6 +249,7 @@ impl ToolCatalog {
     }
 
     /// Whether some tool's calls may become tasks.
+    #[cfg(feature = "tasks")]
     pub(crate) fn allows_tasks(&self) -> bool {
         self.tools
             .iter()

@@ -28,6 +28,7 @@ mod offerings;
 mod prompts;
 mod resources;
 mod subscriptions;
+#[cfg(feature = "tasks")]
 mod tasks;
 #[cfg(test)]
 pub(crate) mod test_tools;
@@ -135,6 +136,7 @@ pub(crate) struct Dispatcher {
     /// Refuses a `requestState` used before.
     replay_guard: crate::ask::SharedReplayGuard,
     /// The tool calls running (or run) as tasks.
+    #[cfg(feature = "tasks")]
     tasks: Arc<crate::task::store::TaskStore>,
 }
 
@@ -187,6 +189,7 @@ impl Dispatcher {
             forward_tracing: server.forward_tracing,
             request_state_key: server.request_state_key.clone(),
             replay_guard: server.replay_guard.clone(),
+            #[cfg(feature = "tasks")]
             tasks: Arc::new(crate::task::store::TaskStore::new(server.tasks)),
         };
         // Prompts and templates added while serving may bring completers, and clients read the
@@ -195,9 +198,12 @@ impl Dispatcher {
             || dispatcher.catalog.is_dynamic())
         .then_some(EmptyObject {});
         // Clients read the extensions once too: tools added later may take tasks.
-        dispatcher.capabilities.extensions = (dispatcher.catalog.is_dynamic()
-            || dispatcher.catalog.get().allows_tasks())
-        .then(|| serde_json::json!({ crate::task::EXTENSION: {} }));
+        #[cfg(feature = "tasks")]
+        {
+            dispatcher.capabilities.extensions = (dispatcher.catalog.is_dynamic()
+                || dispatcher.catalog.get().allows_tasks())
+            .then(|| serde_json::json!({ crate::task::EXTENSION: {} }));
+        }
         Ok(dispatcher)
     }
 

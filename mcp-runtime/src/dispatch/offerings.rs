@@ -84,6 +84,7 @@ pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestC
         asker: None,
         forward_tracing: scope.forward_tracing,
         principal: scope.principal,
+        #[cfg(feature = "tasks")]
         task: None,
     }
 }

@@ -8,7 +8,9 @@ use std::task::Poll;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
+use super::asking::Asking;
 use super::call::{panic_failure, wanted_capability};
+use super::catalog::CatalogTool;
 use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
 use super::{Dispatcher, Reply};
@@ -51,7 +53,7 @@ fn extension_required(what: &str) -> ErrorObject {
 /// tool that requires tasks called by a 2026-07-28 client that takes none. Legacy sessions
 /// know nothing of this extension (the server declares no `tasks` capability to them), so
 /// there every tool answers in place.
-pub(super) fn task_slot(
+fn task_slot(
     support: TaskSupport,
     scope: &RequestScope,
     tool: &str,
@@ -186,6 +188,28 @@ impl TaskStart {
 }
 
 impl Dispatcher {
+    /// How the call of `tool` may become a task; `None` when it may not (see [`task_slot`]).
+    pub(super) fn task_start(
+        &self,
+        tool: &CatalogTool,
+        scope: &RequestScope,
+        asking: &Asking,
+    ) -> Result<Option<TaskStart>, ErrorObject> {
+        let Some(slot) = task_slot(tool.task_support, scope, &tool.name)? else {
+            return Ok(None);
+        };
+        Ok(Some(TaskStart {
+            store: self.tasks.clone(),
+            slot,
+            owner: scope.principal.clone(),
+            round: asking.round.clone(),
+            wanted: asking.wanted.clone(),
+            tool: tool.name.clone(),
+            revision: scope.revision,
+            modern_meta: self.modern_meta.clone(),
+        }))
+    }
+
     /// `tasks/get`, `tasks/update` and `tasks/cancel` of a 2026-07-28 request; `None` for any
     /// other method.
     pub(super) fn task_request(

@@ -115,7 +115,9 @@ impl ToolBuilder {
         self
     }
 
-    /// Whether calls may run as tasks (default [`TaskSupport::Forbidden`]).
+    /// Whether calls may run as tasks (default [`TaskSupport::Forbidden`]). Needs the `tasks`
+    /// feature.
+    #[cfg(feature = "tasks")]
     pub fn task_support(mut self, support: TaskSupport) -> Self {
         self.definition.task_support = support;
         self

@@ -37,6 +37,9 @@ impl ToolAnnotations {
 
 /// Whether a tool's calls may run as tasks (the `io.modelcontextprotocol/tasks` extension of
 /// 2026-07-28): the client then gets a task id at once and polls `tasks/get` for the result.
+///
+/// Tasks need mcp-runtime's `tasks` feature (off by default); without it, `#[mcp_tool(task)]`
+/// does not compile and every call answers in place.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum TaskSupport {
     /// Every call answers in place (the default).
