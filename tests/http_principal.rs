@@ -257,12 +257,24 @@ fn a_request_state_resumes_only_for_its_principal_and_only_once() {
 
 /// POST `message` to `path` as the holder of `token`, on its own connection; the status.
 fn post_to(addr: SocketAddr, path: &str, token: &str, message: &Value) -> u16 {
+    post_with(addr, path, token, &[], message)
+}
+
+/// [`post_to`] with `extra` headers.
+fn post_with(
+    addr: SocketAddr,
+    path: &str,
+    token: &str,
+    extra: &[(&str, &str)],
+    message: &Value,
+) -> u16 {
     use std::io::{Read, Write};
     let authorization = bearer(token);
-    let headers = [
+    let mut headers = vec![
         ("Content-Type", "application/json"),
         ("Authorization", authorization.as_str()),
     ];
+    headers.extend_from_slice(extra);
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
     let body = message.to_string();
     stream
@@ -299,12 +311,24 @@ fn an_http_sse_session_answers_only_the_principal_that_opened_it() {
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2024-11-05", "capabilities": {},
         "clientInfo": {"name": "principal-tests", "version": "0"}}});
+    // Whatever else a request says (an `Mcp-Session-Id` naming no session, or bob's own
+    // Streamable HTTP session), the HTTP+SSE session it names decides whose it is.
+    let bobs_session = open_session(addr, "bob-token");
+    let zeros = "0".repeat(64);
+    let disguises: [&[(&str, &str)]; 4] = [
+        &[],
+        &[("Mcp-Session-Id", "x")],
+        &[("Mcp-Session-Id", zeros.as_str())],
+        &[("Mcp-Session-Id", bobs_session.as_str())],
+    ];
     for intruder in ["bob-token", "anonymous"] {
-        assert_eq!(
-            post_to(addr, &endpoint, intruder, &initialize),
-            404,
-            "{intruder}"
-        );
+        for extra in disguises {
+            assert_eq!(
+                post_with(addr, &endpoint, intruder, extra, &initialize),
+                404,
+                "{intruder} with {extra:?}"
+            );
+        }
     }
     assert_eq!(post_to(addr, &endpoint, "alice-token", &initialize), 202);
     let answer = stream.next_message();

@@ -1,7 +1,9 @@
 //! Legacy sessions: a question is a real request to the client, and its response is routed
 //! back to the handler that waits for it.
 //!
-//! Server request ids are strings `"s-<n>"`, unique per connection. A question no longer
+//! Server request ids are strings `"s-<n>-<128 random bits>"`: unique per connection, and
+//! unguessable, so that only the peer that received a question can answer it (an HTTP+SSE or
+//! legacy session's id may leak; its questions' ids still cannot be forged). A question no longer
 //! awaited (answered, timed out, or its call cancelled or dropped) is forgotten, and the
 //! client is told with `notifications/cancelled` unless it already answered.
 
@@ -51,7 +53,7 @@ impl OutgoingRequests {
         let (sender, receiver) = oneshot::channel();
         let mut table = self.table();
         table.next += 1;
-        let id = format!("s-{}", table.next);
+        let id = format!("s-{}-{}", table.next, super::seal::random_id());
         table.waiting.insert(id.clone(), sender);
         (id, receiver)
     }
@@ -197,16 +199,24 @@ mod tests {
         while sent.lock().unwrap().is_empty() {
             tokio::task::yield_now().await;
         }
+        let question = sent.lock().unwrap()[0].clone();
+        let sent_id = question["id"].as_str().unwrap().to_owned();
         assert_eq!(
-            sent.lock().unwrap()[0],
-            json!({"jsonrpc": "2.0", "id": "s-1", "method": "roots/list", "params": {}})
+            question,
+            json!({"jsonrpc": "2.0", "id": sent_id, "method": "roots/list", "params": {}})
         );
-        let id = RequestId::String("s-1".into());
-        assert!(!requests.answer(
-            Some(&RequestId::String("s-9".into())),
-            Some(json!({})),
-            None
-        ));
+        // The counter alone does not answer it: the id's random part must be known.
+        let suffix = sent_id.strip_prefix("s-1-").expect("a counted id");
+        assert_eq!(suffix.len(), 32, "{sent_id}");
+        assert!(suffix.bytes().all(|byte| byte.is_ascii_hexdigit()));
+        for guess in ["s-1", "s-1-0", "s-1-00000000000000000000000000000000"] {
+            assert!(!requests.answer(
+                Some(&RequestId::String(guess.into())),
+                Some(json!({})),
+                None
+            ));
+        }
+        let id = RequestId::String(sent_id);
         assert!(requests.answer(Some(&id), Some(json!({"roots": []})), None));
         assert!(
             !requests.answer(Some(&id), Some(json!({})), None),
@@ -230,13 +240,17 @@ mod tests {
             let asker = asker.clone();
             async move { asker.ask("sampling/createMessage", json!({}), &token).await }
         });
-        while !requests.answer(
-            Some(&RequestId::String("s-1".into())),
+        let id = loop {
+            if let Some(id) = requests.table().waiting.keys().next().cloned() {
+                break id;
+            }
+            tokio::task::yield_now().await;
+        };
+        assert!(requests.answer(
+            Some(&RequestId::String(id)),
             None,
             Some(json!({"code": -1, "message": "user rejected sampling"})),
-        ) {
-            tokio::task::yield_now().await;
-        }
+        ));
         assert_eq!(
             asking.await.unwrap(),
             Err(AskError::Rejected {
@@ -272,7 +286,7 @@ mod tests {
                 "notifications/cancelled"
             ]
         );
-        assert_eq!(sent[1]["params"]["requestId"], "s-1");
+        assert_eq!(sent[1]["params"]["requestId"], sent[0]["id"]);
         assert!(asker.requests.table().waiting.is_empty());
     }
 }

@@ -64,7 +64,10 @@ pub(crate) async fn post(
     else {
         return missing_session(request_id(&incoming));
     };
-    let Some(entry) = inner.sessions.get(session_id) else {
+    let Some(entry) = inner
+        .sessions
+        .get(session_id, super::principal::caller(parts))
+    else {
         return unknown_session(request_id(&incoming));
     };
     // A known legacy revision other than the session's is tolerated: the official conformance
@@ -209,7 +212,7 @@ fn progress_tokens(incoming: &Incoming) -> Vec<serde_json::Value> {
 }
 
 /// A new session: kept only if `initialize` succeeded.
-/// The session belongs to `principal`: no one else may use it (see `foreign_session`).
+/// The session belongs to `principal`: no one else may use it (see `principal::may_use`).
 fn initialize(
     inner: &Arc<Inner>,
     incoming: Incoming,
@@ -259,7 +262,10 @@ pub(crate) fn stream(
     if let Some(refused) = not_accepting_events(parts) {
         return refused;
     }
-    let Some(entry) = inner.sessions.get(session_id) else {
+    let Some(entry) = inner
+        .sessions
+        .get(session_id, super::principal::caller(parts))
+    else {
         return unknown_session(None);
     };
     let last_event_id = parts

@@ -79,6 +79,22 @@ pub(crate) fn of(parts: &http::request::Parts) -> Option<Arc<str>> {
     parts.extensions.get::<Principal>().map(Principal::shared)
 }
 
+/// [`of`], borrowed: whom a request that names a session speaks for.
+pub(crate) fn caller(parts: &http::request::Parts) -> Option<&str> {
+    parts.extensions.get::<Principal>().map(Principal::as_str)
+}
+
+/// Whether a request for `caller` may reach `session`: only one for the principal that opened
+/// it. Every lookup of a legacy or HTTP+SSE session asks this, whatever route, method or
+/// headers the request came with.
+pub(crate) fn may_use(session: &crate::session::Session, caller: Option<&str>) -> bool {
+    let allowed = session.principal().map(|owner| &**owner) == caller;
+    if !allowed {
+        tracing::warn!("refused a request naming another principal's session");
+    }
+    allowed
+}
+
 #[cfg(test)]
 mod tests {
     use http::{Method, Request, StatusCode};

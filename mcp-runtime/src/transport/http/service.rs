@@ -177,9 +177,6 @@ impl HttpService {
         if let Some(refused) = self.authorize(&mut parts).await {
             return refused;
         }
-        if let Some(foreign) = foreign_session(inner, &parts) {
-            return foreign;
-        }
         let response = match (sse_route, &parts.method) {
             (Some(SseRoute::Stream(messages)), &Method::GET) => {
                 super::sse::open(inner, &parts, messages)
@@ -341,7 +338,7 @@ impl HttpService {
     fn delete(&self, parts: &Parts) -> Response<ResponseBody> {
         match self.legacy_session(parts) {
             Err(response) => response,
-            Ok(id) if self.inner.sessions.close(id) => {
+            Ok(id) if self.inner.sessions.end(id, super::principal::caller(parts)) => {
                 tracing::debug!("a client ended its legacy session");
                 respond(StatusCode::OK, None, Vec::new())
             }
@@ -478,26 +475,6 @@ pub(crate) fn missing_session(id: Option<&RequestId>) -> Response<ResponseBody> 
              it returns on every request",
         ),
     )
-}
-
-/// 404 for a request naming a legacy session (`Mcp-Session-Id`, or the HTTP+SSE transport's
-/// `sessionId`) that another principal opened: to anyone else it is as good as unknown.
-fn foreign_session(inner: &Inner, parts: &Parts) -> Option<Response<ResponseBody>> {
-    let principal = super::principal::of(parts);
-    let owner = if let Some(id) = headers::text(&parts.headers, headers::SESSION_ID)
-        .ok()
-        .flatten()
-    {
-        // Not `get`: another principal's request must not keep the session from expiring.
-        inner.sessions.owner(id)?
-    } else {
-        super::sse::owner(inner, parts)?
-    };
-    if owner == principal {
-        return None;
-    }
-    tracing::warn!("refused a request naming another principal's session");
-    Some(unknown_session(None))
 }
 
 /// 406 for a GET that opens an event stream without accepting one; `None` when it does.

@@ -304,17 +304,14 @@ impl Sessions {
         Ok(id)
     }
 
-    /// Whom session `id` belongs to (`None` inside: to no one), without counting as a use of
-    /// it; `None` when there is no such session.
-    pub(crate) fn owner(&self, id: &str) -> Option<Option<Arc<str>>> {
+    /// The session `id`, marked used, if `caller` may use it; `None` when unknown, expired,
+    /// or another principal's (to whom it is as good as unknown, and whose requests do not
+    /// keep it from expiring).
+    pub(crate) fn get(&self, id: &str, caller: Option<&str>) -> Option<Arc<Entry>> {
         let entry = lock(&self.open).get(id).cloned()?;
-        let owner = entry.session().principal().cloned();
-        Some(owner)
-    }
-
-    /// The session `id`, marked used; `None` when unknown or expired.
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<Entry>> {
-        let entry = lock(&self.open).get(id).cloned()?;
+        if !super::principal::may_use(&entry.session(), caller) {
+            return None;
+        }
         if entry
             .idle_since()
             .is_some_and(|since| since.elapsed() > self.idle_timeout)
@@ -326,8 +323,14 @@ impl Sessions {
         Some(entry)
     }
 
+    /// End the session `id` at its client's request; `false` when `caller` has no such
+    /// session.
+    pub(crate) fn end(&self, id: &str, caller: Option<&str>) -> bool {
+        self.get(id, caller).is_some() && self.close(id)
+    }
+
     /// End the session `id`; `false` when there was none.
-    pub(crate) fn close(&self, id: &str) -> bool {
+    fn close(&self, id: &str) -> bool {
         let entry = lock(&self.open).remove(id);
         entry.map(|entry| entry.close()).is_some()
     }
@@ -390,12 +393,12 @@ mod tests {
         let a = sessions.open(Session::new(), version, &dispatcher).unwrap();
         let b = sessions.open(Session::new(), version, &dispatcher).unwrap();
         assert!(sessions.open(Session::new(), version, &dispatcher).is_err());
-        assert_eq!(sessions.get(&a).unwrap().version, version);
-        assert!(sessions.close(&b));
-        assert!(!sessions.close(&b));
-        assert!(sessions.get(&b).is_none());
+        assert_eq!(sessions.get(&a, None).unwrap().version, version);
+        assert!(sessions.end(&b, None));
+        assert!(!sessions.end(&b, None));
+        assert!(sessions.get(&b, None).is_none());
         tokio::time::sleep(Duration::from_millis(80)).await;
-        assert!(sessions.get(&a).is_none(), "idle sessions expire");
+        assert!(sessions.get(&a, None).is_none(), "idle sessions expire");
     }
 
     #[tokio::test]
@@ -405,7 +408,7 @@ mod tests {
         let id = sessions
             .open(Session::new(), ProtocolVersion::V2025_03_26, &dispatcher)
             .unwrap();
-        let entry = sessions.get(&id).unwrap();
+        let entry = sessions.get(&id, None).unwrap();
         let first = entry.log().open_standalone().unwrap();
         assert!(entry.log().open_standalone().is_none());
         drop(first);
@@ -422,18 +425,22 @@ mod tests {
         let version = ProtocolVersion::V2025_11_25;
         let working = sessions.open(Session::new(), version, &dispatcher).unwrap();
         let reading = sessions.open(Session::new(), version, &dispatcher).unwrap();
-        let call = sessions.get(&working).unwrap().busy();
-        let stream = sessions.get(&reading).unwrap().log().open_standalone();
+        let call = sessions.get(&working, None).unwrap().busy();
+        let stream = sessions
+            .get(&reading, None)
+            .unwrap()
+            .log()
+            .open_standalone();
         tokio::time::sleep(Duration::from_millis(80)).await;
-        assert!(sessions.get(&working).is_some(), "a call runs");
-        assert!(sessions.get(&reading).is_some(), "a stream is read");
+        assert!(sessions.get(&working, None).is_some(), "a call runs");
+        assert!(sessions.get(&reading, None).is_some(), "a stream is read");
         drop((call, stream));
         assert!(
-            sessions.get(&working).is_some(),
+            sessions.get(&working, None).is_some(),
             "idle time starts when the call ends"
         );
         tokio::time::sleep(Duration::from_millis(80)).await;
-        assert!(sessions.get(&working).is_none());
-        assert!(sessions.get(&reading).is_none());
+        assert!(sessions.get(&working, None).is_none());
+        assert!(sessions.get(&reading, None).is_none());
     }
 }

@@ -67,8 +67,11 @@ impl SseSessions {
         }
     }
 
-    fn get(&self, id: &str) -> Option<Arc<SseSession>> {
-        lock(&self.open).get(id).cloned()
+    /// The session `id` if `caller` may use it.
+    fn get(&self, id: &str, caller: Option<&str>) -> Option<Arc<SseSession>> {
+        let entry = lock(&self.open).get(id).cloned()?;
+        let allowed = super::principal::may_use(&lock(&entry.session), caller);
+        allowed.then_some(entry)
     }
 
     fn remove(&self, id: &str) {
@@ -192,20 +195,13 @@ pub(crate) fn open(
 
 /// `POST` on the messages path: one JSON-RPC message (or a 2025-03-26 batch) for the session
 /// named by `sessionId`; 202 when accepted, its answer on the session's stream.
-/// Whom the HTTP+SSE session that `parts` names belongs to (`None` inside when it belongs to
-/// no one); `None` when it names no open session.
-pub(crate) fn owner(inner: &Inner, parts: &Parts) -> Option<Option<Arc<str>>> {
-    let entry = session_id(parts).and_then(|id| inner.sse_sessions.get(id))?;
-    let owner = lock(&entry.session).principal().cloned();
-    Some(owner)
-}
-
 pub(crate) async fn post(
     inner: &Arc<Inner>,
     parts: &Parts,
     bytes: &[u8],
 ) -> Response<ResponseBody> {
-    let Some(entry) = session_id(parts).and_then(|id| inner.sse_sessions.get(id)) else {
+    let caller = super::principal::caller(parts);
+    let Some(entry) = session_id(parts).and_then(|id| inner.sse_sessions.get(id, caller)) else {
         return rpc_error(
             StatusCode::NOT_FOUND,
             None,
