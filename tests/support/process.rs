@@ -41,6 +41,8 @@ pub struct ServerProcess {
     stdin: Option<ChildStdin>,
     stdout: Receiver<StdoutLine>,
     stderr: Arc<Mutex<String>>,
+    /// Disconnects when stderr has been read to its end.
+    stderr_ended: Receiver<()>,
 }
 
 impl ServerProcess {
@@ -99,11 +101,13 @@ impl ServerProcess {
             .unwrap_or_else(|error| panic!("cannot start {}: {error}", program.display()));
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
+        let (stderr, stderr_ended) = collect_stderr(stderr);
         ServerProcess {
             program: program.to_owned(),
             stdin: child.stdin.take(),
             stdout: read_stdout_lines(stdout),
-            stderr: collect_stderr(stderr),
+            stderr,
+            stderr_ended,
             child,
         }
     }
@@ -170,11 +174,20 @@ impl ServerProcess {
         assert!(status.success(), "`kill -TERM` failed: {status}");
     }
 
-    /// Wait for the server to exit, failing the test if it has not within [`PATIENCE`].
+    /// Wait for the server to exit and for everything it wrote to stderr to be read (the
+    /// exit comes before the reader thread has drained the pipe), failing the test if that has
+    /// not happened within [`PATIENCE`].
     pub fn wait_for_exit(&mut self) -> ExitStatus {
         let deadline = Instant::now() + PATIENCE;
         loop {
             if let Some(status) = self.child.try_wait().expect("the child can be polled") {
+                let left = deadline.saturating_duration_since(Instant::now());
+                let ended = self.stderr_ended.recv_timeout(left);
+                assert!(
+                    matches!(ended, Err(RecvTimeoutError::Disconnected)),
+                    "{} exited but its stderr stayed open for {PATIENCE:?}",
+                    self.program.display()
+                );
                 return status;
             }
             assert!(
@@ -282,11 +295,14 @@ fn read_stdout_lines(stdout: impl Read + Send + 'static) -> Receiver<StdoutLine>
     receiver
 }
 
-/// Drain stderr on its own thread into a buffer that failure messages quote.
-fn collect_stderr(stderr: impl Read + Send + 'static) -> Arc<Mutex<String>> {
+/// Drain stderr on its own thread into a buffer that failure messages quote; the receiver
+/// disconnects once the stream has ended and all of it is in the buffer.
+fn collect_stderr(stderr: impl Read + Send + 'static) -> (Arc<Mutex<String>>, Receiver<()>) {
     let buffer = Arc::new(Mutex::new(String::new()));
     let sink = buffer.clone();
+    let (ended, stderr_ended) = std::sync::mpsc::channel::<()>();
     thread::spawn(move || {
+        let _ended = ended;
         let mut reader = BufReader::new(stderr);
         let mut line = Vec::new();
         while let Ok(read) = reader.read_until(b'\n', &mut line) {
@@ -299,5 +315,5 @@ fn collect_stderr(stderr: impl Read + Send + 'static) -> Arc<Mutex<String>> {
             line.clear();
         }
     });
-    buffer
+    (buffer, stderr_ended)
 }

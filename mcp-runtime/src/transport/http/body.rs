@@ -4,13 +4,14 @@
 use std::convert::Infallible;
 use std::future::poll_fn;
 use std::pin::{Pin, pin};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::{Buf, Bytes};
 use http_body::{Frame, SizeHint};
 use std::time::Duration;
 
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::time::{self, Instant, Interval, MissedTickBehavior};
 
 use super::resume::Reader;
@@ -162,34 +163,120 @@ pub(crate) fn priming(id: &str) -> Bytes {
 pub(crate) enum ReadError {
     /// Longer than the limit.
     TooLarge,
+    /// The bodies being read and handled already hold all the memory allowed for them.
+    NoMemory,
     /// The connection failed mid-body.
     Failed(String),
 }
 
-/// The whole body, refusing one over `limit` bytes without reading the rest.
-pub(crate) async fn read_limited<B>(body: B, limit: usize) -> Result<Vec<u8>, ReadError>
+/// The memory every request body in flight shares ([`HttpConfig::max_body_memory`]): each
+/// body holds a share as large as its buffer until it has been handled.
+///
+/// [`HttpConfig::max_body_memory`]: super::HttpConfig::max_body_memory
+#[derive(Debug)]
+pub(crate) struct BodyMemory(Arc<Semaphore>);
+
+/// A request body's bytes and the share of [`BodyMemory`] they hold, given back on drop.
+#[derive(Debug)]
+pub(crate) struct RequestBody {
+    bytes: Vec<u8>,
+    held: Option<OwnedSemaphorePermit>,
+}
+
+impl BodyMemory {
+    pub(crate) fn new(bytes: usize) -> Self {
+        BodyMemory(Arc::new(Semaphore::new(bytes.min(Semaphore::MAX_PERMITS))))
+    }
+}
+
+impl RequestBody {
+    fn empty() -> Self {
+        RequestBody {
+            bytes: Vec::new(),
+            held: None,
+        }
+    }
+
+    /// Make sure at least `total` bytes of `memory` are held; `false` when they cannot be.
+    fn hold(&mut self, memory: &BodyMemory, total: usize) -> bool {
+        let held = self.held.as_ref().map_or(0, |held| held.num_permits());
+        let Some(more) = total.checked_sub(held).filter(|&more| more > 0) else {
+            return true;
+        };
+        let Ok(more) = u32::try_from(more) else {
+            return false;
+        };
+        match Arc::clone(&memory.0).try_acquire_many_owned(more) {
+            Ok(permit) => {
+                match &mut self.held {
+                    Some(held) => held.merge(permit),
+                    None => self.held = Some(permit),
+                }
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+impl std::ops::Deref for RequestBody {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// The whole body, refusing one over `limit` bytes without reading the rest, and one whose
+/// buffer does not fit in what is left of `memory`. `declared` is its `Content-Length`: a
+/// body that declares more than fits is refused before a byte of it is read.
+pub(crate) async fn read_limited<B>(
+    body: B,
+    limit: usize,
+    declared: Option<u64>,
+    memory: &BodyMemory,
+) -> Result<RequestBody, ReadError>
 where
     B: http_body::Body,
     B::Error: std::fmt::Display,
 {
+    let mut read = RequestBody::empty();
+    if let Some(declared) = declared {
+        let declared = usize::try_from(declared).map_err(|_| ReadError::TooLarge)?;
+        if declared > limit {
+            return Err(ReadError::TooLarge);
+        }
+        if !read.hold(memory, declared) {
+            return Err(ReadError::NoMemory);
+        }
+        read.bytes.reserve_exact(declared);
+    }
     let mut body = pin!(body);
-    let mut bytes = Vec::new();
     while let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
         let frame = frame.map_err(|error| ReadError::Failed(error.to_string()))?;
         let Ok(mut data) = frame.into_data() else {
             continue;
         };
-        if bytes.len() + data.remaining() > limit {
+        if read.bytes.len() + data.remaining() > limit {
             return Err(ReadError::TooLarge);
+        }
+        // What the buffer will hold once grown (it may double), not just what was read.
+        let needed = read.bytes.len() + data.remaining();
+        if needed > read.bytes.capacity() {
+            let grown = needed.max(read.bytes.capacity() * 2).min(limit);
+            if !read.hold(memory, grown) {
+                return Err(ReadError::NoMemory);
+            }
+            read.bytes.reserve_exact(grown - read.bytes.len());
         }
         while data.has_remaining() {
             let chunk = data.chunk();
-            bytes.extend_from_slice(chunk);
-            let read = chunk.len();
-            data.advance(read);
+            read.bytes.extend_from_slice(chunk);
+            let taken = chunk.len();
+            data.advance(taken);
         }
     }
-    Ok(bytes)
+    Ok(read)
 }
 
 #[cfg(test)]
@@ -250,12 +337,43 @@ mod tests {
 
     #[tokio::test]
     async fn bodies_over_the_limit_are_refused() {
+        let memory = BodyMemory::new(1 << 20);
         let body = ResponseBody::whole("0123456789");
         assert!(matches!(
-            read_limited(body, 9).await,
+            read_limited(body, 9, None, &memory).await,
             Err(ReadError::TooLarge)
         ));
         let body = ResponseBody::whole("0123456789");
-        assert_eq!(read_limited(body, 10).await.unwrap(), b"0123456789");
+        assert!(matches!(
+            read_limited(body, 9, Some(10), &memory).await,
+            Err(ReadError::TooLarge)
+        ));
+        let body = ResponseBody::whole("0123456789");
+        let read = read_limited(body, 10, None, &memory).await.unwrap();
+        assert_eq!(&*read, b"0123456789");
+    }
+
+    #[tokio::test]
+    async fn bodies_in_flight_share_one_memory_budget() {
+        let memory = BodyMemory::new(16);
+        let read = |text: &'static str, declared: Option<u64>| {
+            read_limited(ResponseBody::whole(text), 100, declared, &memory)
+        };
+        let first = read("0123456789", None).await.unwrap();
+        assert!(matches!(
+            read("0123456789", None).await,
+            Err(ReadError::NoMemory)
+        ));
+        assert!(
+            matches!(read("", Some(10)).await, Err(ReadError::NoMemory)),
+            "refused by its declared length alone"
+        );
+        assert_eq!(&*read("012345", Some(6)).await.unwrap(), b"012345");
+        drop(first);
+        assert_eq!(
+            &*read("0123456789", None).await.unwrap(),
+            b"0123456789",
+            "a handled body gives its memory back"
+        );
     }
 }

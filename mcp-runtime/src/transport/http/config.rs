@@ -40,6 +40,11 @@ pub struct HttpConfig {
     pub(crate) session_idle_timeout: Duration,
     pub(crate) max_sessions: usize,
     pub(crate) max_connections: usize,
+    pub(crate) max_connections_per_address: usize,
+    pub(crate) max_sessions_per_client: usize,
+    pub(crate) idle_timeout: Duration,
+    pub(crate) body_read_timeout: Duration,
+    pub(crate) max_body_memory: usize,
     /// The 2024-11-05 HTTP+SSE transport's paths: its event stream and where messages go.
     pub(crate) legacy_sse: Option<(String, String)>,
 }
@@ -91,6 +96,14 @@ impl fmt::Debug for HttpConfig {
             .field("session_idle_timeout", &self.session_idle_timeout)
             .field("max_sessions", &self.max_sessions)
             .field("max_connections", &self.max_connections)
+            .field(
+                "max_connections_per_address",
+                &self.max_connections_per_address,
+            )
+            .field("max_sessions_per_client", &self.max_sessions_per_client)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("body_read_timeout", &self.body_read_timeout)
+            .field("max_body_memory", &self.max_body_memory)
             .field("legacy_sse", &self.legacy_sse)
             .finish()
     }
@@ -108,6 +121,31 @@ impl HttpConfig {
     /// At most this many open connections unless [`max_connections`](Self::max_connections)
     /// says otherwise.
     pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+    /// At most this many open connections from one IP address unless
+    /// [`max_connections_per_address`](Self::max_connections_per_address) says otherwise: a
+    /// quarter of [`DEFAULT_MAX_CONNECTIONS`](Self::DEFAULT_MAX_CONNECTIONS), so that one
+    /// client cannot take every connection.
+    pub const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: usize = 256;
+    /// At most this many legacy sessions (and as many HTTP+SSE sessions) per principal, or per
+    /// IP address for requests without one, unless
+    /// [`max_sessions_per_client`](Self::max_sessions_per_client) says otherwise.
+    pub const DEFAULT_MAX_SESSIONS_PER_CLIENT: usize = 100;
+    /// How long a connection may stay silent before its request's headers are complete
+    /// unless [`idle_timeout`](Self::idle_timeout) says otherwise.
+    pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+    /// How long a request body may take to arrive unless
+    /// [`body_read_timeout`](Self::body_read_timeout) says otherwise.
+    pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
+    /// The largest request body unless [`max_body_size`](Self::max_body_size) (or a smaller
+    /// [`Server::max_message_size`](crate::Server::max_message_size)) says otherwise: 4 MiB.
+    /// The largest messages in real use carry media as base64 (an image a tool receives, a
+    /// sampling answer): a 3 MiB image is 4 MiB of base64. Everything else (arguments,
+    /// answers to questions, documents of text) is far smaller.
+    pub const DEFAULT_MAX_BODY_SIZE: usize = 4 * 1024 * 1024;
+    /// How many bytes of request bodies all connections together may hold while they are
+    /// read and handled, unless [`max_body_memory`](Self::max_body_memory) says otherwise:
+    /// 64 MiB, sixteen bodies of the largest size at once.
+    pub const DEFAULT_MAX_BODY_MEMORY: usize = 64 * 1024 * 1024;
     /// Where the 2024-11-05 HTTP+SSE transport's event stream is opened unless
     /// [`legacy_sse`](Self::legacy_sse) says otherwise.
     pub const DEFAULT_SSE_PATH: &'static str = "/sse";
@@ -116,9 +154,10 @@ impl HttpConfig {
     pub const DEFAULT_MESSAGES_PATH: &'static str = "/messages";
 
     /// The defaults: endpoint `/mcp`, and the 2024-11-05 HTTP+SSE transport at `/sse` and
-    /// `/messages`; browser pages from loopback origins only; request bodies up to the server's
-    /// [`max_message_size`](crate::Server::max_message_size); no authorization; legacy sessions
-    /// forgotten after 30 idle minutes.
+    /// `/messages`; browser pages from loopback origins only; request bodies up to 4 MiB (or the
+    /// server's smaller [`max_message_size`](crate::Server::max_message_size)), read within
+    /// 10 s, 64 MiB of them at once; connections closed after 10 silent seconds; no
+    /// authorization; legacy sessions forgotten after 30 idle minutes, at most 100 per client.
     pub fn new() -> Self {
         HttpConfig {
             path: "/mcp".to_owned(),
@@ -131,6 +170,11 @@ impl HttpConfig {
             session_idle_timeout: Self::DEFAULT_SESSION_IDLE_TIMEOUT,
             max_sessions: Self::DEFAULT_MAX_SESSIONS,
             max_connections: Self::DEFAULT_MAX_CONNECTIONS,
+            max_connections_per_address: Self::DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+            max_sessions_per_client: Self::DEFAULT_MAX_SESSIONS_PER_CLIENT,
+            idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
+            body_read_timeout: Self::DEFAULT_BODY_READ_TIMEOUT,
+            max_body_memory: Self::DEFAULT_MAX_BODY_MEMORY,
             legacy_sse: Some((
                 Self::DEFAULT_SSE_PATH.to_owned(),
                 Self::DEFAULT_MESSAGES_PATH.to_owned(),
@@ -179,9 +223,27 @@ impl HttpConfig {
         self
     }
 
-    /// The largest request body accepted, in bytes; a larger one is refused with 413.
+    /// The largest request body accepted, in bytes; a larger one is refused with 413 (see
+    /// [`DEFAULT_MAX_BODY_SIZE`](Self::DEFAULT_MAX_BODY_SIZE) for the default and why).
     pub fn max_body_size(mut self, bytes: usize) -> Self {
         self.max_body_size = Some(bytes);
+        self
+    }
+
+    /// How many bytes of request bodies may be held at once, over all connections, while they
+    /// are read and handled. A body that does not fit (by its `Content-Length`, or as it
+    /// arrives) is refused with 503 and `Retry-After`: many slow uploads cannot exhaust
+    /// memory, and the server keeps serving smaller requests.
+    pub fn max_body_memory(mut self, bytes: usize) -> Self {
+        self.max_body_memory = bytes.max(1);
+        self
+    }
+
+    /// How long a request body may take to arrive once its headers have; a slower one is
+    /// answered 408 and its connection closed (default 10 s), so that a client sending part
+    /// of a body and then nothing holds neither a connection nor memory for long.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
         self
     }
 
@@ -280,6 +342,35 @@ impl HttpConfig {
     /// accepted until one closes.
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections.max(1);
+        self
+    }
+
+    /// Serve at most this many connections at once from one IP address (when serving on its
+    /// own); more are answered 503 and closed. Behind a reverse proxy every connection comes
+    /// from the proxy: raise this to [`max_connections`](Self::max_connections) there, and
+    /// let the proxy limit its clients.
+    pub fn max_connections_per_address(mut self, connections: usize) -> Self {
+        self.max_connections_per_address = connections.max(1);
+        self
+    }
+
+    /// Close a connection (when serving on its own) that has been silent this long without
+    /// completing a request's headers: just opened, or idle since its last response (default
+    /// 10 s). Connections nobody uses then cannot hold the server's connection slots, and a
+    /// client that sends its headers slowly is cut off. Streams being read are not affected.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// At most this many legacy sessions per client: per [`Principal`](super::Principal),
+    /// or per IP address for requests without one (when serving on its own; a mounted service
+    /// that knows no address counts them all together). A client at its limit that opens
+    /// another loses its least recently used idle session; when none is idle it gets 503.
+    /// Other clients are unaffected, so one cannot take every session of
+    /// [`max_sessions`](Self::max_sessions). The HTTP+SSE transport has the same limit.
+    pub fn max_sessions_per_client(mut self, sessions: usize) -> Self {
+        self.max_sessions_per_client = sessions.max(1);
         self
     }
 

@@ -26,7 +26,7 @@ use super::service::{
     Inner, accepted, event_stream, json, missing_session, not_accepting_events, request_id,
     rpc_error, unknown_session,
 };
-use super::sessions::{Entry, Routed};
+use super::sessions::{Entry, Full, Routed};
 use crate::dispatch::Reply;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing};
@@ -56,7 +56,12 @@ pub(crate) async fn post(
     };
     if matches!(&incoming, Incoming::Single(Message::Request(request)) if request.method == "initialize")
     {
-        return initialize(inner, incoming, super::principal::of(parts));
+        return initialize(
+            inner,
+            incoming,
+            super::principal::of(parts),
+            super::principal::client(parts),
+        );
     }
     let Some(session_id) = headers::text(&parts.headers, headers::SESSION_ID)
         .ok()
@@ -217,6 +222,7 @@ fn initialize(
     inner: &Arc<Inner>,
     incoming: Incoming,
     principal: Option<Arc<str>>,
+    client: Option<super::principal::Client>,
 ) -> Response<ResponseBody> {
     let mut session = Session::new();
     session.set_principal(principal);
@@ -227,7 +233,10 @@ fn initialize(
     let Some(version) = session.legacy().map(|legacy| legacy.version) else {
         return json(StatusCode::OK, &answer);
     };
-    match inner.sessions.open(session, version, &inner.dispatcher) {
+    match inner
+        .sessions
+        .open(session, version, &inner.dispatcher, client)
+    {
         Ok(id) => {
             let mut response = json(StatusCode::OK, &answer);
             if let Ok(value) = HeaderValue::from_str(&id) {
@@ -235,15 +244,31 @@ fn initialize(
             }
             response
         }
-        Err(_) => {
-            tracing::warn!("too many open sessions; refusing `initialize`");
-            rpc_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                ErrorObject::internal_error("too many open sessions; try again later"),
-            )
-        }
+        Err(full) => too_many_sessions(full),
     }
+}
+
+/// 503 for a session refused by [`Full`]; the client learns whether it is its own limit.
+pub(crate) fn too_many_sessions(full: Full) -> Response<ResponseBody> {
+    let message = match full {
+        Full::Everyone => {
+            tracing::warn!("too many open sessions; refusing a new one");
+            "too many open sessions; try again later"
+        }
+        Full::Client => {
+            tracing::info!("a client holds all the sessions it may, all busy; refusing another");
+            "this client holds too many open sessions: end one (DELETE) or wait for one to finish"
+        }
+    };
+    let mut response = rpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        ErrorObject::internal_error(message),
+    );
+    response
+        .headers_mut()
+        .insert(http::header::RETRY_AFTER, HeaderValue::from_static("5"));
+    response
 }
 
 /// GET: the session's stream of notifications (one connection at a time per session). In a

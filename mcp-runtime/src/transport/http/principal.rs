@@ -84,6 +84,67 @@ pub(crate) fn caller(parts: &http::request::Parts) -> Option<&str> {
     parts.extensions.get::<Principal>().map(Principal::as_str)
 }
 
+/// Who holds a session, for the per-client limit: its principal, else the address it came
+/// from. `None` from [`client`] when neither is known (a mounted service serving anonymous
+/// requests); then only the global limit counts.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Client {
+    Principal(Arc<str>),
+    Address(std::net::IpAddr),
+}
+
+/// The client a request is from.
+pub(crate) fn client(parts: &http::request::Parts) -> Option<Client> {
+    match of(parts) {
+        Some(principal) => Some(Client::Principal(principal)),
+        None => parts
+            .extensions
+            .get::<super::service::ClientAddress>()
+            .map(|address| Client::Address(address.0)),
+    }
+}
+
+/// How many sessions each client holds, against a limit per client.
+#[derive(Debug)]
+pub(crate) struct PerClient {
+    held: std::collections::HashMap<Client, usize>,
+    max: usize,
+}
+
+impl PerClient {
+    pub(crate) fn new(max: usize) -> Self {
+        PerClient {
+            held: std::collections::HashMap::new(),
+            max,
+        }
+    }
+
+    pub(crate) fn max(&self) -> usize {
+        self.max
+    }
+
+    /// Whether `client` holds as many sessions as it may.
+    pub(crate) fn is_full(&self, client: Option<&Client>) -> bool {
+        client.is_some_and(|client| self.held.get(client).is_some_and(|&n| n >= self.max))
+    }
+
+    pub(crate) fn add(&mut self, client: Option<&Client>) {
+        if let Some(client) = client {
+            *self.held.entry(client.clone()).or_default() += 1;
+        }
+    }
+
+    pub(crate) fn remove(&mut self, client: Option<&Client>) {
+        let Some(client) = client else { return };
+        if let Some(held) = self.held.get_mut(client) {
+            *held -= 1;
+            if *held == 0 {
+                self.held.remove(client);
+            }
+        }
+    }
+}
+
 /// Whether a request for `caller` may reach `session`: only one for the principal that opened
 /// it. Every lookup of a legacy or HTTP+SSE session asks this, whatever route, method or
 /// headers the request came with.
@@ -130,9 +191,14 @@ mod tests {
     async fn answer(service: &crate::http::HttpService, request: Request<ResponseBody>) -> Value {
         let response = service.handle(request).await;
         assert_eq!(response.status(), StatusCode::OK);
-        let bytes = super::super::body::read_limited(response.into_body(), 1 << 20)
-            .await
-            .unwrap_or_else(|_| unreachable!());
+        let bytes = super::super::body::read_limited(
+            response.into_body(),
+            1 << 20,
+            None,
+            &super::super::body::BodyMemory::new(1 << 20),
+        )
+        .await
+        .unwrap_or_else(|_| unreachable!());
         serde_json::from_slice(&bytes).unwrap()
     }
 

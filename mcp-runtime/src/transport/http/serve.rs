@@ -1,7 +1,10 @@
 //! Serving the endpoint on a TCP listener: one task per connection, and a graceful shutdown.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use hyper::server::conn::http1;
@@ -21,17 +24,29 @@ pub(crate) async fn serve(
     grace: Duration,
 ) -> io::Result<()> {
     let mut connections = JoinSet::new();
-    let max_connections = service.max_connections();
+    let (max_connections, per_address) = service.max_connections();
+    let addresses = Addresses::default();
     let closing = CancellationToken::new();
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
             // At the limit, new connections wait in the listen backlog until one closes.
             accepted = listener.accept(), if connections.len() < max_connections => match accepted {
-                Ok((stream, _peer)) => {
-                    let service = service.clone();
+                Ok((stream, peer)) => {
+                    let Some(slot) = addresses.take(peer.ip(), per_address) else {
+                        tracing::warn!(
+                            peer = %peer.ip(),
+                            "too many connections from one address; refusing one"
+                        );
+                        connections.spawn(refuse(stream));
+                        continue;
+                    };
+                    let service = service.clone().from_address(peer.ip());
                     let closing = closing.clone();
-                    connections.spawn(connection(stream, service, closing));
+                    connections.spawn(async move {
+                        let _slot = slot;
+                        connection(stream, service, closing).await;
+                    });
                 }
                 Err(error) => {
                     // Out of file descriptors, usually: back off rather than spin.
@@ -71,10 +86,13 @@ async fn connection(
     closing: CancellationToken,
 ) {
     let _ = stream.set_nodelay(true);
+    let idle_timeout = service.idle_timeout();
     let connection = http1::Builder::new()
         .timer(TokioTimer::new())
-        // A client must send its headers promptly (slow-loris connections are dropped).
-        .header_read_timeout(Duration::from_secs(30))
+        // hyper starts this clock whenever it waits for a request's head: on a new connection
+        // and between requests. So it closes both connections that send nothing and
+        // slow-loris ones that send their headers a byte at a time.
+        .header_read_timeout(idle_timeout)
         .serve_connection(TokioIo::new(stream), service);
     tokio::pin!(connection);
     let outcome = tokio::select! {
@@ -88,4 +106,66 @@ async fn connection(
     if let Err(error) = outcome {
         tracing::debug!(%error, "HTTP connection ended with an error");
     }
+}
+
+/// How many connections each address has open.
+#[derive(Default, Clone)]
+struct Addresses(Arc<Mutex<HashMap<IpAddr, usize>>>);
+
+/// One connection of an address, given back on drop.
+struct Slot {
+    addresses: Addresses,
+    address: IpAddr,
+}
+
+impl Addresses {
+    fn lock(&self) -> MutexGuard<'_, HashMap<IpAddr, usize>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A connection for `address`, unless it has `max` open already.
+    fn take(&self, address: IpAddr, max: usize) -> Option<Slot> {
+        let mut open = self.lock();
+        let count = open.entry(address).or_default();
+        if *count >= max {
+            return None;
+        }
+        *count += 1;
+        Some(Slot {
+            addresses: self.clone(),
+            address,
+        })
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut open = self.addresses.lock();
+        if let Some(count) = open.get_mut(&self.address) {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&self.address);
+            }
+        }
+    }
+}
+
+/// Answer a connection over its address's limit with 503, without reading from it.
+async fn refuse(mut stream: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    const BODY: &str = "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,\
+        \"message\":\"too many connections from this address; try again later\"}}";
+    let response = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
+         retry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{BODY}",
+        BODY.len()
+    );
+    // A client that does not read its answer gets no more than a second of our time.
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        stream.write_all(response.as_bytes()).await?;
+        stream.shutdown().await
+    })
+    .await;
 }

@@ -38,7 +38,14 @@ use crate::protocol::{ProtocolVersion, jsonrpc::InvalidMessage};
 #[derive(Clone)]
 pub struct HttpService {
     inner: Arc<Inner>,
+    /// The address of the connection this copy serves, when serving on its own.
+    address: Option<std::net::IpAddr>,
 }
+
+/// The IP address a request came from, in its extensions when the server serves on its own:
+/// sessions opened without a principal count against it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct ClientAddress(pub(crate) std::net::IpAddr);
 
 impl std::fmt::Debug for HttpService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -52,6 +59,8 @@ pub(crate) struct Inner {
     pub(crate) dispatcher: Dispatcher,
     pub(crate) config: HttpConfig,
     pub(crate) max_body_size: usize,
+    /// What the bodies being read and handled may hold together.
+    pub(crate) body_memory: body::BodyMemory,
     pub(crate) sessions: Sessions,
     /// The sessions of the 2024-11-05 HTTP+SSE transport.
     pub(crate) sse_sessions: SseSessions,
@@ -71,12 +80,20 @@ impl HttpService {
         max_body_size: usize,
         param_headers: headers::ParamHeaders,
     ) -> Self {
-        let sessions = Sessions::new(config.session_idle_timeout, config.max_sessions);
-        let sse_sessions = SseSessions::new(config.max_sessions);
+        let sessions = Sessions::new(
+            config.session_idle_timeout,
+            config.max_sessions,
+            config.max_sessions_per_client,
+        );
+        let sse_sessions = SseSessions::new(config.max_sessions, config.max_sessions_per_client);
         HttpService {
+            address: None,
             inner: Arc::new(Inner {
                 dispatcher,
-                max_body_size: config.max_body_size.unwrap_or(max_body_size),
+                max_body_size: config
+                    .max_body_size
+                    .unwrap_or(max_body_size.min(HttpConfig::DEFAULT_MAX_BODY_SIZE)),
+                body_memory: body::BodyMemory::new(config.max_body_memory),
                 config,
                 sessions,
                 sse_sessions,
@@ -94,12 +111,25 @@ impl HttpService {
         inner.standalone = Some((inner.config.path.clone(), loopback));
         HttpService {
             inner: Arc::new(inner),
+            address: None,
         }
     }
 
-    /// How many connections a standalone server serves at once.
-    pub(crate) fn max_connections(&self) -> usize {
-        self.inner.config.max_connections
+    /// This service for the requests of a connection from `address`.
+    pub(crate) fn from_address(mut self, address: std::net::IpAddr) -> Self {
+        self.address = Some(address);
+        self
+    }
+
+    /// How many connections a standalone server serves at once, and from one address.
+    pub(crate) fn max_connections(&self) -> (usize, usize) {
+        let config = &self.inner.config;
+        (config.max_connections, config.max_connections_per_address)
+    }
+
+    /// How long a connection may be silent before its request's headers are complete.
+    pub(crate) fn idle_timeout(&self) -> std::time::Duration {
+        self.inner.config.idle_timeout
     }
 
     /// The HTTP+SSE transport's paths (event stream, messages), when served.
@@ -130,6 +160,9 @@ impl HttpService {
     {
         let inner = &self.inner;
         let (mut parts, body) = request.into_parts();
+        if let Some(address) = self.address {
+            parts.extensions.insert(ClientAddress(address));
+        }
         let path = parts.uri.path();
         if let Some(resource) = &inner.config.resource
             && parts.method == Method::GET
@@ -385,7 +418,7 @@ async fn read_json_body<B>(
     inner: &Inner,
     parts: &Parts,
     body: B,
-) -> Result<Vec<u8>, Response<ResponseBody>>
+) -> Result<body::RequestBody, Response<ResponseBody>>
 where
     B: http_body::Body,
     B::Error: std::fmt::Display,
@@ -397,20 +430,55 @@ where
         .headers
         .get(header::CONTENT_LENGTH)
         .and_then(|length| length.to_str().ok()?.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > inner.max_body_size as u64) {
-        return Err(too_large(inner.max_body_size));
-    }
-    match body::read_limited(body, inner.max_body_size).await {
-        Ok(bytes) => Ok(bytes),
-        Err(ReadError::TooLarge) => Err(too_large(inner.max_body_size)),
-        Err(ReadError::Failed(error)) => {
+    let read = body::read_limited(body, inner.max_body_size, declared, &inner.body_memory);
+    match tokio::time::timeout(inner.config.body_read_timeout, read).await {
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(ReadError::TooLarge)) => Err(too_large(inner.max_body_size)),
+        Ok(Err(ReadError::NoMemory)) => {
+            tracing::warn!("request bodies in flight hold all their memory; refused one");
+            let mut refused = rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                ErrorObject::internal_error(
+                    "the server is reading too many request bodies at once; try again shortly",
+                ),
+            );
+            refused
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            Err(closing(refused))
+        }
+        Ok(Err(ReadError::Failed(error))) => {
             tracing::debug!(%error, "the request body could not be read");
             Err(plain(
                 StatusCode::BAD_REQUEST,
                 "the request body could not be read",
             ))
         }
+        Err(_elapsed) => {
+            tracing::info!(
+                timeout = ?inner.config.body_read_timeout,
+                "a request body did not arrive in time; closing its connection"
+            );
+            Err(closing(rpc_error(
+                StatusCode::REQUEST_TIMEOUT,
+                None,
+                ErrorObject::invalid_request(format!(
+                    "the request body did not arrive within {} s",
+                    inner.config.body_read_timeout.as_secs_f64()
+                )),
+            )))
+        }
     }
+}
+
+/// `response`, after which the connection closes: what is left of its request's body is
+/// never read.
+fn closing(mut response: Response<ResponseBody>) -> Response<ResponseBody> {
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 /// A request for one of the HTTP+SSE transport's paths.
@@ -459,11 +527,11 @@ fn forbidden(what: &str) -> ErrorObject {
 }
 
 fn too_large(limit: usize) -> Response<ResponseBody> {
-    rpc_error(
+    closing(rpc_error(
         StatusCode::PAYLOAD_TOO_LARGE,
         None,
         ErrorObject::invalid_request(format!("the body exceeds the limit of {limit} bytes")),
-    )
+    ))
 }
 
 pub(crate) fn missing_session(id: Option<&RequestId>) -> Response<ResponseBody> {
@@ -637,9 +705,14 @@ mod tests {
     use crate::server::{Server, ServerInfo};
 
     async fn body_json(response: Response<ResponseBody>) -> Value {
-        let bytes = body::read_limited(response.into_body(), 1 << 20)
-            .await
-            .unwrap_or_else(|_| unreachable!());
+        let bytes = body::read_limited(
+            response.into_body(),
+            1 << 20,
+            None,
+            &body::BodyMemory::new(1 << 20),
+        )
+        .await
+        .unwrap_or_else(|_| unreachable!());
         serde_json::from_slice(&bytes).unwrap()
     }
 

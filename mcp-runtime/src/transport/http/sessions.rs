@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
+use super::principal::{Client, PerClient};
 use super::resume::EventLog;
 use crate::dispatch::Dispatcher;
 use crate::peer::Outbound;
@@ -34,15 +35,46 @@ use crate::session::Session;
 
 /// Every open legacy session.
 pub(crate) struct Sessions {
-    open: Mutex<HashMap<String, Arc<Entry>>>,
+    open: Mutex<Open>,
     idle_timeout: Duration,
     max: usize,
+}
+
+/// The open sessions by id, and how many each client holds.
+struct Open {
+    by_id: HashMap<String, Arc<Entry>>,
+    per_client: PerClient,
+}
+
+impl Open {
+    fn insert(&mut self, id: String, entry: Arc<Entry>) {
+        self.per_client.add(entry.client.as_ref());
+        self.by_id.insert(id, entry);
+    }
+
+    fn remove(&mut self, id: &str) -> Option<Arc<Entry>> {
+        let entry = self.by_id.remove(id)?;
+        self.per_client.remove(entry.client.as_ref());
+        Some(entry)
+    }
+
+    /// The id of `client`'s session unused for the longest, among those not working.
+    fn least_recently_used(&self, client: &Client) -> Option<String> {
+        self.by_id
+            .iter()
+            .filter(|(_, entry)| entry.client.as_ref() == Some(client))
+            .filter_map(|(id, entry)| Some((entry.idle_since()?, id)))
+            .min()
+            .map(|(_, id)| id.clone())
+    }
 }
 
 /// One legacy session.
 pub(crate) struct Entry {
     pub(crate) session: Mutex<Session>,
     pub(crate) version: ProtocolVersion,
+    /// Whose it is, for the per-client limit.
+    client: Option<Client>,
     last_used: Arc<Mutex<Instant>>,
     /// Its event streams (GET and POST), resumable from 2025-11-25 on.
     log: Arc<EventLog>,
@@ -137,8 +169,13 @@ fn progress_token(message: &Outgoing) -> Option<String> {
 }
 
 /// A new session was refused: too many are open.
-#[derive(Debug)]
-pub(crate) struct Full;
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Full {
+    /// On the whole server.
+    Everyone,
+    /// For this client, and none of its own is idle.
+    Client,
+}
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // Every critical section leaves its data consistent, even one cut short by a panic.
@@ -220,26 +257,42 @@ impl Entry {
 }
 
 impl Sessions {
-    pub(crate) fn new(idle_timeout: Duration, max: usize) -> Self {
+    pub(crate) fn new(idle_timeout: Duration, max: usize, per_client: usize) -> Self {
         Sessions {
-            open: Mutex::new(HashMap::new()),
+            open: Mutex::new(Open {
+                by_id: HashMap::new(),
+                per_client: PerClient::new(per_client),
+            }),
             idle_timeout,
             max,
         }
     }
 
-    /// Keep `session` (just initialized at `version`) under a new id, and start forwarding its
-    /// notifications. Must run inside a tokio runtime.
+    /// Keep `session` (just initialized at `version`) for `client` under a new id, and start
+    /// forwarding its notifications. A client at its limit loses its least recently used idle
+    /// session. Must run inside a tokio runtime.
     pub(crate) fn open(
         &self,
         mut session: Session,
         version: ProtocolVersion,
         dispatcher: &Dispatcher,
+        client: Option<Client>,
     ) -> Result<String, Full> {
         self.expire();
         let mut open = lock(&self.open);
-        if open.len() >= self.max {
-            return Err(Full);
+        let mut evicted = None;
+        if let Some(full) = client
+            .as_ref()
+            .filter(|client| open.per_client.is_full(Some(client)))
+        {
+            let Some(oldest) = open.least_recently_used(full) else {
+                return Err(Full::Client);
+            };
+            tracing::debug!("a client at its session limit opened another; its oldest ends");
+            evicted = open.remove(&oldest);
+        }
+        if open.by_id.len() >= self.max {
+            return Err(Full::Everyone);
         }
         let log = EventLog::new(version >= ProtocolVersion::V2025_11_25);
         // What concerns a request that takes events (its questions to the client, their
@@ -294,6 +347,7 @@ impl Sessions {
             Arc::new(Entry {
                 session: Mutex::new(session),
                 version,
+                client,
                 last_used: Arc::new(Mutex::new(Instant::now())),
                 log,
                 calls: Arc::default(),
@@ -301,6 +355,10 @@ impl Sessions {
                 forwarder,
             }),
         );
+        drop(open);
+        if let Some(evicted) = evicted {
+            evicted.close();
+        }
         Ok(id)
     }
 
@@ -308,7 +366,7 @@ impl Sessions {
     /// or another principal's (to whom it is as good as unknown, and whose requests do not
     /// keep it from expiring).
     pub(crate) fn get(&self, id: &str, caller: Option<&str>) -> Option<Arc<Entry>> {
-        let entry = lock(&self.open).get(id).cloned()?;
+        let entry = lock(&self.open).by_id.get(id).cloned()?;
         if !super::principal::may_use(&entry.session(), caller) {
             return None;
         }
@@ -338,7 +396,11 @@ impl Sessions {
     /// End every session at shutdown: streams close at once, while calls still running keep
     /// going (the server's grace period bounds them) so their answers reach their clients.
     pub(crate) fn close_all(&self) {
-        let all: Vec<_> = lock(&self.open).drain().collect();
+        let all: Vec<_> = {
+            let mut open = lock(&self.open);
+            open.per_client = PerClient::new(open.per_client.max());
+            open.by_id.drain().collect()
+        };
         for (_, entry) in all {
             entry.end_notifications();
         }
@@ -347,6 +409,7 @@ impl Sessions {
     /// Forget sessions idle for too long.
     fn expire(&self) {
         let expired: Vec<String> = lock(&self.open)
+            .by_id
             .iter()
             .filter(|(_, entry)| {
                 entry
@@ -388,11 +451,19 @@ mod tests {
     #[tokio::test]
     async fn sessions_open_expire_and_close() {
         let dispatcher = Dispatcher::new(&Server::new(ServerInfo::new("s", "1"))).unwrap();
-        let sessions = Sessions::new(Duration::from_millis(50), 2);
+        let sessions = Sessions::new(Duration::from_millis(50), 2, 2);
         let version = ProtocolVersion::V2025_06_18;
-        let a = sessions.open(Session::new(), version, &dispatcher).unwrap();
-        let b = sessions.open(Session::new(), version, &dispatcher).unwrap();
-        assert!(sessions.open(Session::new(), version, &dispatcher).is_err());
+        let a = sessions
+            .open(Session::new(), version, &dispatcher, None)
+            .unwrap();
+        let b = sessions
+            .open(Session::new(), version, &dispatcher, None)
+            .unwrap();
+        assert!(
+            sessions
+                .open(Session::new(), version, &dispatcher, None)
+                .is_err()
+        );
         assert_eq!(sessions.get(&a, None).unwrap().version, version);
         assert!(sessions.end(&b, None));
         assert!(!sessions.end(&b, None));
@@ -404,9 +475,14 @@ mod tests {
     #[tokio::test]
     async fn a_session_has_one_stream_at_a_time() {
         let dispatcher = Dispatcher::new(&Server::new(ServerInfo::new("s", "1"))).unwrap();
-        let sessions = Sessions::new(Duration::from_secs(60), 10);
+        let sessions = Sessions::new(Duration::from_secs(60), 10, 10);
         let id = sessions
-            .open(Session::new(), ProtocolVersion::V2025_03_26, &dispatcher)
+            .open(
+                Session::new(),
+                ProtocolVersion::V2025_03_26,
+                &dispatcher,
+                None,
+            )
             .unwrap();
         let entry = sessions.get(&id, None).unwrap();
         let first = entry.log().open_standalone().unwrap();
@@ -421,10 +497,14 @@ mod tests {
     #[tokio::test]
     async fn a_session_is_not_idle_while_a_call_runs_or_a_stream_is_read() {
         let dispatcher = Dispatcher::new(&Server::new(ServerInfo::new("s", "1"))).unwrap();
-        let sessions = Sessions::new(Duration::from_millis(50), 10);
+        let sessions = Sessions::new(Duration::from_millis(50), 10, 10);
         let version = ProtocolVersion::V2025_11_25;
-        let working = sessions.open(Session::new(), version, &dispatcher).unwrap();
-        let reading = sessions.open(Session::new(), version, &dispatcher).unwrap();
+        let working = sessions
+            .open(Session::new(), version, &dispatcher, None)
+            .unwrap();
+        let reading = sessions
+            .open(Session::new(), version, &dispatcher, None)
+            .unwrap();
         let call = sessions.get(&working, None).unwrap().busy();
         let stream = sessions
             .get(&reading, None)
@@ -442,5 +522,42 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(80)).await;
         assert!(sessions.get(&working, None).is_none());
         assert!(sessions.get(&reading, None).is_none());
+    }
+
+    #[tokio::test]
+    async fn a_client_at_its_limit_loses_its_least_recently_used_idle_session_only() {
+        let dispatcher = Dispatcher::new(&Server::new(ServerInfo::new("s", "1"))).unwrap();
+        let sessions = Sessions::new(Duration::from_secs(60), 5, 2);
+        let version = ProtocolVersion::V2025_11_25;
+        let open = |name: &str| {
+            let mut session = Session::new();
+            session.set_principal(Some(name.into()));
+            let client = Some(Client::Principal(name.into()));
+            sessions.open(session, version, &dispatcher, client)
+        };
+        let first = open("alice").unwrap();
+        let working = open("alice").unwrap();
+        let _call = sessions.get(&working, Some("alice")).unwrap().busy();
+        let third = open("alice").unwrap();
+        assert!(
+            sessions.get(&first, Some("alice")).is_none(),
+            "the idle one made room"
+        );
+        assert!(sessions.get(&working, Some("alice")).is_some());
+        let _another_call = sessions.get(&third, Some("alice")).unwrap().busy();
+        assert_eq!(open("alice"), Err(Full::Client), "none of alice's is idle");
+        assert!(sessions.get(&third, Some("alice")).is_some());
+        // Bob is not held back by alice, only by the server's limit.
+        let bobs = [
+            open("bob").unwrap(),
+            open("carol").unwrap(),
+            open("dave").unwrap(),
+        ];
+        assert_eq!(open("erin"), Err(Full::Everyone));
+        assert!(sessions.get(&bobs[0], Some("bob")).is_some());
+        assert!(
+            sessions.get(&bobs[0], Some("alice")).is_none(),
+            "another principal's session is unknown to alice"
+        );
     }
 }

@@ -16,17 +16,18 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{Response, StatusCode, request::Parts};
-use tokio::sync::mpsc;
+use http::{HeaderValue, Response, StatusCode, request::Parts};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::JoinSet;
 
 use super::body::{self, ResponseBody};
 use super::modern::{UntilAnswered, until_answered};
+use super::principal::{Client, PerClient};
 use super::service::{Inner, accepted, events, not_accepting_events, rpc_error};
-use super::sessions::new_id;
+use super::sessions::{Full, new_id};
 use crate::dispatch::Reply;
 use crate::peer::Outbound;
-use crate::protocol::jsonrpc::ErrorObject;
+use crate::protocol::jsonrpc::{ErrorObject, RequestId};
 use crate::session::Session;
 
 /// Events a stream may queue before the client reads them. Responses wait for room;
@@ -37,19 +38,35 @@ const STREAM_CAPACITY: usize = 256;
 /// How long the calls of a session whose stream closed may take to stop once cancelled.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
 
+/// How many requests of one session may await their answer's delivery at once (running, or
+/// answered but not yet read by the client); a POST beyond that is answered 429. A client
+/// that never reads its stream then costs a bounded amount of memory.
+pub(crate) const MAX_PENDING_REQUESTS: usize = 128;
+
 /// The sessions of the HTTP+SSE transport, by id.
 pub(crate) struct SseSessions {
-    open: Mutex<HashMap<String, Arc<SseSession>>>,
+    open: Mutex<Open>,
     max: usize,
+}
+
+/// The open sessions by id, and how many each client holds.
+struct Open {
+    by_id: HashMap<String, Arc<SseSession>>,
+    per_client: PerClient,
 }
 
 /// One session: the dispatcher's state, and the way to its stream.
 struct SseSession {
     session: Mutex<Session>,
-    /// Calls still running, for the stream's driver, which sends their answers as events.
-    calls: mpsc::UnboundedSender<UntilAnswered>,
+    /// Whose it is, for the per-client limit.
+    client: Option<Client>,
+    /// Calls still running, for the stream's driver, which sends their answers as events;
+    /// each holds one of `pending`'s permits until its answer is on the stream.
+    calls: mpsc::UnboundedSender<(UntilAnswered, OwnedSemaphorePermit)>,
     /// The stream, for answers that are ready at once.
     events: mpsc::Sender<Bytes>,
+    /// Requests not yet answered on the stream ([`MAX_PENDING_REQUESTS`]).
+    pending: Arc<Semaphore>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -60,22 +77,28 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl SseSessions {
-    pub(crate) fn new(max: usize) -> Self {
+    pub(crate) fn new(max: usize, per_client: usize) -> Self {
         SseSessions {
-            open: Mutex::new(HashMap::new()),
+            open: Mutex::new(Open {
+                by_id: HashMap::new(),
+                per_client: PerClient::new(per_client),
+            }),
             max,
         }
     }
 
     /// The session `id` if `caller` may use it.
     fn get(&self, id: &str, caller: Option<&str>) -> Option<Arc<SseSession>> {
-        let entry = lock(&self.open).get(id).cloned()?;
+        let entry = lock(&self.open).by_id.get(id).cloned()?;
         let allowed = super::principal::may_use(&lock(&entry.session), caller);
         allowed.then_some(entry)
     }
 
     fn remove(&self, id: &str) {
-        lock(&self.open).remove(id);
+        let mut open = lock(&self.open);
+        if let Some(entry) = open.by_id.remove(id) {
+            open.per_client.remove(entry.client.as_ref());
+        }
     }
 }
 
@@ -97,7 +120,7 @@ pub(crate) fn open(
         );
     }
     let (events_sender, receiver) = mpsc::channel(STREAM_CAPACITY);
-    let (calls_sender, mut calls) = mpsc::unbounded_channel::<UntilAnswered>();
+    let (calls_sender, mut calls) = mpsc::unbounded_channel();
     let id = new_id();
     let mut session = Session::new();
     session.set_principal(super::principal::of(parts));
@@ -113,21 +136,25 @@ pub(crate) fn open(
     let subscriptions = session.subscriptions().clone();
     let mut forwarder = inner.dispatcher.notification_forwarder(&session);
     {
+        // Its sessions live as long as their streams, so none is idle to make room: a client
+        // at its limit is refused.
+        let client = super::principal::client(parts);
         let mut open = lock(&inner.sse_sessions.open);
-        if open.len() >= inner.sse_sessions.max {
-            tracing::warn!("too many open SSE sessions; refusing a new one");
-            return rpc_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                ErrorObject::internal_error("too many open sessions; try again later"),
-            );
+        if open.per_client.is_full(client.as_ref()) {
+            return super::legacy::too_many_sessions(Full::Client);
         }
-        open.insert(
+        if open.by_id.len() >= inner.sse_sessions.max {
+            return super::legacy::too_many_sessions(Full::Everyone);
+        }
+        open.per_client.add(client.as_ref());
+        open.by_id.insert(
             id.clone(),
             Arc::new(SseSession {
                 session: Mutex::new(session),
+                client,
                 calls: calls_sender,
                 events: events_sender.clone(),
+                pending: Arc::new(Semaphore::new(MAX_PENDING_REQUESTS)),
             }),
         );
     }
@@ -147,11 +174,12 @@ pub(crate) fn open(
                 break;
             }
             tokio::select! {
-                Some(call) = calls.recv() => {
-                    running.spawn(call);
+                Some((call, pending)) = calls.recv() => {
+                    running.spawn(async move { (call.await, pending) });
                 }
                 Some(done) = running.join_next(), if !running.is_empty() => {
-                    if let Ok(Some(answer)) = done
+                    // The request stops counting as pending once its answer is on the stream.
+                    if let Ok((Some(answer), _pending)) = done
                         && events_sender.send(body::event(&answer)).await.is_err()
                     {
                         break;
@@ -217,29 +245,67 @@ pub(crate) async fn post(
         }
     };
     let ids = incoming.request_ids();
+    // A request runs only when there is room for its answer: a slot on the stream for one
+    // ready at once, a pending permit for one that runs on. Beyond that it is refused before
+    // it runs, and a POST never waits for a client that does not read. Notifications and
+    // answers to the server's questions queue nothing.
+    let room = if ids.is_empty() {
+        None
+    } else {
+        let pending = Arc::clone(&entry.pending).try_acquire_owned();
+        match (pending, entry.events.try_reserve()) {
+            (Ok(pending), Ok(slot)) => Some((pending, slot)),
+            (_, Err(mpsc::error::TrySendError::Closed(()))) => return closed_session(),
+            _ => return too_many_pending(super::service::request_id(&incoming)),
+        }
+    };
     let (reply, in_flight) = {
         let mut session = lock(&entry.session);
         let reply = inner.dispatcher.handle(incoming, &mut session);
         (reply, session.in_flight().clone())
     };
-    match reply {
-        Reply::None => {}
-        Reply::Ready(answer) => {
-            if entry.events.send(body::event(&answer)).await.is_err() {
-                return closed_session();
-            }
-        }
-        Reply::Pending(call) => {
+    match (reply, room) {
+        (Reply::None, _) => {}
+        (Reply::Ready(answer), Some((_pending, slot))) => slot.send(body::event(&answer)),
+        (Reply::Pending(call), Some((pending, _slot))) => {
             if entry
                 .calls
-                .send(until_answered(call, in_flight, ids))
+                .send((until_answered(call, in_flight, ids), pending))
                 .is_err()
             {
                 return closed_session();
             }
         }
+        // A batch of entries none of which could be read as a message: its errors, if the
+        // stream has room.
+        (Reply::Ready(answer), None) => {
+            if entry.events.try_send(body::event(&answer)).is_err() {
+                tracing::debug!("an SSE session's stream is full or closed; errors dropped");
+            }
+        }
+        (Reply::Pending(_), None) => {
+            tracing::error!("a call without a request id; dropped");
+        }
     }
     accepted()
+}
+
+/// 429 for a request of a session whose client has not read the answers of the last
+/// [`MAX_PENDING_REQUESTS`].
+fn too_many_pending(id: Option<&RequestId>) -> Response<ResponseBody> {
+    tracing::info!("an HTTP+SSE session's client does not read its answers; refused a request");
+    let mut response = rpc_error(
+        StatusCode::TOO_MANY_REQUESTS,
+        id,
+        ErrorObject::invalid_request(format!(
+            "this session has {MAX_PENDING_REQUESTS} requests whose answers are not yet read \
+             from its stream; read them, then retry"
+        )),
+    );
+    response
+        .headers_mut()
+        .insert(http::header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
 }
 
 fn closed_session() -> Response<ResponseBody> {
