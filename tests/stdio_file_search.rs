@@ -317,7 +317,7 @@ fn a_fifo_is_refused_at_once_and_the_server_still_exits_on_eof(revision: Protoco
         assert_tool_error_mentions(&result, &["pipe", "not a regular file"]);
     }
     assert_text(&client.response(&later)["result"], "alpha\n");
-    // Listed by name it is not: a search lists regular files (and links to them) only.
+    // Nor does a search list it: it lists regular files (and links to them) only.
     assert_text(
         &search(&mut client, "pipe", None),
         "no file name contains \"pipe\" under .",
