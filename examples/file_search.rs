@@ -12,16 +12,27 @@
 //! `file_search --root DIR` serves MCP on stdin/stdout as a client expects, and
 //! `file_search --root DIR call read_file path=notes.md` runs one call.
 //!
-//! Every path a client gives is resolved against the root (an absolute path must lie inside
-//! it), `.` and `..` are folded, symbolic links are followed, and whatever the result is must
-//! still be inside the root: `../secret`, `/etc/passwd` and a link pointing outside are all
-//! refused. Paths in answers are relative to the root.
+//! Every path a client gives is taken relative to the root (an absolute path must lie inside
+//! it) and `.` and `..` are folded first, so `../secret` and `/etc/passwd` are refused without
+//! asking the file system. What is left is opened beneath a handle on the root directory,
+//! opened once at start-up, never by a path of the whole file system again: no check is
+//! followed by a second lookup that a process renaming entries inside the root could
+//! redirect. Symbolic links are followed only while they stay beneath the root (`cap-std`
+//! resolves them one component at a time from that handle): a relative link to something
+//! inside works; a link that points outside, is absolute, or climbs out of the root even to
+//! come back in, is answered as a missing file is, so that no answer tells what exists
+//! outside. `search_files` never follows links into directories. `read_file` reads regular
+//! files only: a FIFO or a device could block a thread for ever. Paths in answers are
+//! relative to the root.
 
 use std::ffi::OsString;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 
+use cap_fs_ext::DirExt;
+use cap_std::ambient_authority;
+use cap_std::fs::{Dir, OpenOptions};
 use mcp_runtime::{Server, ServerInfo, mcp_tool, tools};
 
 /// How many paths `search_files` lists at most.
@@ -29,84 +40,110 @@ const MAX_MATCHES: usize = 50;
 /// The largest file `read_file` returns: 100 KiB.
 const MAX_READ: u64 = 100 * 1024;
 
-/// The root, canonical (symbolic links resolved), set once in `main`.
-static ROOT: OnceLock<PathBuf> = OnceLock::new();
+/// The root directory, set once in `main`.
+#[derive(Debug)]
+struct Root {
+    /// Its canonical path, only to take absolute paths given by clients apart: nothing is
+    /// opened by it after start-up.
+    path: PathBuf,
+    /// Everything is opened beneath this handle.
+    dir: Dir,
+}
 
-fn root() -> &'static Path {
+static ROOT: OnceLock<Root> = OnceLock::new();
+
+fn root() -> &'static Root {
     ROOT.get().expect("the root is set before serving")
 }
 
-/// Where `path` leads, if that is inside the root: the canonical path, or why not.
-fn resolve(path: &str) -> Result<PathBuf, String> {
-    let root = root();
+/// `path` relative to the root, with `.` and `..` folded (`.` for the root itself), or why
+/// not: it lies outside. Decided from the text alone, so refusing says nothing about what
+/// exists.
+fn inside(path: &str) -> Result<PathBuf, String> {
+    let root = &root().path;
+    let outside = || format!("`{path}` is outside the root directory");
     let given = Path::new(path);
-    let joined = if given.is_absolute() {
-        given.to_path_buf()
+    let relative = if given.is_absolute() {
+        // Fold before comparing, so `/root/../etc` is not taken for a path inside `/root`.
+        let folded = fold(given).ok_or_else(outside)?;
+        folded
+            .strip_prefix(root)
+            .map_err(|_| outside())?
+            .to_path_buf()
     } else {
-        root.join(given)
+        fold(given).ok_or_else(outside)?
     };
-    // Fold `.` and `..` first, so `../x` is refused without asking the file system whether
-    // it exists.
+    if relative.as_os_str().is_empty() {
+        return Ok(PathBuf::from("."));
+    }
+    Ok(relative)
+}
+
+/// `path` without `.` and `..`, or `None` when a `..` climbs above its start.
+fn fold(path: &Path) -> Option<PathBuf> {
     let mut folded = PathBuf::new();
-    for component in joined.components() {
+    for component in path.components() {
         match component {
             Component::CurDir => {}
             Component::ParentDir => {
-                folded.pop();
+                if !folded.pop() {
+                    return None;
+                }
             }
             other => folded.push(other),
         }
     }
-    if !folded.starts_with(root) {
-        return Err(format!("`{path}` is outside the root directory"));
-    }
-    let canonical = folded.canonicalize().map_err(|error| match error.kind() {
-        io::ErrorKind::NotFound => format!("`{path}` does not exist"),
-        _ => format!("cannot open `{path}`: {error}"),
-    })?;
-    // A symbolic link inside the root may point anywhere.
-    if !canonical.starts_with(root) {
-        return Err(format!(
-            "`{path}` leads outside the root directory (through a symbolic link)"
-        ));
-    }
-    Ok(canonical)
+    Some(folded)
 }
 
-/// `path` (inside the root) as answers show it: relative to the root, `/`-separated.
-fn shown(path: &Path) -> String {
-    let relative = path.strip_prefix(root()).unwrap_or(path);
-    if relative.as_os_str().is_empty() {
-        return ".".to_owned();
+/// Why `path` could not be opened. A link out of the root is refused by `cap-std` with an
+/// error of its own (`PermissionDenied` carrying no OS error code); it is answered as a
+/// missing file is, so that an answer never tells whether something exists outside.
+fn cannot_open(path: &str, error: &io::Error) -> String {
+    let escaped = error.kind() == io::ErrorKind::PermissionDenied && error.raw_os_error().is_none();
+    if error.kind() == io::ErrorKind::NotFound || escaped {
+        format!("`{path}` does not exist inside the root")
+    } else {
+        format!("cannot open `{path}`: {error}")
     }
-    let parts: Vec<_> = relative
+}
+
+/// `path` (relative to the root) as answers show it: `/`-separated, `.` for the root.
+fn shown(path: &Path) -> String {
+    let parts: Vec<_> = path
         .components()
+        .filter(|part| *part != Component::CurDir)
         .map(|part| part.as_os_str().to_string_lossy())
         .collect();
+    if parts.is_empty() {
+        return ".".to_owned();
+    }
     parts.join("/")
 }
 
-/// Every file under `dir` whose name contains `needle` (lowercase), in name order. Symbolic
-/// links to files inside the root count as files; links are never followed into directories
-/// (that could leave the root, or loop).
-fn walk(dir: &Path, needle: &str, found: &mut Vec<PathBuf>) -> io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+/// Every file in `dir` (shown as `at`) and beneath whose name contains `needle` (lowercase),
+/// in name order. Symbolic links to files inside the root count as files; links are never
+/// followed into directories (that could loop).
+fn walk(dir: &Dir, at: &Path, needle: &str, found: &mut Vec<PathBuf>) -> io::Result<()> {
+    let mut entries: Vec<_> = dir.entries()?.collect::<Result<_, _>>()?;
     entries.sort_by_key(|entry| entry.file_name());
     for entry in entries {
         let kind = entry.file_type()?;
-        let path = entry.path();
+        let name = entry.file_name();
+        let path = at.join(&name);
         if kind.is_dir() {
-            // An unreadable subdirectory is skipped rather than failing the whole search.
-            let _ = walk(&path, needle, found);
+            // Not following a link: one swapped in since the listing could loop. An
+            // unreadable subdirectory is skipped rather than failing the whole search.
+            if let Ok(subdir) = dir.open_dir_nofollow(&name) {
+                let _ = walk(&subdir, &path, needle, found);
+            }
             continue;
         }
+        // Looked up from the root, not from `dir`, so that a link to `../x` counts; beneath
+        // the root's handle, so that it never counts a target outside.
         let is_file = kind.is_file()
-            || (kind.is_symlink()
-                && path
-                    .canonicalize()
-                    .is_ok_and(|target| target.starts_with(root()) && target.is_file()));
-        let name = entry.file_name().to_string_lossy().to_lowercase();
-        if is_file && name.contains(needle) {
+            || (kind.is_symlink() && root().dir.metadata(&path).is_ok_and(|t| t.is_file()));
+        if is_file && name.to_string_lossy().to_lowercase().contains(needle) {
             found.push(path);
         }
     }
@@ -128,14 +165,23 @@ fn search_files(
     if needle.is_empty() {
         return Err("`keyword` must not be empty".to_owned());
     }
-    let dir = resolve(&directory).map_err(|error| format!("cannot search: {error}"))?;
-    if !dir.is_dir() {
-        return Err(format!("cannot search: `{directory}` is not a directory"));
-    }
+    let relative = inside(&directory).map_err(|error| format!("cannot search: {error}"))?;
+    let dir = match root().dir.open_dir(&relative) {
+        Ok(dir) => dir,
+        Err(error) if error.kind() == io::ErrorKind::NotADirectory => {
+            return Err(format!("cannot search: `{directory}` is not a directory"));
+        }
+        Err(error) => {
+            return Err(format!(
+                "cannot search: {}",
+                cannot_open(&directory, &error)
+            ));
+        }
+    };
     let mut found = Vec::new();
-    walk(&dir, &needle, &mut found)
+    walk(&dir, &relative, &needle, &mut found)
         .map_err(|error| format!("cannot search `{directory}`: {error}"))?;
-    let under = shown(&dir);
+    let under = shown(&relative);
     let mut text = match found.len() {
         0 => return Ok(format!("no file name contains \"{keyword}\" under {under}")),
         1 => format!("1 file matches \"{keyword}\" under {under}:"),
@@ -158,12 +204,34 @@ fn search_files(
 /// * `path` - the file, relative to the root (as `search_files` lists it)
 #[mcp_tool(annotations(read_only, idempotent))]
 fn read_file(path: String) -> Result<String, String> {
-    let file = resolve(&path)?;
-    let metadata =
-        std::fs::metadata(&file).map_err(|error| format!("cannot read `{path}`: {error}"))?;
+    let relative = inside(&path)?;
+    let mut options = OpenOptions::new();
+    options.read(true);
+    // Opening a FIFO for reading waits for a writer unless non-blocking; a terminal must not
+    // become the process's controlling one. Neither flag changes reading a regular file, the
+    // only kind read below.
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = root()
+        .dir
+        .open_with(&relative, &options)
+        .map_err(|error| cannot_open(&path, &error))?;
+    // The handle's own metadata (fstat), not the path's: the path may lead elsewhere by now.
+    let metadata = file
+        .metadata()
+        .map_err(|error| format!("cannot read `{path}`: {error}"))?;
     if metadata.is_dir() {
         return Err(format!(
             "`{path}` is a directory, not a file (search_files lists the files in it)"
+        ));
+    }
+    if !metadata.is_file() {
+        return Err(format!(
+            "`{path}` is not a regular file (a FIFO, a socket or a device); read_file reads \
+             regular files only"
         ));
     }
     let too_large = |size: u64| {
@@ -176,8 +244,8 @@ fn read_file(path: String) -> Result<String, String> {
     }
     // Read one byte past the limit, in case the file grew since.
     let mut bytes = Vec::new();
-    std::fs::File::open(&file)
-        .and_then(|opened| opened.take(MAX_READ + 1).read_to_end(&mut bytes))
+    file.take(MAX_READ + 1)
+        .read_to_end(&mut bytes)
         .map_err(|error| format!("cannot read `{path}`: {error}"))?;
     if bytes.len() as u64 > MAX_READ {
         return Err(too_large(bytes.len() as u64));
@@ -209,20 +277,19 @@ fn take_root(args: &mut Vec<OsString>) -> Result<Option<OsString>, String> {
     Ok(args.drain(..2).nth(1))
 }
 
-#[tokio::main]
-async fn main() -> io::Result<()> {
+fn main() -> io::Result<()> {
     let mut args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let root = take_root(&mut args)
         .and_then(|dir| {
             let dir = PathBuf::from(dir.unwrap_or_else(|| OsString::from(".")));
-            match dir.canonicalize() {
-                Ok(root) if root.is_dir() => Ok(root),
-                Ok(_) => Err(format!("the root `{}` is not a directory", dir.display())),
-                Err(error) => Err(format!(
-                    "cannot use `{}` as the root: {error}",
-                    dir.display()
-                )),
+            let cannot_use =
+                |error: io::Error| format!("cannot use `{}` as the root: {error}", dir.display());
+            let path = dir.canonicalize().map_err(cannot_use)?;
+            if !path.is_dir() {
+                return Err(format!("the root `{}` is not a directory", dir.display()));
             }
+            let dir = Dir::open_ambient_dir(&path, ambient_authority()).map_err(cannot_use)?;
+            Ok(Root { path, dir })
         })
         .unwrap_or_else(|error| {
             eprintln!("file_search: {error}");
@@ -230,12 +297,24 @@ async fn main() -> io::Result<()> {
         });
     ROOT.set(root).expect("the root is set once");
 
-    Server::new(ServerInfo::new("file_search", env!("CARGO_PKG_VERSION")).with_title("File search"))
-        .instructions(
-            "Find files by name with `search_files`, then read them with `read_file`. Paths are \
-             relative to the server's root directory; nothing outside it can be reached.",
-        )
-        .tools(tools![search_files, read_file])
-        .serve_stdio_with_args(args)
-        .await
+    let server = Server::new(
+        ServerInfo::new("file_search", env!("CARGO_PKG_VERSION")).with_title("File search"),
+    )
+    .instructions(
+        "Find files by name with `search_files`, then read them with `read_file`. Paths \
+                 are relative to the server's root directory; nothing outside it can be reached.",
+    )
+    .tools(tools![search_files, read_file]);
+    // Built by hand rather than with `#[tokio::main]`, whose runtime is dropped at the end of
+    // `main`, and dropping a runtime waits for every blocking-pool thread: the plain-fn tools
+    // run there, so one read stuck in the kernel (a hung network mount) would keep the process
+    // alive after stdin closed, for ever.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let served = runtime.block_on(server.serve_stdio_with_args(args));
+    // Serving has already given running calls their shutdown timeout (`Server::shutdown_timeout`)
+    // and abandoned the rest; whatever still blocks is left to the process's exit.
+    runtime.shutdown_background();
+    served
 }

@@ -1,19 +1,23 @@
 //! The `file_search` example over a real pipe, rooted at a tree made for each test: searching
 //! and reading inside the root, the limits of `read_file`, and every way out of the root a
-//! client might try (`..`, absolute paths, symbolic links to a file and to a directory).
+//! client might try (`..`, absolute paths, symbolic links to a file and to a directory, a
+//! directory swapped for a link while it is read), files that are not regular (a FIFO), and
+//! refusals that must not tell what exists outside.
 #![cfg(unix)]
 
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
 
 use mcp_runtime::protocol::ProtocolVersion;
 use serde_json::{Value, json};
 use support::{
-    Client, ServerProcess, assert_text, assert_tool_error_mentions, example_path, per_revision,
-    text_of,
+    Client, PATIENCE, ServerProcess, assert_text, assert_tool_error_mentions, example_path,
+    is_error, per_revision, text_of,
 };
 
 /// What the file outside the root holds; no answer may ever contain it.
@@ -28,6 +32,8 @@ const SECRET: &str = "top secret";
 /// root/many/file-00.dat .. file-59.dat
 /// root/link-in.md -> docs/Guide.md        (inside: allowed)
 /// root/link-out.txt -> ../outside/secret.txt, root/dir-out -> ../outside   (escapes)
+/// root/link-nowhere.txt -> ../outside/nothing.txt, root/dir-nowhere -> ../nowhere
+///                                       (escapes to nothing: answered as the escapes are)
 /// ```
 struct Tree {
     base: PathBuf,
@@ -61,6 +67,8 @@ impl Tree {
         symlink("docs/Guide.md", base.join("root/link-in.md")).unwrap();
         symlink("../outside/secret.txt", base.join("root/link-out.txt")).unwrap();
         symlink("../outside", base.join("root/dir-out")).unwrap();
+        symlink("../outside/nothing.txt", base.join("root/link-nowhere.txt")).unwrap();
+        symlink("../nowhere", base.join("root/dir-nowhere")).unwrap();
         Tree { base }
     }
 
@@ -201,14 +209,16 @@ fn no_path_leaves_the_root(revision: ProtocolVersion) {
     let mut client = tree.open(revision);
     let secret = tree.base.join("outside/secret.txt");
     let secret = secret.to_str().unwrap();
+    // Lexically outside: refused before the file system is asked, so saying so tells nothing.
+    // Through a link: answered as a missing file is, whatever lies outside.
     let reads = [
         ("../outside/secret.txt", "outside the root"),
         ("docs/../../outside/secret.txt", "outside the root"),
         ("..", "outside the root"),
         (secret, "outside the root"),
         ("/etc/passwd", "outside the root"),
-        ("link-out.txt", "symbolic link"),
-        ("dir-out/secret.txt", "symbolic link"),
+        ("link-out.txt", "does not exist inside the root"),
+        ("dir-out/secret.txt", "does not exist inside the root"),
     ];
     for (path, why) in reads {
         let result = read(&mut client, path);
@@ -219,7 +229,7 @@ fn no_path_leaves_the_root(revision: ProtocolVersion) {
     let searches = [
         ("..", "outside the root"),
         (outside_dir.to_str().unwrap(), "outside the root"),
-        ("dir-out", "symbolic link"),
+        ("dir-out", "does not exist inside the root"),
     ];
     for (directory, why) in searches {
         let result = search(&mut client, "secret", Some(directory));
@@ -237,6 +247,96 @@ fn no_path_leaves_the_root(revision: ProtocolVersion) {
     );
 }
 
+/// A link leading outside answers exactly what a missing file answers, whether its target
+/// exists or not: otherwise a client could probe which files exist outside the root.
+fn links_outside_answer_as_missing_files_do(revision: ProtocolVersion) {
+    let tree = Tree::new();
+    let mut client = tree.open(revision);
+    // Each group names the same kind of thing; the answers differ only in the name given.
+    let groups = [
+        (
+            "read",
+            ["link-out.txt", "link-nowhere.txt", "missing.txt"],
+            read as fn(&mut Client, &str) -> Value,
+        ),
+        (
+            "read",
+            [
+                "dir-out/secret.txt",
+                "dir-out/nothing.txt",
+                "dir-nowhere/secret.txt",
+            ],
+            read,
+        ),
+        (
+            "search",
+            ["dir-out", "dir-nowhere", "no-such-dir"],
+            |client: &mut Client, directory: &str| search(client, "secret", Some(directory)),
+        ),
+    ];
+    for (what, paths, call) in groups {
+        let answers: Vec<Value> = paths
+            .iter()
+            .map(|path| {
+                let result = call(&mut client, path);
+                assert!(is_error(&result), "{what} {path}: {result}");
+                // The name given is echoed; take it out to compare the rest.
+                let text = text_of(&result).replace(path, "<path>");
+                json!({"isError": result["isError"], "text": text})
+            })
+            .collect();
+        assert_eq!(answers[0], answers[1], "{what} {paths:?}");
+        assert_eq!(answers[0], answers[2], "{what} {paths:?}");
+        assert!(
+            answers[0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("does not exist inside the root"),
+            "{what} {paths:?}: {answers:?}"
+        );
+    }
+}
+
+/// Reading a FIFO would wait for a writer forever, holding a thread and keeping the process
+/// alive after stdin closes: it is refused at once, like anything that is not a regular file.
+fn a_fifo_is_refused_at_once_and_the_server_still_exits_on_eof(revision: ProtocolVersion) {
+    let tree = Tree::new();
+    let made = Command::new("mkfifo")
+        .arg(tree.root().join("pipe"))
+        .status()
+        .expect("`mkfifo` runs");
+    assert!(made.success(), "mkfifo: {made}");
+    let mut client = tree.open(revision);
+    // Several at once: one blocked thread per call was how the process got stuck.
+    let fifo_reads: Vec<Value> = (0..3)
+        .map(|_| client.send_request("tools/call", read_arguments("pipe")))
+        .collect();
+    let later = client.send_request("tools/call", read_arguments("a.txt"));
+    for id in &fifo_reads {
+        let result = client.response(id)["result"].clone();
+        assert_tool_error_mentions(&result, &["pipe", "not a regular file"]);
+    }
+    assert_text(&client.response(&later)["result"], "alpha\n");
+    // Nor does a search list it: it lists regular files (and links to them) only.
+    assert_text(
+        &search(&mut client, "pipe", None),
+        "no file name contains \"pipe\" under .",
+    );
+    let closed = Instant::now();
+    let status = client.finish();
+    assert!(status.success(), "{status}");
+    // Nothing is left running, so nothing is waited for: well under the 5 s shutdown timeout.
+    assert!(
+        closed.elapsed() < Duration::from_secs(4),
+        "exited {:?} after stdin closed",
+        closed.elapsed()
+    );
+}
+
+fn read_arguments(path: &str) -> Value {
+    json!({"name": "read_file", "arguments": {"path": path}})
+}
+
 per_revision!(all:
     lists_search_files_and_read_file,
     search_ignores_case_and_answers_paths_relative_to_the_root,
@@ -245,7 +345,192 @@ per_revision!(all:
     reads_utf8_files_of_up_to_100_kib,
     each_refusal_of_read_file_says_why,
     no_path_leaves_the_root,
+    links_outside_answer_as_missing_files_do,
+    a_fifo_is_refused_at_once_and_the_server_still_exits_on_eof,
 );
+
+/// At most this many calls in a race test, for at most `RACE_TIME` (whichever ends first).
+#[cfg(target_os = "linux")]
+const RACE_CALLS: usize = 20_000;
+#[cfg(target_os = "linux")]
+const RACE_TIME: Duration = Duration::from_secs(20);
+
+/// A thread swapping `root/race` (a directory holding `file.txt`) with `root/race-link` (a link
+/// to `outside/race`, holding the secret as `file.txt` and `outside-only.txt`) as fast as it
+/// can, until stopped. Atomically (`RENAME_EXCHANGE`): `race` always exists, as the directory
+/// or as the link.
+#[cfg(target_os = "linux")]
+struct Swapper {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<u64>>,
+}
+
+#[cfg(target_os = "linux")]
+impl Swapper {
+    /// Set the race up in `tree` and return once the first swap is done.
+    fn start(tree: &Tree) -> Swapper {
+        let root = tree.root();
+        std::fs::create_dir_all(root.join("race")).unwrap();
+        std::fs::write(root.join("race/file.txt"), "inside").unwrap();
+        let outside = tree.base.join("outside/race");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("file.txt"), SECRET).unwrap();
+        std::fs::write(outside.join("outside-only.txt"), SECRET).unwrap();
+        std::os::unix::fs::symlink("../outside/race", root.join("race-link")).unwrap();
+
+        let c_path = |name: &str| {
+            std::ffi::CString::new(root.join(name).into_os_string().into_encoded_bytes()).unwrap()
+        };
+        let (dir, link) = (c_path("race"), c_path("race-link"));
+        let exchange = move || {
+            // SAFETY: both paths are NUL-terminated C strings that outlive the call.
+            let exchanged = unsafe {
+                libc::renameat2(
+                    libc::AT_FDCWD,
+                    dir.as_ptr(),
+                    libc::AT_FDCWD,
+                    link.as_ptr(),
+                    libc::RENAME_EXCHANGE,
+                )
+            };
+            assert_eq!(exchanged, 0, "{}", std::io::Error::last_os_error());
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let (first_swap, swapped) = mpsc::channel();
+        let thread = {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut swaps = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    exchange();
+                    swaps += 1;
+                    if swaps == 1 {
+                        first_swap.send(()).unwrap();
+                    }
+                }
+                // Leave the directory in place, as it began.
+                if swaps % 2 == 1 {
+                    exchange();
+                }
+                swaps
+            })
+        };
+        swapped.recv_timeout(PATIENCE).expect("the swapper started");
+        Swapper {
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// Stop swapping; how many swaps there were.
+    fn stop(mut self) -> u64 {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.take().unwrap().join().unwrap()
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Swapper {
+    /// A failing test stops the swapper too, rather than leaving it spinning beside the others.
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Call `tool` with `arguments` up to [`RACE_CALLS`] times, 32 in flight at once (so that calls
+/// overlap the swaps from several threads), handing each result to `check`.
+#[cfg(target_os = "linux")]
+fn race(client: &mut Client, tool: &str, arguments: Value, mut check: impl FnMut(&Value)) -> usize {
+    const WINDOW: usize = 32;
+    let started = Instant::now();
+    let mut sent = 0;
+    let mut pending = std::collections::VecDeque::new();
+    loop {
+        while pending.len() < WINDOW && sent < RACE_CALLS && started.elapsed() < RACE_TIME {
+            let params = json!({"name": tool, "arguments": arguments});
+            pending.push_back(client.send_request("tools/call", params));
+            sent += 1;
+        }
+        let Some(id) = pending.pop_front() else {
+            return sent;
+        };
+        check(&client.response(&id)["result"]);
+    }
+}
+
+/// A directory that a process inside the root keeps swapping with a link to a directory
+/// outside: every read of `race/file.txt` answers the file inside or an error, never the file
+/// outside. A check of the path followed by an open of the path again loses this race.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_directory_swapped_for_a_link_while_reading_never_leads_outside() {
+    let tree = Tree::new();
+    let swapper = Swapper::start(&tree);
+    let mut client = tree.open(ProtocolVersion::NEWEST_LEGACY);
+    let started = Instant::now();
+    let (mut inside, mut refused, mut escaped) = (0, 0, 0);
+    let sent = race(
+        &mut client,
+        "read_file",
+        json!({"path": "race/file.txt"}),
+        |result| {
+            let text = text_of(result);
+            if text.contains(SECRET) {
+                escaped += 1;
+            } else if is_error(result) {
+                refused += 1;
+            } else {
+                assert_eq!(text, "inside", "{result}");
+                inside += 1;
+            }
+        },
+    );
+    let swaps = swapper.stop();
+    eprintln!(
+        "{sent} reads in {:?} while {swaps} swaps: {inside} inside, {refused} refused, \
+         {escaped} outside",
+        started.elapsed()
+    );
+    assert_eq!(
+        escaped, 0,
+        "{escaped} of {sent} reads returned the file outside the root"
+    );
+    assert!(client.finish().success());
+}
+
+/// The same race under a search of the whole root: the walk never descends through the link
+/// swapped in for a directory it listed, so nothing outside is ever listed.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_directory_swapped_for_a_link_while_searching_is_never_descended() {
+    let tree = Tree::new();
+    let swapper = Swapper::start(&tree);
+    let mut client = tree.open(ProtocolVersion::NEWEST_LEGACY);
+    let started = Instant::now();
+    let mut escaped = 0;
+    let sent = race(
+        &mut client,
+        "search_files",
+        json!({"keyword": "outside-only"}),
+        |result| {
+            if text_of(result).contains("outside-only.txt") {
+                escaped += 1;
+            } else {
+                assert_text(result, "no file name contains \"outside-only\" under .");
+            }
+        },
+    );
+    let swaps = swapper.stop();
+    eprintln!(
+        "{sent} searches in {:?} while {swaps} swaps: {escaped} listed a file outside",
+        started.elapsed()
+    );
+    assert_eq!(
+        escaped, 0,
+        "{escaped} of {sent} searches listed a file outside the root"
+    );
+    assert!(client.finish().success());
+}
 
 /// `--root DIR` comes first and is the example's; the runtime's command line gets the rest.
 #[test]
