@@ -157,23 +157,26 @@ fn a_body_that_stops_arriving_is_answered_408_and_its_connection_closed() {
     server.shut_down();
 }
 
+const K: usize = 1024;
+
 #[test]
-fn bodies_in_flight_share_one_memory_budget() {
+fn large_bodies_in_flight_share_one_memory_budget() {
     let server = serve(
         HttpConfig::new()
-            .max_body_size(4096)
-            .max_body_memory(4096)
+            .max_body_size(800 * K)
+            .max_body_memory(1024 * K)
             .body_read_timeout(PATIENCE),
     );
     let addr = server.addr;
-    // A body of 3,000 bytes that has not finished arriving holds its memory...
-    let request = request_bytes_to("/mcp", "POST", &LIST_HEADERS, &list_body(3000), true);
+    // A body of 700 KiB that has not finished arriving holds its memory...
+    let request = request_bytes_to("/mcp", "POST", &LIST_HEADERS, &list_body(700 * K), true);
     let (start, rest) = request.split_at(request.len() - 1000);
     let mut slow = connect_from(1, addr);
     slow.write_all(start).unwrap();
-    // ...so one of 2,000 does not fit (once the server has begun reading the first)...
+    // ...so one of 500 KiB from another address does not fit (once the server has begun
+    // reading the first)...
     eventually("a body refused for memory", || {
-        let reply = list_from(2, addr, 2000);
+        let reply = list_from(2, addr, 500 * K);
         if reply.status == 503 {
             assert_eq!(reply.header("retry-after"), Some("1"));
             assert_eq!(reply.error_code(), -32603);
@@ -182,14 +185,14 @@ fn bodies_in_flight_share_one_memory_budget() {
         assert!(served(&reply), "{}", reply.status);
         false
     });
-    // ...while a small one still does.
-    assert!(served(&list_from(2, addr, 500)));
+    // ...while an ordinary one still does.
+    assert!(served(&list_from(2, addr, 60 * K)));
     slow.write_all(rest).unwrap();
     let mut raw = Vec::new();
     slow.read_to_end(&mut raw).unwrap();
     assert!(served(&parse(&raw)));
     // Handled, the first body gave its memory back.
-    assert!(served(&list_from(2, addr, 2000)));
+    assert!(served(&list_from(2, addr, 500 * K)));
     server.shut_down();
 }
 
@@ -369,8 +372,8 @@ fn with_every_limit_hit_at_once_another_client_is_still_served() {
         HttpConfig::new()
             .max_connections(16)
             .max_connections_per_address(4)
-            .max_body_size(4096)
-            .max_body_memory(4096)
+            .max_body_size(800 * K)
+            .max_body_memory(1024 * K)
             .max_sessions(3)
             .max_sessions_per_client(2)
             .idle_timeout(PATIENCE * 2)
@@ -381,7 +384,7 @@ fn with_every_limit_hit_at_once_another_client_is_still_served() {
     // body memory, and connections that send nothing up to its address's limit.
     open_session(addr, None).unwrap();
     open_session(addr, None).unwrap();
-    let request = request_bytes_to("/mcp", "POST", &LIST_HEADERS, &list_body(3500), true);
+    let request = request_bytes_to("/mcp", "POST", &LIST_HEADERS, &list_body(800 * K), true);
     let mut slow = connect_from(1, addr);
     slow.write_all(&request[..request.len() - 100]).unwrap();
     let idle: Vec<TcpStream> = (0..3).map(|_| connect_from(1, addr)).collect();
@@ -393,7 +396,7 @@ fn with_every_limit_hit_at_once_another_client_is_still_served() {
         "the attacker's address is at its limit"
     );
     eventually("the slow body's memory held", || {
-        list_from(2, addr, 2000).status == 503
+        list_from(2, addr, 300 * K).status == 503
     });
     // Another client is served: a small request, and a session of its own.
     assert!(served(&list_from(2, addr, 300)));

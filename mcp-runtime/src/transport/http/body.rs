@@ -1,17 +1,19 @@
 //! Bodies: the response body the service answers with (whole, or a server-sent event stream),
 //! the framing of its events, and reading a request body within the size limit.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::poll_fn;
+use std::net::IpAddr;
 use std::pin::{Pin, pin};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 
 use bytes::{Buf, Bytes};
 use http_body::{Frame, SizeHint};
 use std::time::Duration;
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::sync::mpsc;
 use tokio::time::{self, Instant, Interval, MissedTickBehavior};
 
 use super::resume::Reader;
@@ -169,23 +171,75 @@ pub(crate) enum ReadError {
     Failed(String),
 }
 
-/// The memory every request body in flight shares ([`HttpConfig::max_body_memory`]): each
-/// body holds a share as large as its buffer until it has been handled.
+/// The memory the request bodies in flight share ([`HttpConfig::max_body_memory`]): each body
+/// over [`SMALL_BODY`] holds a share as large as its buffer until it has been handled, and the
+/// bodies from one address hold at most a quarter of it (or one body of the largest size).
+///
+/// Small bodies are not counted: the connection limits bound them, and so a client holding
+/// the whole budget with large slow uploads cannot keep anyone's ordinary requests out.
 ///
 /// [`HttpConfig::max_body_memory`]: super::HttpConfig::max_body_memory
 #[derive(Debug)]
-pub(crate) struct BodyMemory(Arc<Semaphore>);
+pub(crate) struct BodyMemory {
+    max: usize,
+    per_address: usize,
+    held: Arc<Mutex<Held>>,
+}
+
+/// A body at most this large holds no share of [`BodyMemory`].
+pub(crate) const SMALL_BODY: usize = 64 * 1024;
+
+#[derive(Debug, Default)]
+struct Held {
+    total: usize,
+    by_address: HashMap<IpAddr, usize>,
+}
+
+/// What one body holds of [`BodyMemory`], given back on drop.
+#[derive(Debug)]
+struct Share {
+    held: Arc<Mutex<Held>>,
+    address: Option<IpAddr>,
+    bytes: usize,
+}
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        let mut held = lock(&self.held);
+        held.total -= self.bytes;
+        if let Some(address) = self.address
+            && let Some(by_address) = held.by_address.get_mut(&address)
+        {
+            *by_address -= self.bytes;
+            if *by_address == 0 {
+                held.by_address.remove(&address);
+            }
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every critical section leaves its data consistent, even one cut short by a panic.
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// A request body's bytes and the share of [`BodyMemory`] they hold, given back on drop.
 #[derive(Debug)]
 pub(crate) struct RequestBody {
     bytes: Vec<u8>,
-    held: Option<OwnedSemaphorePermit>,
+    share: Option<Share>,
 }
 
 impl BodyMemory {
-    pub(crate) fn new(bytes: usize) -> Self {
-        BodyMemory(Arc::new(Semaphore::new(bytes.min(Semaphore::MAX_PERMITS))))
+    /// `max` bytes for all bodies; a body may be `largest` bytes long.
+    pub(crate) fn new(max: usize, largest: usize) -> Self {
+        BodyMemory {
+            max,
+            per_address: (max / 4).max(largest),
+            held: Arc::default(),
+        }
     }
 }
 
@@ -193,29 +247,37 @@ impl RequestBody {
     fn empty() -> Self {
         RequestBody {
             bytes: Vec::new(),
-            held: None,
+            share: None,
         }
     }
 
-    /// Make sure at least `total` bytes of `memory` are held; `false` when they cannot be.
-    fn hold(&mut self, memory: &BodyMemory, total: usize) -> bool {
-        let held = self.held.as_ref().map_or(0, |held| held.num_permits());
-        let Some(more) = total.checked_sub(held).filter(|&more| more > 0) else {
+    /// Make sure a buffer of `total` bytes is accounted for in `memory`, for a body from
+    /// `address`; `false` when it does not fit.
+    fn hold(&mut self, memory: &BodyMemory, total: usize, address: Option<IpAddr>) -> bool {
+        if total <= SMALL_BODY {
+            return true;
+        }
+        let share = self.share.get_or_insert_with(|| Share {
+            held: Arc::clone(&memory.held),
+            address,
+            bytes: 0,
+        });
+        let Some(more) = total.checked_sub(share.bytes).filter(|&more| more > 0) else {
             return true;
         };
-        let Ok(more) = u32::try_from(more) else {
+        let mut held = lock(&memory.held);
+        let by_address = address.map_or(0, |address| {
+            held.by_address.get(&address).copied().unwrap_or(0)
+        });
+        if held.total + more > memory.max || by_address + more > memory.per_address {
             return false;
-        };
-        match Arc::clone(&memory.0).try_acquire_many_owned(more) {
-            Ok(permit) => {
-                match &mut self.held {
-                    Some(held) => held.merge(permit),
-                    None => self.held = Some(permit),
-                }
-                true
-            }
-            Err(_) => false,
         }
+        held.total += more;
+        if let Some(address) = address {
+            *held.by_address.entry(address).or_default() += more;
+        }
+        share.bytes += more;
+        true
     }
 }
 
@@ -228,13 +290,14 @@ impl std::ops::Deref for RequestBody {
 }
 
 /// The whole body, refusing one over `limit` bytes without reading the rest, and one whose
-/// buffer does not fit in what is left of `memory`. `declared` is its `Content-Length`: a
+/// buffer does not fit in what is left of `memory` (for its `address`). `declared` is its `Content-Length`: a
 /// body that declares more than fits is refused before a byte of it is read.
 pub(crate) async fn read_limited<B>(
     body: B,
     limit: usize,
     declared: Option<u64>,
     memory: &BodyMemory,
+    address: Option<IpAddr>,
 ) -> Result<RequestBody, ReadError>
 where
     B: http_body::Body,
@@ -246,7 +309,7 @@ where
         if declared > limit {
             return Err(ReadError::TooLarge);
         }
-        if !read.hold(memory, declared) {
+        if !read.hold(memory, declared, address) {
             return Err(ReadError::NoMemory);
         }
         read.bytes.reserve_exact(declared);
@@ -264,7 +327,7 @@ where
         let needed = read.bytes.len() + data.remaining();
         if needed > read.bytes.capacity() {
             let grown = needed.max(read.bytes.capacity() * 2).min(limit);
-            if !read.hold(memory, grown) {
+            if !read.hold(memory, grown, address) {
                 return Err(ReadError::NoMemory);
             }
             read.bytes.reserve_exact(grown - read.bytes.len());
@@ -337,43 +400,59 @@ mod tests {
 
     #[tokio::test]
     async fn bodies_over_the_limit_are_refused() {
-        let memory = BodyMemory::new(1 << 20);
+        let memory = BodyMemory::new(1 << 20, 1 << 20);
         let body = ResponseBody::whole("0123456789");
         assert!(matches!(
-            read_limited(body, 9, None, &memory).await,
+            read_limited(body, 9, None, &memory, None).await,
             Err(ReadError::TooLarge)
         ));
         let body = ResponseBody::whole("0123456789");
         assert!(matches!(
-            read_limited(body, 9, Some(10), &memory).await,
+            read_limited(body, 9, Some(10), &memory, None).await,
             Err(ReadError::TooLarge)
         ));
         let body = ResponseBody::whole("0123456789");
-        let read = read_limited(body, 10, None, &memory).await.unwrap();
+        let read = read_limited(body, 10, None, &memory, None).await.unwrap();
         assert_eq!(&*read, b"0123456789");
     }
 
     #[tokio::test]
-    async fn bodies_in_flight_share_one_memory_budget() {
-        let memory = BodyMemory::new(16);
-        let read = |text: &'static str, declared: Option<u64>| {
-            read_limited(ResponseBody::whole(text), 100, declared, &memory)
-        };
-        let first = read("0123456789", None).await.unwrap();
-        assert!(matches!(
-            read("0123456789", None).await,
-            Err(ReadError::NoMemory)
-        ));
-        assert!(
-            matches!(read("", Some(10)).await, Err(ReadError::NoMemory)),
-            "refused by its declared length alone"
+    async fn large_bodies_in_flight_share_one_memory_budget_a_quarter_per_address() {
+        const K: usize = 1024;
+        let memory = BodyMemory::new(1024 * K, 300 * K);
+        let (one, other, third) = (
+            Some(IpAddr::from([127, 0, 0, 1])),
+            Some(IpAddr::from([127, 0, 0, 2])),
+            Some(IpAddr::from([127, 0, 0, 3])),
         );
-        assert_eq!(&*read("012345", Some(6)).await.unwrap(), b"012345");
-        drop(first);
+        let read = |size: usize, declared: bool, address: Option<IpAddr>| {
+            let body = ResponseBody::whole(vec![b' '; size]);
+            let declared = declared.then_some(size as u64);
+            read_limited(body, 1024 * K, declared, &memory, address)
+        };
+        let first = read(300 * K, false, one).await.unwrap();
+        assert!(
+            matches!(read(200 * K, true, one).await, Err(ReadError::NoMemory)),
+            "one address holds at most a quarter (or one largest body)"
+        );
+        let second = read(300 * K, true, other).await.unwrap();
+        let third_body = read(300 * K, true, third).await.unwrap();
+        assert!(
+            matches!(read(200 * K, true, None).await, Err(ReadError::NoMemory)),
+            "refused by its declared length alone: the budget is spent"
+        );
         assert_eq!(
-            &*read("0123456789", None).await.unwrap(),
-            b"0123456789",
+            read(SMALL_BODY, false, one).await.unwrap().len(),
+            SMALL_BODY,
+            "small bodies are never refused for memory"
+        );
+        drop((first, second, third_body));
+        assert_eq!(
+            read(300 * K, false, one).await.unwrap().len(),
+            300 * K,
             "a handled body gives its memory back"
         );
+        assert_eq!(lock(&memory.held).total, 0);
+        assert!(lock(&memory.held).by_address.is_empty());
     }
 }

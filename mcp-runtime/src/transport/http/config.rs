@@ -233,7 +233,9 @@ impl HttpConfig {
     /// How many bytes of request bodies may be held at once, over all connections, while they
     /// are read and handled. A body that does not fit (by its `Content-Length`, or as it
     /// arrives) is refused with 503 and `Retry-After`: many slow uploads cannot exhaust
-    /// memory, and the server keeps serving smaller requests.
+    /// memory. Bodies of 64 KiB or less are not counted (the connection limits bound them),
+    /// so ordinary requests are served however much large uploads hold; and the bodies from
+    /// one address hold at most a quarter of this (or one body of the largest size).
     pub fn max_body_memory(mut self, bytes: usize) -> Self {
         self.max_body_memory = bytes.max(1);
         self

@@ -195,7 +195,8 @@ mod tests {
             response.into_body(),
             1 << 20,
             None,
-            &super::super::body::BodyMemory::new(1 << 20),
+            &super::super::body::BodyMemory::new(1 << 20, 1 << 20),
+            None,
         )
         .await
         .unwrap_or_else(|_| unreachable!());

@@ -86,14 +86,15 @@ impl HttpService {
             config.max_sessions_per_client,
         );
         let sse_sessions = SseSessions::new(config.max_sessions, config.max_sessions_per_client);
+        let body_size = config
+            .max_body_size
+            .unwrap_or(max_body_size.min(HttpConfig::DEFAULT_MAX_BODY_SIZE));
         HttpService {
             address: None,
             inner: Arc::new(Inner {
                 dispatcher,
-                max_body_size: config
-                    .max_body_size
-                    .unwrap_or(max_body_size.min(HttpConfig::DEFAULT_MAX_BODY_SIZE)),
-                body_memory: body::BodyMemory::new(config.max_body_memory),
+                max_body_size: body_size,
+                body_memory: body::BodyMemory::new(config.max_body_memory, body_size),
                 config,
                 sessions,
                 sse_sessions,
@@ -430,7 +431,17 @@ where
         .headers
         .get(header::CONTENT_LENGTH)
         .and_then(|length| length.to_str().ok()?.parse::<u64>().ok());
-    let read = body::read_limited(body, inner.max_body_size, declared, &inner.body_memory);
+    let address = parts
+        .extensions
+        .get::<ClientAddress>()
+        .map(|address| address.0);
+    let read = body::read_limited(
+        body,
+        inner.max_body_size,
+        declared,
+        &inner.body_memory,
+        address,
+    );
     match tokio::time::timeout(inner.config.body_read_timeout, read).await {
         Ok(Ok(bytes)) => Ok(bytes),
         Ok(Err(ReadError::TooLarge)) => Err(too_large(inner.max_body_size)),
@@ -709,7 +720,8 @@ mod tests {
             response.into_body(),
             1 << 20,
             None,
-            &body::BodyMemory::new(1 << 20),
+            &body::BodyMemory::new(1 << 20, 1 << 20),
+            None,
         )
         .await
         .unwrap_or_else(|_| unreachable!());
