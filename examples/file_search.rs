@@ -277,7 +277,8 @@ fn take_root(args: &mut Vec<OsString>) -> Result<Option<OsString>, String> {
     Ok(args.drain(..2).nth(1))
 }
 
-fn main() -> io::Result<()> {
+#[tokio::main]
+async fn main() -> io::Result<()> {
     let mut args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let root = take_root(&mut args)
         .and_then(|dir| {
@@ -305,16 +306,7 @@ fn main() -> io::Result<()> {
                  are relative to the server's root directory; nothing outside it can be reached.",
     )
     .tools(tools![search_files, read_file]);
-    // Built by hand rather than with `#[tokio::main]`, whose runtime is dropped at the end of
-    // `main`, and dropping a runtime waits for every blocking-pool thread: the plain-fn tools
-    // run there, so one read stuck in the kernel (a hung network mount) would keep the process
-    // alive after stdin closed, for ever.
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    let served = runtime.block_on(server.serve_stdio_with_args(args));
-    // Serving has already given running calls their shutdown timeout (`Server::shutdown_timeout`)
-    // and abandoned the rest; whatever still blocks is left to the process's exit.
-    runtime.shutdown_background();
-    served
+    // A read stuck in the kernel (a hung network mount) does not keep the process alive after
+    // stdin closes: plain-fn tools run on threads the runtime never waits for.
+    server.serve_stdio_with_args(args).await
 }

@@ -333,6 +333,32 @@ fn a_client_that_vanishes_during_an_endless_call_leaves_a_clean_exit() {
     );
 }
 
+/// The same with a plain `fn` stuck for ever (no cancellation reaches it): the process still
+/// exits once the shutdown timeout has given up on it. (A runtime that waited for its
+/// blocking pool kept it alive for ever.)
+#[test]
+fn a_client_that_vanishes_during_a_stuck_plain_fn_leaves_a_clean_exit() {
+    let (mut server, mut stdin, stdout) = RawServer::spawn();
+    let mut stdout = BufReader::new(stdout);
+    writeln!(stdin, "{}\n{INITIALIZED}", initialize_line()).expect("writable");
+    let mut answer = String::new();
+    stdout
+        .read_line(&mut answer)
+        .expect("the initialize answer");
+    writeln!(stdin, "{}", call_line(1, "stuck", json!({}))).expect("writable");
+    drop(stdin);
+    // The fixture's shutdown timeout is the default 5 s.
+    let status = server.wait(PATIENCE + Duration::from_secs(5));
+    let stderr = server.stderr();
+    assert!(status.success(), "exit status {status}; stderr:\n{stderr}");
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).expect("stdout readable");
+    assert!(
+        rest.is_empty(),
+        "nothing answers the abandoned call: {rest}"
+    );
+}
+
 /// Thousands of calls cancelled at once, half of them finished already: the unfinished ones
 /// are never answered, the finished ones exactly once, and the server keeps serving.
 #[test]

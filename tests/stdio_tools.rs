@@ -10,7 +10,7 @@ use support::schema::declared_properties;
 use support::{Client, assert_text, assert_tool_error_mentions, expect_error, per_revision};
 
 /// Every tool the fixture server registers.
-const FIXTURE_TOOLS: [&str; 12] = [
+const FIXTURE_TOOLS: [&str; 13] = [
     "add",
     "divide",
     "echo",
@@ -22,6 +22,7 @@ const FIXTURE_TOOLS: [&str; 12] = [
     "revision",
     "slow",
     "step",
+    "stuck",
     "wait_for_cancellation",
 ];
 

@@ -368,17 +368,18 @@ pub fn inject<T: Injected>(context: &RequestContext) -> T {
     T::inject(context)
 }
 
-/// Run a plain (not `async`) resource or prompt function on tokio's blocking pool, so it
-/// cannot stall the server; a panic in it is resumed here, where the dispatcher catches it.
+/// Run a plain (not `async`) tool, resource or prompt function on a thread of its own
+/// (`handler::blocking`), so it cannot stall the server nor, stuck, keep the process from
+/// exiting; a panic in it is resumed here, where the dispatcher catches it.
 pub async fn run_blocking_value<T, F>(function: F, cancelled: T) -> T
 where
     T: Send + 'static,
     F: FnOnce() -> T + Send + 'static,
 {
-    match tokio::task::spawn_blocking(function).await {
-        Ok(value) => value,
-        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
-        Err(_) => cancelled,
+    match crate::handler::blocking::run(function).await {
+        Some(Ok(value)) => value,
+        Some(Err(panic)) => std::panic::resume_unwind(panic),
+        None => cancelled,
     }
 }
 

@@ -39,6 +39,14 @@ fn multiply(multiplicand: i64, multiplier: i64) -> i64 {
     multiplicand * multiplier
 }
 
+/// Block for ever: a plain `fn` stuck in the kernel, as a read from a FIFO nobody writes.
+#[mcp_tool]
+fn stuck() -> String {
+    loop {
+        std::thread::park();
+    }
+}
+
 /// Divide integers, failing (as a tool error the model can read) on a zero divisor.
 ///
 /// # Arguments
@@ -212,6 +220,7 @@ async fn main() -> std::io::Result<()> {
             echo,
             add,
             multiply,
+            stuck,
             divide,
             step,
             greet,

@@ -1,6 +1,7 @@
 //! Handlers: the traits tools, resources and prompts implement and the conversions of their
 //! return values.
 
+pub(crate) mod blocking;
 mod builder;
 pub(crate) mod completion;
 mod injected;
