@@ -84,6 +84,11 @@ pub(crate) fn caller(parts: &http::request::Parts) -> Option<&str> {
     parts.extensions.get::<Principal>().map(Principal::as_str)
 }
 
+/// The IP address a request came from, in its extensions when the server serves on its own:
+/// sessions opened without a principal count against it, and so do its large bodies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct ClientAddress(pub(crate) std::net::IpAddr);
+
 /// Who holds a session, for the per-client limit: its principal, else the address it came
 /// from. `None` from [`client`] when neither is known (a mounted service serving anonymous
 /// requests); then only the global limit counts.
@@ -99,7 +104,7 @@ pub(crate) fn client(parts: &http::request::Parts) -> Option<Client> {
         Some(principal) => Some(Client::Principal(principal)),
         None => parts
             .extensions
-            .get::<super::service::ClientAddress>()
+            .get::<ClientAddress>()
             .map(|address| Client::Address(address.0)),
     }
 }

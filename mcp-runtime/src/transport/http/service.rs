@@ -17,6 +17,7 @@ use http::{HeaderValue, Method, Request, Response, StatusCode, header, request::
 use super::body::{self, ReadError, ResponseBody};
 use super::config::{HttpConfig, WELL_KNOWN};
 use super::headers;
+use super::principal::ClientAddress;
 use super::sessions::Sessions;
 use super::sse::SseSessions;
 use crate::context::CancellationToken;
@@ -41,11 +42,6 @@ pub struct HttpService {
     /// The address of the connection this copy serves, when serving on its own.
     address: Option<std::net::IpAddr>,
 }
-
-/// The IP address a request came from, in its extensions when the server serves on its own:
-/// sessions opened without a principal count against it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct ClientAddress(pub(crate) std::net::IpAddr);
 
 impl std::fmt::Debug for HttpService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
