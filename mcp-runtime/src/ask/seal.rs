@@ -15,7 +15,6 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
-use hkdf::Hkdf;
 use hmac::{Hmac, Mac};
 use serde_json::Value;
 use sha2::Sha256;
@@ -28,7 +27,8 @@ const KEY_ID_LEN: usize = 4;
 const NONCE_LEN: usize = 24;
 const TAG_LEN: usize = 16;
 
-/// HKDF's salt: keys derived here never equal keys another use of the same secret derives.
+/// HKDF's salt: what is derived here differs from what any other use of the same secret
+/// derives.
 const SALT: &[u8] = b"mcp-runtime requestState";
 
 /// The keys that seal and open `requestState`: the current one seals, and a previous one, when
@@ -44,36 +44,23 @@ pub(crate) struct SealKey {
 struct Keys {
     id: [u8; KEY_ID_LEN],
     cipher: XChaCha20Poly1305,
-    /// Keyed for principal digests, so a principal's name cannot be confirmed by hashing
-    /// guesses even by someone who reads an old state's payload.
-    principal: HmacSha256,
+    /// The HMAC key of principal digests, so a principal's name cannot be confirmed by hashing
+    /// guesses, even by someone who reads an old state's payload.
+    principal: [u8; 32],
 }
 
 impl Keys {
     fn derive(secret: &[u8]) -> Self {
-        let hkdf = Hkdf::<Sha256>::new(Some(SALT), secret);
-        let expand = |label: &[u8], out: &mut [u8]| {
-            hkdf.expand(label, out)
-                .expect("HKDF-SHA-256 yields up to 8160 bytes");
-        };
-        let mut id = [0; KEY_ID_LEN];
-        expand(b"key id", &mut id);
-        let mut encryption = [0; 32];
-        expand(b"encryption", &mut encryption);
-        let mut principal = [0; 32];
-        expand(b"principal", &mut principal);
+        let id = hkdf_sha256(SALT, secret, b"key id");
         Keys {
-            id,
-            cipher: XChaCha20Poly1305::new(&encryption.into()),
-            principal: <HmacSha256 as Mac>::new_from_slice(&principal)
-                .expect("HMAC takes keys of any length"),
+            id: id[..KEY_ID_LEN].try_into().expect("4 of 32 bytes"),
+            cipher: XChaCha20Poly1305::new(&hkdf_sha256(SALT, secret, b"encryption").into()),
+            principal: hkdf_sha256(SALT, secret, b"principal"),
         }
     }
 
     fn principal_digest(&self, principal: &str) -> String {
-        let mut mac = self.principal.clone();
-        mac.update(principal.as_bytes());
-        super::canonical::hex(&mac.finalize().into_bytes())
+        super::canonical::hex(&hmac_sha256(&self.principal, &[principal.as_bytes()]))
     }
 }
 
@@ -104,13 +91,7 @@ impl SealKey {
     /// A fresh random key.
     pub(crate) fn random() -> Self {
         let mut secret = [0; 32];
-        if let Err(error) = getrandom::fill(&mut secret) {
-            // Without randomness no state can be trusted: a key nobody can guess is still
-            // better than none, so mix the clock and the address space in.
-            tracing::error!(%error, "no randomness for the requestState key; using a weaker one");
-            let fallback = format!("{:?}{:p}", std::time::SystemTime::now(), &secret);
-            secret = sha2_of(fallback.as_bytes());
-        }
+        fill_random(&mut secret, "the requestState key");
         Self::from_secret(&secret)
     }
 
@@ -203,36 +184,49 @@ impl fmt::Debug for SealKey {
 /// coordinate (192 bits make a collision negligible).
 fn fresh_nonce() -> [u8; NONCE_LEN] {
     let mut nonce = [0; NONCE_LEN];
-    if let Err(error) = getrandom::fill(&mut nonce) {
-        // A repeated nonce would expose two payloads: fall back to one unique in this process
-        // (a counter) and unlikely elsewhere (the clock, the process id).
-        tracing::error!(%error, "no randomness for a requestState nonce; using a weaker one");
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let seed = format!(
-            "{:?}{}{}",
-            std::time::SystemTime::now(),
-            std::process::id(),
-            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        );
-        nonce.copy_from_slice(&sha2_of(seed.as_bytes())[..NONCE_LEN]);
-    }
+    fill_random(&mut nonce, "a requestState nonce");
     nonce
 }
 
 /// A fresh random identifier (128 bits, hex), unique for all practical purposes.
 pub(crate) fn random_id() -> String {
     let mut bytes = [0; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        // Unique still, if guessable: a counter mixed with the clock.
+    fill_random(&mut bytes, "an id");
+    super::canonical::hex(&bytes)
+}
+
+/// `bytes` (at most 32) filled from the OS's randomness, or, should it fail, with bytes unique
+/// in this process (a counter) and unlikely elsewhere (the clock, the process, the address
+/// space): guessable, but a repeated nonce or id would be worse, and so would failing.
+fn fill_random(bytes: &mut [u8], what: &str) {
+    if let Err(error) = getrandom::fill(bytes) {
+        tracing::error!(%error, "no randomness for {what}; using a weaker substitute");
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let seed = format!(
-            "{:?}{}",
+            "{:?}{}{}{:p}",
             std::time::SystemTime::now(),
-            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            std::process::id(),
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            bytes
         );
-        bytes.copy_from_slice(&sha2_of(seed.as_bytes())[..16]);
+        bytes.copy_from_slice(&sha2_of(seed.as_bytes())[..bytes.len()]);
     }
-    super::canonical::hex(&bytes)
+}
+
+/// HKDF-SHA-256 (RFC 5869) of one 32-byte output, where Expand is its first block alone:
+/// HMAC(PRK, info || 0x01). Written over `hmac` rather than taken from the `hkdf` crate, which
+/// cost the stripped calculator about 430 bytes more, at the edge of its 1.5 MiB budget.
+fn hkdf_sha256(salt: &[u8], secret: &[u8], info: &[u8]) -> [u8; 32] {
+    let extracted = hmac_sha256(salt, &[secret]);
+    hmac_sha256(&extracted, &[info, &[1]])
+}
+
+fn hmac_sha256(key: &[u8], message: &[&[u8]]) -> [u8; 32] {
+    let mut mac = <HmacSha256 as Mac>::new_from_slice(key).expect("HMAC takes keys of any length");
+    for part in message {
+        mac.update(part);
+    }
+    mac.finalize().into_bytes().into()
 }
 
 fn sha2_of(bytes: &[u8]) -> [u8; 32] {
@@ -408,6 +402,17 @@ mod tests {
             .with_current(b"new secret");
         assert_eq!(opened(&again, &sealed_before), Ok(payload()));
         assert_eq!(opened(&again, &sealed_now), Ok(payload()));
+    }
+
+    #[test]
+    fn the_key_derivation_is_hkdf_sha256() {
+        // RFC 5869, test case 1: the first 32 bytes of its OKM.
+        let salt: Vec<u8> = (0x00..=0x0c).collect();
+        let info: Vec<u8> = (0xf0..=0xf9).collect();
+        assert_eq!(
+            super::super::canonical::hex(&hkdf_sha256(&salt, &[0x0b; 22], &info)),
+            "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf"
+        );
     }
 
     #[test]
