@@ -684,6 +684,61 @@ fn long_task_in_2026_07_28_asks_through_its_result() {
     );
 }
 
+/// A key rollout through the environment `serve_from_args` reads: a state sealed before the
+/// switch resumes on a server holding the old secret as the previous key, and is refused by
+/// one that no longer holds it.
+#[test]
+fn long_task_resumes_a_state_sealed_under_the_previous_key() {
+    let (old, new) = (
+        "old secret of at least 32 bytes..",
+        "new secret of at least 32 bytes..",
+    );
+    let call = json!({"name": "migrate", "arguments": {"steps": 1, "step_ms": 1}});
+    let capabilities = json!({"elicitation": {}});
+    let mut before = Client::new(ServerProcess::example_with_env(
+        "long_task",
+        &[("MCP_REQUEST_STATE_KEY", old)],
+    ));
+    let first = modern_call(&mut before, "tools/call", call.clone(), &capabilities);
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let mut retry = call;
+    retry["requestState"] = first["result"]["requestState"].clone();
+    retry["inputResponses"] =
+        json!({"q0": {"action": "accept", "content": {"drop_old_tables": true}}});
+
+    let mut retired = Client::new(ServerProcess::example_with_env(
+        "long_task",
+        &[("MCP_REQUEST_STATE_KEY", new)],
+    ));
+    let refused = expect_error(&modern_call(
+        &mut retired,
+        "tools/call",
+        retry.clone(),
+        &capabilities,
+    ));
+    assert_eq!(refused["code"], -32602, "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("sealed under a key it does not hold"),
+        "{refused}"
+    );
+
+    let mut rolled = Client::new(ServerProcess::example_with_env(
+        "long_task",
+        &[
+            ("MCP_REQUEST_STATE_KEY", new),
+            ("MCP_REQUEST_STATE_PREVIOUS_KEY", old),
+        ],
+    ));
+    let resumed = modern_call(&mut rolled, "tools/call", retry, &capabilities);
+    assert_eq!(
+        text_of(&resumed["result"]),
+        "migrated: copied 1 parts and dropped the old tables"
+    );
+}
+
 // URL-mode elicitation ---------------------------------------------------------------------
 
 #[test]

@@ -565,6 +565,20 @@ const CASES: &[Case] = &[
             r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported protocol version \"2025-06-18\"","data":{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"2025-06-18"}}}"#,
         ],
     },
+    Case {
+        // Sealed by a server whose secret was `a secret since retired`: the fixture's key is
+        // random, and it has no previous one.
+        what: "a `requestState` sealed under a key the server does not hold (another deployment's, or retired)",
+        session: Session::Fresh,
+        send: &[Line::Text(concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"requestState":""#,
+            "oq_ddD9PHu8TYWqsRUXGm0_vf3PtFahmlu3wBwh9gJBFWI1lfeoxYHBDp93My4z8ZvJqdJAUb35VFkhfRSLrP6viTFEvzku9_UeZo7Oq63ntYyujti5RulOoXomU5gW9nt9DCE1Tn3kMpAN8A5K8ApujnUpARrfJhiQGhb9qDuE-oQ8cj5D8s4ow74WwJJU53UcEHMmJyyhTsds3hsbtCEnetLvRWwpNKzXYb3-Pdb3U05q1dQbo8eP6kSFNrgd93SeWXuNPGeGE64b7_0AIW_NuUZ0vJk7YrjqvaBTxx1WkXK1Jf_ipk88nxcjr4vQvbi1yVwpHUMAdORq18BWHQznoA-J4vXQAprMD07vqvcz_IRmDYQrjIjtSimbBENYu-j3ixi-KX9eRHts6",
+            r#"","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+        ))],
+        answers: &[
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid `requestState`: not issued by this server (sealed under a key it does not hold: another deployment's, or one retired); retry the request without `requestState` and `inputResponses` to start over"}}"#,
+        ],
+    },
 ];
 
 fn initialize(server: &mut ServerProcess, version: &str) {

@@ -85,6 +85,9 @@ pub struct Server {
     /// Whether the program chose the key ([`Server::request_state_key`]): then
     /// `serve_from_args` leaves it alone rather than read `MCP_REQUEST_STATE_KEY`.
     pub(crate) request_state_key_chosen: bool,
+    /// The same for the previous key ([`Server::previous_request_state_key`],
+    /// `MCP_REQUEST_STATE_PREVIOUS_KEY`).
+    pub(crate) previous_request_state_key_chosen: bool,
     /// Records which `requestState`s were used ([`Server::replay_guard`]).
     pub(crate) replay_guard: crate::ask::SharedReplayGuard,
     /// How tasks are kept ([`Server::task_ttl`], [`Server::task_poll_interval`],
@@ -131,6 +134,7 @@ impl Server {
             forward_tracing: false,
             request_state_key: crate::ask::seal::SealKey::random(),
             request_state_key_chosen: false,
+            previous_request_state_key_chosen: false,
             replay_guard: crate::ask::SharedReplayGuard::in_memory(),
             #[cfg(feature = "tasks")]
             tasks: crate::task::TaskConfig::default(),
@@ -183,9 +187,35 @@ impl Server {
     /// environment variable `MCP_REQUEST_STATE_KEY` (when set and not empty) unless the program
     /// gave one here, which wins: `MCP_REQUEST_STATE_KEY="$(openssl rand -hex 32)"` on every
     /// replica of one deployment.
+    ///
+    /// States are encrypted and authenticated (XChaCha20-Poly1305 under a key derived from
+    /// `secret`), so a client learns nothing from one but its length, and each names the key
+    /// it was sealed under by an id derived from the secret. To change the secret without
+    /// failing the retries in flight, keep the old one as
+    /// [`previous_request_state_key`](Self::previous_request_state_key) for the lifetime of a
+    /// state (10 minutes).
     pub fn request_state_key(mut self, secret: impl AsRef<[u8]>) -> Self {
-        self.request_state_key = crate::ask::seal::SealKey::from_secret(secret.as_ref());
+        self.request_state_key = self.request_state_key.with_current(secret.as_ref());
         self.request_state_key_chosen = true;
+        self
+    }
+
+    /// A secret that still opens the `requestState`s it sealed but seals none: the one
+    /// [`request_state_key`](Self::request_state_key) replaced. New states are always sealed
+    /// with the current key; drop this one once the states it sealed have expired (10 minutes
+    /// after the switch).
+    ///
+    /// To roll a new secret across replicas without a refused retry: first give every replica
+    /// the new secret as the previous key (each then opens what the others will seal), then
+    /// make it the current key and the old one previous, then, 10 minutes later, drop the
+    /// previous key.
+    ///
+    /// A server started with [`serve_from_args`](Self::serve_from_args) reads it from the
+    /// environment variable `MCP_REQUEST_STATE_PREVIOUS_KEY` (when set and not empty) unless
+    /// the program gave one here, which wins.
+    pub fn previous_request_state_key(mut self, secret: impl AsRef<[u8]>) -> Self {
+        self.request_state_key = self.request_state_key.with_previous(secret.as_ref());
+        self.previous_request_state_key_chosen = true;
         self
     }
 

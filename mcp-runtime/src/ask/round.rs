@@ -24,7 +24,7 @@ use serde_json::{Map, Value, json};
 use super::AskError;
 use super::canonical::digest;
 use super::replay::SharedReplayGuard;
-use super::seal::{SealKey, random_id};
+use super::seal::{Refusal, SealKey, random_id};
 use crate::handler::BoxFuture;
 use crate::handler::JsonObject;
 use crate::protocol::jsonrpc::ErrorObject;
@@ -35,8 +35,8 @@ use crate::task::record::TaskRecord;
 const STATE_LIFETIME: Duration = Duration::from_secs(600);
 
 /// The layout of `requestState`s this server writes; others (an older replica's) are refused.
-/// 2 added the id the replay guard records and the principal.
-const STATE_VERSION: u64 = 2;
+/// 2 added the id the replay guard records and the principal; 3 keyed the principal's digest.
+const STATE_VERSION: u64 = 3;
 
 /// Which request a round belongs to: a state issued for one cannot resume another.
 #[derive(Debug, Clone)]
@@ -47,9 +47,9 @@ pub(crate) struct Binding {
     pub(crate) target: String,
     /// Digest of the arguments.
     pub(crate) subject: String,
-    /// Digest of whom the transport authenticated (see `RequestContext::principal`), if
-    /// anyone: the client of one user cannot resume another's call. A digest, because the
-    /// state is only signed, not encrypted.
+    /// Whom the transport authenticated (see `RequestContext::principal`), if anyone: the
+    /// client of one user cannot resume another's call. The state carries a keyed digest of
+    /// it, never the name, so not even a reader of a state's payload can confirm a guess.
     pub(crate) principal: Option<String>,
 }
 
@@ -64,7 +64,7 @@ impl Binding {
             method,
             target: target.to_owned(),
             subject: digest(arguments),
-            principal: principal.map(|principal| digest(&Value::from(principal))),
+            principal: principal.map(str::to_owned),
         }
     }
 
@@ -274,7 +274,11 @@ impl InputRound {
             "m": self.binding.method,
             "t": self.binding.target,
             "d": self.binding.subject,
-            "p": self.binding.principal,
+            "p": self
+                .binding
+                .principal
+                .as_deref()
+                .map(|principal| self.key.principal_digest(principal)),
             "exp": expires,
             "q": asked,
             "r": run.used,
@@ -290,9 +294,19 @@ fn open_state(key: &SealKey, binding: &Binding, state: &str) -> Result<Value, Er
              `inputResponses` to start over"
         ))
     };
-    let state = key
-        .open(state)
-        .ok_or_else(|| invalid("not issued by this server, or altered"))?;
+    let opened = key.open(state).map_err(|refusal| match refusal {
+        // Worth telling apart: during a key rollout it points at a replica's configuration.
+        Refusal::UnknownKey => invalid(
+            "not issued by this server (sealed under a key it does not hold: another \
+             deployment's, or one retired)",
+        ),
+        Refusal::Altered => invalid("not issued by this server, or altered"),
+    })?;
+    let expected_principal = binding
+        .principal
+        .as_deref()
+        .map(|principal| opened.principal_digest(principal));
+    let state = opened.payload;
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
@@ -312,7 +326,7 @@ fn open_state(key: &SealKey, binding: &Binding, state: &str) -> Result<Value, Er
     if !same("m", binding.method) || !same("t", &binding.target) || !same("d", &binding.subject) {
         return Err(invalid("issued for another request"));
     }
-    if state.get("p").and_then(Value::as_str) != binding.principal.as_deref() {
+    if state.get("p").and_then(Value::as_str) != expected_principal.as_deref() {
         return Err(invalid("issued to another principal"));
     }
     Ok(state)
@@ -574,8 +588,11 @@ mod tests {
                 .message
                 .contains("another request")
         );
-        let mut tampered = state.clone();
-        tampered.insert(3, 'x');
+        // A character past the key id: the key is found, the tag fails.
+        let mut tampered = state.clone().into_bytes();
+        let middle = tampered.len() / 2;
+        tampered[middle] = if tampered[middle] == b'A' { b'B' } else { b'A' };
+        let tampered = String::from_utf8(tampered).unwrap();
         assert!(
             refused(&key, binding(), json!(tampered))
                 .message
@@ -649,11 +666,11 @@ mod tests {
             .questions
             .push(("q0".into(), "d".into(), json!({})));
         let (_, state) = round.input_required();
-        let payload = key.open(&state).unwrap().to_string();
-        assert!(payload.contains(&digest(&json!("alice"))));
+        let payload = key.open(&state).unwrap().payload.to_string();
+        assert!(payload.contains(&key.principal_digest("alice")));
         assert!(
-            !payload.contains("alice"),
-            "only a digest of the principal travels"
+            !payload.contains("alice") && !payload.contains(&digest(&json!("alice"))),
+            "only a keyed digest of the principal travels, even inside"
         );
         let retry = params(json!({"requestState": state}));
         for other in [Some("bob"), None] {
@@ -661,6 +678,36 @@ mod tests {
             assert!(refused.message.contains("another principal"), "{other:?}");
         }
         assert!(InputRound::begin(&key, &guard(), of(Some("alice")), &retry).is_ok());
+    }
+
+    #[test]
+    fn a_state_sealed_before_a_key_rollout_resumes_where_the_old_key_is_previous() {
+        let of =
+            |principal| Binding::new("tools/call", "delete", &json!({"name": "repo"}), principal);
+        let old = SealKey::from_secret(b"old secret");
+        let round =
+            InputRound::begin(&old, &guard(), of(Some("alice")), &JsonObject::new()).unwrap();
+        round
+            .run()
+            .questions
+            .push(("q0".into(), "d".into(), json!({})));
+        let (_, state) = round.input_required();
+        let retry = params(json!({"requestState": state}));
+
+        let rolled = SealKey::from_secret(b"new secret").with_previous(b"old secret");
+        assert!(InputRound::begin(&rolled, &guard(), of(Some("alice")), &retry).is_ok());
+        let refused = InputRound::begin(&rolled, &guard(), of(Some("bob")), &retry).unwrap_err();
+        assert!(refused.message.contains("another principal"), "{refused:?}");
+
+        let retired = SealKey::from_secret(b"new secret");
+        let refused = InputRound::begin(&retired, &guard(), of(Some("alice")), &retry).unwrap_err();
+        assert_eq!(refused.code, ErrorObject::INVALID_PARAMS);
+        assert_eq!(
+            refused.message,
+            "invalid `requestState`: not issued by this server (sealed under a key it does not \
+             hold: another deployment's, or one retired); retry the request without \
+             `requestState` and `inputResponses` to start over"
+        );
     }
 
     /// Poll a future once (the question is recorded on the first poll).

@@ -143,7 +143,9 @@ pub(crate) fn help(server: &Server, program: &str, executable: Option<&Path>) ->
             text,
             "  MCP_REQUEST_STATE_KEY   the secret sealing 2026-07-28 requestStates; the same on \
              every\n                          replica behind one load balancer (default: \
-             random per process)\n"
+             random per process)\n  MCP_REQUEST_STATE_PREVIOUS_KEY\n                          the \
+             secret that key replaced, while a new one is rolled out: it\n                          \
+             still opens the requestStates it sealed, and seals none\n"
         );
     }
     text
@@ -205,6 +207,10 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("  MCP_REQUEST_STATE_KEY "), "{text}");
+        assert!(
+            text.contains("  MCP_REQUEST_STATE_PREVIOUS_KEY\n"),
+            "{text}"
+        );
     }
 
     #[test]

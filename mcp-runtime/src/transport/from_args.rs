@@ -10,6 +10,8 @@ use crate::transport::stderr_log;
 
 /// The environment variable holding the secret that seals `requestState`.
 const REQUEST_STATE_KEY_VAR: &str = "MCP_REQUEST_STATE_KEY";
+/// The one holding the secret it replaced, which still opens what it sealed.
+const PREVIOUS_REQUEST_STATE_KEY_VAR: &str = "MCP_REQUEST_STATE_PREVIOUS_KEY";
 
 impl Server {
     /// Serve as the command line says: `--http ADDR` (`127.0.0.1:8080`, or a bare port for
@@ -20,7 +22,10 @@ impl Server {
     /// The environment variable `MCP_REQUEST_STATE_KEY`, when set and not empty, is the secret
     /// that seals 2026-07-28 `requestState`s (see
     /// [`request_state_key`](Self::request_state_key)): give every replica behind one load
-    /// balancer the same value. A key the program set itself wins over it.
+    /// balancer the same value. `MCP_REQUEST_STATE_PREVIOUS_KEY`, likewise, is the secret it
+    /// replaced, which still opens the states it sealed while a new one is rolled out (see
+    /// [`previous_request_state_key`](Self::previous_request_state_key)). A key the program
+    /// set itself wins over its variable.
     ///
     /// ```no_run
     /// use mcp_runtime::{Server, server_info};
@@ -39,7 +44,10 @@ impl Server {
     pub async fn serve_from_args(self) -> io::Result<()> {
         let args: Vec<OsString> = std::env::args_os().skip(1).collect();
         let secret = std::env::var_os(REQUEST_STATE_KEY_VAR);
-        let mut this = self.request_state_key_from_env(secret);
+        let previous = std::env::var_os(PREVIOUS_REQUEST_STATE_KEY_VAR);
+        let mut this = self
+            .request_state_key_from_env(secret)
+            .previous_request_state_key_from_env(previous);
         this.from_args = true;
         match http_address(&args) {
             Some(Ok(addr)) => this.serve_http_address(addr).await,
@@ -75,6 +83,26 @@ impl Server {
         }
         tracing::debug!("sealing requestState with the key from {REQUEST_STATE_KEY_VAR}");
         self.request_state_key(secret)
+    }
+
+    /// The server also opening states sealed under `secret` (the value of
+    /// `MCP_REQUEST_STATE_PREVIOUS_KEY`), on the same terms as the current key.
+    fn previous_request_state_key_from_env(self, secret: Option<OsString>) -> Self {
+        let Some(secret) = secret.filter(|secret| !secret.is_empty()) else {
+            return self;
+        };
+        stderr_log::install_if_absent();
+        if self.previous_request_state_key_chosen {
+            tracing::info!(
+                "{PREVIOUS_REQUEST_STATE_KEY_VAR} is set but the program chose the previous \
+                 requestState key; keeping the program's"
+            );
+            return self;
+        }
+        tracing::debug!(
+            "also opening requestState sealed with the key from {PREVIOUS_REQUEST_STATE_KEY_VAR}"
+        );
+        self.previous_request_state_key(secret.into_encoded_bytes())
     }
 
     #[cfg(feature = "http")]
@@ -140,33 +168,67 @@ mod tests {
         assert_eq!(http_address(&args(&[])), None);
     }
 
-    fn sealed_under(server: &Server) -> String {
-        server
+    /// Whether `reader` opens a state `sealer` sealed.
+    fn opens(reader: &Server, sealer: &Server) -> bool {
+        let sealed = sealer
             .request_state_key
-            .seal(&serde_json::json!({"probe": 1}))
+            .seal(&serde_json::json!({"probe": 1}));
+        reader.request_state_key.open(&sealed).is_ok()
     }
 
     #[test]
     fn the_environment_sets_the_request_state_key_unless_the_program_did() {
         let info = || crate::server::ServerInfo::new("s", "1");
-        let shared = sealed_under(&Server::new(info()).request_state_key("shared secret"));
+        let shared = Server::new(info()).request_state_key("shared secret");
         let from_env =
             Server::new(info()).request_state_key_from_env(Some(OsString::from("shared secret")));
-        assert_eq!(sealed_under(&from_env), shared);
+        assert!(opens(&from_env, &shared) && opens(&shared, &from_env));
         assert!(from_env.request_state_key_chosen);
 
         let chosen = Server::new(info())
             .request_state_key("the program's")
             .request_state_key_from_env(Some(OsString::from("shared secret")));
-        assert_eq!(
-            sealed_under(&chosen),
-            sealed_under(&Server::new(info()).request_state_key("the program's"))
-        );
+        assert!(opens(
+            &chosen,
+            &Server::new(info()).request_state_key("the program's")
+        ));
+        assert!(!opens(&chosen, &shared));
 
         for unset in [None, Some(OsString::new())] {
             let random = Server::new(info()).request_state_key_from_env(unset);
             assert!(!random.request_state_key_chosen);
-            assert_ne!(sealed_under(&random), shared);
+            assert!(!opens(&random, &shared) && !opens(&shared, &random));
+        }
+    }
+
+    #[test]
+    fn the_environment_sets_the_previous_key_unless_the_program_did() {
+        let info = || crate::server::ServerInfo::new("s", "1");
+        let retired = Server::new(info()).request_state_key("retired secret");
+        let rolled = Server::new(info())
+            .request_state_key_from_env(Some(OsString::from("new secret")))
+            .previous_request_state_key_from_env(Some(OsString::from("retired secret")));
+        assert!(rolled.previous_request_state_key_chosen);
+        assert!(opens(&rolled, &retired), "the previous key opens");
+        assert!(!opens(&retired, &rolled), "and seals nothing");
+        assert!(opens(
+            &Server::new(info()).request_state_key("new secret"),
+            &rolled
+        ));
+
+        let chosen = Server::new(info())
+            .previous_request_state_key("the program's")
+            .previous_request_state_key_from_env(Some(OsString::from("retired secret")));
+        assert!(!opens(&chosen, &retired));
+        assert!(opens(
+            &chosen,
+            &Server::new(info()).request_state_key("the program's")
+        ));
+
+        for unset in [None, Some(OsString::new())] {
+            let none = Server::new(info()).previous_request_state_key_from_env(unset);
+            assert!(!none.previous_request_state_key_chosen);
+            assert!(!opens(&none, &retired));
         }
     }
 }
