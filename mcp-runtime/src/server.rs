@@ -385,7 +385,7 @@ impl Server {
     /// take more is refused before it is parsed, with `-32600` and its `id` when that can be
     /// read; the server keeps serving. Applies to stdio and HTTP alike.
     ///
-    /// Parsed JSON is far larger than its text: each `0` of `[0,0,...]` is 2 bytes sent and an
+    /// Parsed JSON is far larger than its text: each `0` of `[0,0,...]` is 2 bytes sent and a
     /// 72-byte value kept, so a 16 MiB message of them took 660 MiB before this limit. The
     /// size is estimated from the message's bytes before anything is built, as 72 bytes per
     /// value (each array element and object member, and each member once more for its key and
@@ -394,12 +394,15 @@ impl Server {
     /// and [`max_message_size`](Self::max_message_size) bounds them. The estimate is within a
     /// few percent of the memory serde_json takes, whatever the message's shape.
     ///
-    /// The default lets through any 1 MiB JSON document of the usual kind (records, lists of
-    /// numbers: 10 to 40 MiB parsed), and several MiB of most: tool arguments are rarely
-    /// larger. A message just under it peaks the server at about 100 MiB of memory, where an
-    /// unbounded 16 MiB one could take 2.4 GiB. Raise it for tools that take large JSON
-    /// structures, lower it for servers that must stay small; a message of less than
-    /// `max_parsed_size / 200` bytes can never exceed it and is not even scanned.
+    /// The default lets through a 1 MiB JSON document of any usual shape (a dense `[0,0,...]`
+    /// is 36 MiB parsed, records far less), and several MiB of most: tool arguments are rarely
+    /// larger. A message
+    /// just under it peaks the calculator example at 60 to 85 MiB of memory whatever its shape
+    /// (twice that when its numbers are integers written as floats, `1.0`, which tool
+    /// arguments read twice), where 16 MiB of nested arrays took 2.4 GiB without it. Raise it
+    /// for tools that take large JSON structures, lower it for servers that must stay small.
+    /// A message shorter than `max_parsed_size / 180` bytes cannot exceed it, and is not
+    /// scanned at all.
     pub fn max_parsed_size(mut self, bytes: usize) -> Self {
         self.max_parsed_size = bytes;
         self

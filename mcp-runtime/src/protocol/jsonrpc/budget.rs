@@ -23,6 +23,7 @@ const OPEN: usize = 5;
 /// Exact for valid JSON. On invalid JSON it may say either, which does no harm: the parser
 /// refuses that line in any case, and builds at most two bytes' worth of values per value
 /// before it does. Stops counting at the limit, so a refused line is read only that far.
+#[inline]
 pub(crate) fn exceeds(line: &[u8], limit: usize) -> bool {
     let limit = limit / VALUE;
     // Every opening bracket needs a closing one, every comma or colon a value after it: no
@@ -35,33 +36,53 @@ pub(crate) fn exceeds(line: &[u8], limit: usize) -> bool {
 }
 
 /// Whether `line` counts more than `limit` values.
+#[inline(never)]
 fn over(line: &[u8], limit: usize) -> bool {
     let mut count = 1usize;
     let mut at = 0;
     while let Some(&byte) = line.get(at) {
         at += 1;
-        match byte {
-            b'"' => match string_end(&line[at..]) {
+        // A table rather than a `match`: most bytes weigh nothing, and one load tells so.
+        let weight = WEIGHT[usize::from(byte)];
+        if weight == 0 {
+            continue;
+        }
+        if weight == QUOTE {
+            match string_end(&line[at..]) {
                 Some(end) => at += end,
                 None => return false,
-            },
-            b',' | b':' => count += 1,
-            b'[' | b'{' => {
-                let next = line[at..]
-                    .iter()
-                    .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'));
-                if !matches!(next, Some(b']' | b'}')) {
-                    count += OPEN;
-                }
             }
-            _ => continue,
+            continue;
         }
+        if weight == OPEN as u8 {
+            let next = line[at..]
+                .iter()
+                .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'));
+            if matches!(next, Some(b']' | b'}')) {
+                continue;
+            }
+        }
+        count += usize::from(weight);
         if count > limit {
             return true;
         }
     }
     false
 }
+
+/// What each byte outside strings adds to the count; [`QUOTE`] for the one that opens a string.
+const WEIGHT: [u8; 256] = {
+    let mut weight = [0; 256];
+    weight[b',' as usize] = 1;
+    weight[b':' as usize] = 1;
+    weight[b'[' as usize] = OPEN as u8;
+    weight[b'{' as usize] = OPEN as u8;
+    weight[b'"' as usize] = QUOTE;
+    weight
+};
+
+/// The [`WEIGHT`] of `"`: no count, a string to skip.
+const QUOTE: u8 = u8::MAX;
 
 /// The length of the rest of a string, closing quote included, from just after its opening
 /// quote; `None` when it does not end.
