@@ -29,6 +29,8 @@ enum Line {
     Oversize,
     /// `tools/list` with `params` nested 200 deep.
     Deep,
+    /// A `tools/call` of `echo` with 30,000 numbers besides its text: 60 KB sent, 2 MiB parsed.
+    ManyValues,
 }
 
 impl Line {
@@ -45,6 +47,11 @@ impl Line {
                 r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"a":{}{}}}}}"#,
                 "[".repeat(200),
                 "]".repeat(200)
+            )
+            .into_bytes(),
+            Line::ManyValues => format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"x","pad":[{}0]}}}}}}"#,
+                "0,".repeat(29_999)
             )
             .into_bytes(),
         }
@@ -245,6 +252,14 @@ const CASES: &[Case] = &[
         send: &[Line::Oversize],
         answers: &[
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"message of 70047 bytes exceeds the limit of 65536 bytes and was discarded"}}"#,
+        ],
+    },
+    Case {
+        what: "a message over `max_parsed_size` once parsed (1 MiB in the fixture)",
+        session: Session::Legacy,
+        send: &[Line::ManyValues],
+        answers: &[
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"message would take more than the limit of 1048576 bytes once parsed and was refused"}}"#,
         ],
     },
     Case {

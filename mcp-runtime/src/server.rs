@@ -76,6 +76,7 @@ pub struct Server {
     pub(crate) instructions: Option<String>,
     pub(crate) page_size: usize,
     pub(crate) max_message_size: usize,
+    pub(crate) max_parsed_size: usize,
     pub(crate) shutdown_timeout: Duration,
     pub(crate) states: crate::state::States,
     pub(crate) progress_heartbeat: Option<Duration>,
@@ -104,6 +105,9 @@ impl Server {
     /// The largest incoming message, in bytes, unless [`Server::max_message_size`] says
     /// otherwise: 16 MiB.
     pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
+    /// The most memory one message may take once parsed, in bytes, unless
+    /// [`Server::max_parsed_size`] says otherwise: 64 MiB.
+    pub const DEFAULT_MAX_PARSED_SIZE: usize = 64 * 1024 * 1024;
     /// How long calls still running at shutdown may take to finish, unless
     /// [`Server::shutdown_timeout`] says otherwise.
     pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
@@ -127,6 +131,7 @@ impl Server {
             instructions: None,
             page_size: Self::DEFAULT_PAGE_SIZE,
             max_message_size: Self::DEFAULT_MAX_MESSAGE_SIZE,
+            max_parsed_size: Self::DEFAULT_MAX_PARSED_SIZE,
             shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
             states: crate::state::States::default(),
             progress_heartbeat: Some(Self::DEFAULT_PROGRESS_HEARTBEAT),
@@ -397,8 +402,39 @@ impl Server {
     /// The largest message accepted, in bytes (default
     /// [`DEFAULT_MAX_MESSAGE_SIZE`](Self::DEFAULT_MAX_MESSAGE_SIZE)). A longer one is
     /// discarded unread and answered with an error; the server keeps serving.
+    ///
+    /// What a message costs once parsed is bounded apart, by
+    /// [`max_parsed_size`](Self::max_parsed_size).
     pub fn max_message_size(mut self, bytes: usize) -> Self {
         self.max_message_size = bytes;
+        self
+    }
+
+    /// The most memory, in bytes, one message may take once parsed into JSON values (default
+    /// [`DEFAULT_MAX_PARSED_SIZE`](Self::DEFAULT_MAX_PARSED_SIZE), 64 MiB). A message that would
+    /// take more is refused before it is parsed, with `-32600` and its `id` when that can be
+    /// read; the server keeps serving. Applies to stdio and HTTP alike.
+    ///
+    /// Parsed JSON is far larger than its text: each `0` of `[0,0,...]` is 2 bytes sent and a
+    /// 72-byte value kept, so a 16 MiB message of them took 660 MiB before this limit. The
+    /// size is estimated from the message's bytes before anything is built, as 72 bytes per
+    /// value (each array element and object member, and each member once more for its key and
+    /// map slot) plus 288 bytes per non-empty array or object (the first room for its
+    /// elements); string contents are not counted, since they take no more parsed than sent
+    /// and [`max_message_size`](Self::max_message_size) bounds them. The estimate is within a
+    /// few percent of the memory serde_json takes, whatever the message's shape.
+    ///
+    /// The default lets through a 1 MiB JSON document of any usual shape (a dense `[0,0,...]`
+    /// is 36 MiB parsed, records far less), and several MiB of most: tool arguments are rarely
+    /// larger. A message
+    /// just under it peaks the calculator example at 60 to 85 MiB of memory whatever its shape
+    /// (twice that when its numbers are integers written as floats, `1.0`, which tool
+    /// arguments read twice), where 16 MiB of nested arrays took 2.4 GiB without it. Raise it
+    /// for tools that take large JSON structures, lower it for servers that must stay small.
+    /// A message shorter than `max_parsed_size / 180` bytes cannot exceed it, and is not
+    /// scanned at all.
+    pub fn max_parsed_size(mut self, bytes: usize) -> Self {
+        self.max_parsed_size = bytes;
         self
     }
 

@@ -216,6 +216,7 @@ async fn main() -> std::io::Result<()> {
         .instructions("Tools for the end-to-end tests of mcp-runtime.")
         .page_size(PAGE_SIZE)
         .max_message_size(64 * 1024)
+        .max_parsed_size(1024 * 1024)
         .tools(tools![
             echo,
             add,

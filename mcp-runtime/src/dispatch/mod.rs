@@ -135,6 +135,8 @@ pub(crate) struct Dispatcher {
     request_state_key: crate::ask::seal::SealKey,
     /// Refuses a `requestState` used before.
     replay_guard: crate::ask::SharedReplayGuard,
+    /// The most a message may take once parsed ([`Server::max_parsed_size`]).
+    max_parsed_size: usize,
     /// The tool calls running (or run) as tasks.
     #[cfg(feature = "tasks")]
     tasks: Arc<crate::task::store::TaskStore>,
@@ -189,6 +191,7 @@ impl Dispatcher {
             forward_tracing: server.forward_tracing,
             request_state_key: server.request_state_key.clone(),
             replay_guard: server.replay_guard.clone(),
+            max_parsed_size: server.max_parsed_size,
             #[cfg(feature = "tasks")]
             tasks: Arc::new(crate::task::store::TaskStore::new(server.tasks)),
         };
@@ -217,9 +220,14 @@ impl Dispatcher {
         self.catalog.get().names().map(Arc::from).collect()
     }
 
+    /// Decode one line (or HTTP body) under the server's limits.
+    pub(crate) fn decode(&self, line: &[u8]) -> Result<Incoming, InvalidMessage> {
+        jsonrpc::decode_within(line, self.max_parsed_size)
+    }
+
     /// Decode one line and answer it.
     pub(crate) fn handle_bytes(&self, line: &[u8], session: &mut Session) -> Reply {
-        match jsonrpc::decode(line) {
+        match self.decode(line) {
             Ok(incoming) => self.handle(incoming, session),
             Err(invalid) => Reply::invalid(invalid),
         }

@@ -107,15 +107,31 @@ impl InvalidMessage {
     }
 }
 
-/// Decode one line (without its newline).
+/// Decode one line (without its newline), refusing one that would take more than
+/// [`Server::DEFAULT_MAX_PARSED_SIZE`](crate::Server::DEFAULT_MAX_PARSED_SIZE) parsed: see
+/// [`decode_within`]. For callers without a server at hand.
+#[cfg(any(feature = "http", feature = "fuzzing", test))]
+pub(crate) fn decode(line: &[u8]) -> Result<Incoming, InvalidMessage> {
+    decode_within(line, crate::Server::DEFAULT_MAX_PARSED_SIZE)
+}
+
+/// Decode one line (without its newline), refusing one that would take more than
+/// `max_parsed_size` bytes once parsed (see [`budget`](super::budget)).
 ///
 /// Invalid JSON is a parse error (`-32700`); valid JSON that is not a JSON-RPC message is an
-/// invalid request (`-32600`) that keeps the id when one could be read.
-pub(crate) fn decode(line: &[u8]) -> Result<Incoming, InvalidMessage> {
+/// invalid request (`-32600`) that keeps the id when one could be read, and so is a message
+/// over `max_parsed_size`.
+pub(crate) fn decode_within(
+    line: &[u8],
+    max_parsed_size: usize,
+) -> Result<Incoming, InvalidMessage> {
     let opens_array = line
         .iter()
         .find(|b| !b.is_ascii_whitespace())
         .is_some_and(|&b| b == b'[');
+    if super::budget::exceeds(line, max_parsed_size) {
+        return Err(too_big(line, opens_array, max_parsed_size));
+    }
     if opens_array {
         return decode_batch(line);
     }
@@ -169,6 +185,85 @@ fn decode_batch(line: &[u8]) -> Result<Incoming, InvalidMessage> {
         })
         .collect();
     Ok(Incoming::Batch(messages))
+}
+
+/// The answer to a line over `max_parsed_size`: with the id when the line is a message whose
+/// id can be read without building anything (a batch gets `null`), unanswered when it is a
+/// notification.
+#[cold]
+fn too_big(line: &[u8], opens_array: bool, max_parsed_size: usize) -> InvalidMessage {
+    tracing::warn!(
+        len = line.len(),
+        max_parsed_size,
+        "refused a message too large once parsed"
+    );
+    let error = Box::new(ErrorObject::invalid_request(format!(
+        "message would take more than the limit of {max_parsed_size} bytes once parsed and was \
+         refused"
+    )));
+    let head = (!opens_array)
+        .then(|| serde_json::from_slice::<Head>(line).ok())
+        .flatten();
+    match head {
+        Some(head) => InvalidMessage {
+            is_notification: head.id.is_none() && head.method.is_some(),
+            id: head.id.and_then(|id| id.0),
+            error,
+        },
+        None => InvalidMessage {
+            id: None,
+            error,
+            is_notification: false,
+        },
+    }
+}
+
+/// What a line over the limit is read for: every other member is skipped unbuilt.
+#[derive(Deserialize)]
+struct Head {
+    #[serde(default, deserialize_with = "present")]
+    id: Option<HeadId>,
+    method: Option<IgnoredAny>,
+}
+
+/// An `id` read only when it is a valid one; anything else is skipped unbuilt.
+struct HeadId(Option<RequestId>);
+
+impl<'de> Deserialize<'de> for HeadId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct IdVisitor;
+        impl<'de> Visitor<'de> for IdVisitor {
+            type Value = HeadId;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_u64<E: de::Error>(self, id: u64) -> Result<HeadId, E> {
+                Ok(HeadId(Some(RequestId::Number(id.into()))))
+            }
+            fn visit_i64<E: de::Error>(self, id: i64) -> Result<HeadId, E> {
+                Ok(HeadId(Some(RequestId::Number(id.into()))))
+            }
+            fn visit_str<E: de::Error>(self, id: &str) -> Result<HeadId, E> {
+                Ok(HeadId(Some(RequestId::String(id.to_owned()))))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<HeadId, E> {
+                Ok(HeadId(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<HeadId, E> {
+                Ok(HeadId(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<HeadId, E> {
+                Ok(HeadId(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<HeadId, A::Error> {
+                IgnoredAny.visit_seq(seq).map(|_| HeadId(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<HeadId, A::Error> {
+                IgnoredAny.visit_map(map).map(|_| HeadId(None))
+            }
+        }
+        deserializer.deserialize_any(IdVisitor)
+    }
 }
 
 /// Every member that matters, each read whatever its type, so that a wrong type in one member
@@ -767,6 +862,55 @@ mod tests {
         match decode(line) {
             Ok(Incoming::Single(message)) => message,
             other => panic!("expected a single message, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_message_too_large_once_parsed_is_refused_with_its_id() {
+        let zeros = format!("[{}0]", "0,".repeat(2_000));
+        let limit = 1_000 * size_of::<Value>();
+        let refused = |line: &str| match decode_within(line.as_bytes(), limit) {
+            Err(invalid) => invalid,
+            Ok(message) => panic!("expected a refusal of {line}, got {message:?}"),
+        };
+        let request =
+            format!(r#"{{"jsonrpc":"2.0","method":"m","params":{{"a":{zeros}}},"id":"r"}}"#);
+        let invalid = refused(&request);
+        assert_eq!(invalid.error.code, ErrorObject::INVALID_REQUEST);
+        assert_eq!(
+            invalid.error.message,
+            format!(
+                "message would take more than the limit of {limit} bytes once parsed and was refused"
+            )
+        );
+        assert_eq!(invalid.id, Some(RequestId::String("r".into())));
+        assert!(!invalid.is_notification);
+        // The same message is served under a higher limit, and under the default one.
+        assert!(decode_within(request.as_bytes(), 4 * limit).is_ok());
+        assert!(decode(request.as_bytes()).is_ok());
+
+        let notification = format!(r#"{{"jsonrpc":"2.0","method":"m","params":{{"a":{zeros}}}}}"#);
+        assert!(refused(&notification).is_notification);
+        for (id, expected) in [
+            ("-7", Some(RequestId::Number((-7).into()))),
+            ("null", None),
+            ("1.5", None),
+            (zeros.as_str(), None),
+            (r#"{"a":[1,2]}"#, None),
+        ] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"m","x":{zeros}}}"#);
+            let invalid = refused(&line);
+            assert_eq!(invalid.id, expected, "{id}");
+            assert!(!invalid.is_notification, "{id}");
+        }
+        // A batch, or JSON broken past the limit, is answered without an id.
+        for line in [
+            format!(r#"[{{"jsonrpc":"2.0","id":1,"method":"m","x":{zeros}}}]"#),
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","x":{zeros}"#),
+        ] {
+            let invalid = refused(&line);
+            assert_eq!(invalid.id, None);
+            assert!(!invalid.is_notification);
         }
     }
 

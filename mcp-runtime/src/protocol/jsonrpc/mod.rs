@@ -7,13 +7,16 @@
 //! few members of `params` that `tools/call` reads, which [`Params`] keeps apart as it reads
 //! them.
 
+mod budget;
 mod decode;
 mod encode;
 mod error;
 mod id;
 mod params;
 
-pub(crate) use decode::{Incoming, InvalidMessage, Message, Notification, Request, decode};
+#[cfg(any(feature = "http", feature = "fuzzing"))]
+pub(crate) use decode::decode;
+pub(crate) use decode::{Incoming, InvalidMessage, Message, Notification, Request, decode_within};
 pub(crate) use encode::Outgoing;
 pub(crate) use error::ErrorObject;
 pub(crate) use id::RequestId;
