@@ -197,6 +197,42 @@ fn large_bodies_in_flight_share_one_memory_budget() {
 }
 
 #[test]
+fn a_body_that_would_expand_past_the_parse_budget_is_refused_before_parsing() {
+    let server = InProcessServer::start(
+        Server::new(server_info!())
+            .tools(tools![wait_for_cancel])
+            .max_parsed_size(256 * K),
+        HttpConfig::new(),
+    );
+    let zeros = vec![0; 30_000];
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "wait_for_cancel", "arguments": {"unused": zeros},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "wait_for_cancel"),
+    ];
+    let body = call.to_string();
+    assert!(body.len() < 64 * K, "small enough for every other limit");
+    let request = request_bytes_to("/mcp", "POST", &headers, body.as_bytes(), true);
+    let reply = exchange(connect_from(1, server.addr), &request);
+    assert_eq!(reply.status, 400);
+    let answer = reply.json();
+    assert_eq!(answer["id"], 7);
+    assert_eq!(answer["error"]["code"], -32600);
+    assert_eq!(
+        answer["error"]["message"],
+        "message would take more than the limit of 262144 bytes once parsed and was refused"
+    );
+    assert!(served(&list_from(1, server.addr, 300)));
+    server.shut_down();
+}
+
+#[test]
 fn one_address_cannot_take_every_connection() {
     let server = serve(
         HttpConfig::new()

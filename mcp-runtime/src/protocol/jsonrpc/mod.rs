@@ -14,7 +14,7 @@ mod error;
 mod id;
 mod params;
 
-#[cfg(any(feature = "http", feature = "fuzzing"))]
+#[cfg(feature = "fuzzing")]
 pub(crate) use decode::decode;
 pub(crate) use decode::{Incoming, InvalidMessage, Message, Notification, Request, decode_within};
 pub(crate) use encode::Outgoing;

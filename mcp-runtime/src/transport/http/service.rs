@@ -23,7 +23,7 @@ use super::sse::SseSessions;
 use crate::context::CancellationToken;
 use crate::dispatch::Dispatcher;
 use crate::handler::BoxFuture;
-use crate::protocol::jsonrpc::{self, ErrorObject, Incoming, Message, Outgoing, Params, RequestId};
+use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing, Params, RequestId};
 use crate::protocol::{ProtocolVersion, jsonrpc::InvalidMessage};
 
 /// The MCP endpoint of one [`Server`](crate::Server), as a service: a
@@ -321,7 +321,7 @@ impl HttpService {
             Ok(bytes) => bytes,
             Err(refused) => return refused,
         };
-        let incoming = match jsonrpc::decode(&bytes) {
+        let incoming = match inner.dispatcher.decode(&bytes) {
             Ok(incoming) => incoming,
             Err(InvalidMessage { id, error, .. }) => {
                 return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), *error);

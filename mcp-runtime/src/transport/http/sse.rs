@@ -238,7 +238,7 @@ pub(crate) async fn post(
             ),
         );
     };
-    let incoming = match crate::protocol::jsonrpc::decode(bytes) {
+    let incoming = match inner.dispatcher.decode(bytes) {
         Ok(incoming) => incoming,
         Err(crate::protocol::jsonrpc::InvalidMessage { id, error, .. }) => {
             return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), *error);
