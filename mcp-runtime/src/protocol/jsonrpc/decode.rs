@@ -110,7 +110,7 @@ impl InvalidMessage {
 /// Decode one line (without its newline), refusing one that would take more than
 /// [`Server::DEFAULT_MAX_PARSED_SIZE`](crate::Server::DEFAULT_MAX_PARSED_SIZE) parsed: see
 /// [`decode_within`]. For callers without a server at hand.
-#[cfg(any(feature = "http", feature = "fuzzing", test))]
+#[cfg(any(feature = "fuzzing", test))]
 pub(crate) fn decode(line: &[u8]) -> Result<Incoming, InvalidMessage> {
     decode_within(line, crate::Server::DEFAULT_MAX_PARSED_SIZE)
 }
