@@ -41,7 +41,7 @@ pub(crate) async fn serve(
                         connections.spawn(refuse(stream));
                         continue;
                     };
-                    let service = service.clone().from_address(peer.ip());
+                    let service = service.clone().for_address(peer.ip());
                     let closing = closing.clone();
                     connections.spawn(async move {
                         let _slot = slot;

@@ -116,7 +116,7 @@ impl HttpService {
     }
 
     /// This service for the requests of a connection from `address`.
-    pub(crate) fn from_address(mut self, address: std::net::IpAddr) -> Self {
+    pub(crate) fn for_address(mut self, address: std::net::IpAddr) -> Self {
         self.address = Some(address);
         self
     }
