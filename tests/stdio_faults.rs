@@ -97,6 +97,8 @@ fn assert_echo(server: &mut ServerProcess, text: &str) {
 struct RawServer {
     child: Child,
     stderr: Arc<Mutex<String>>,
+    /// Ends when stderr has been read to its end.
+    stderr_reader: thread::JoinHandle<()>,
 }
 
 impl RawServer {
@@ -112,7 +114,7 @@ impl RawServer {
         let mut stderr = child.stderr.take().expect("piped");
         let collected = Arc::new(Mutex::new(String::new()));
         let sink = collected.clone();
-        thread::spawn(move || {
+        let stderr_reader = thread::spawn(move || {
             let mut buffer = [0; 8192];
             while let Ok(read @ 1..) = stderr.read(&mut buffer) {
                 sink.lock()
@@ -123,6 +125,7 @@ impl RawServer {
         let server = RawServer {
             child,
             stderr: collected,
+            stderr_reader,
         };
         (server, stdin, stdout)
     }
@@ -131,11 +134,19 @@ impl RawServer {
         self.stderr.lock().unwrap().clone()
     }
 
-    /// Wait (at most `patience`) for the exit; its status.
+    /// Wait (at most `patience`) for the exit and for everything written to stderr to be
+    /// read (the exit comes before the reader thread has drained the pipe); the exit status.
     fn wait(&mut self, patience: Duration) -> std::process::ExitStatus {
         let deadline = Instant::now() + patience;
         loop {
             if let Some(status) = self.child.try_wait().expect("pollable") {
+                while !self.stderr_reader.is_finished() {
+                    assert!(
+                        Instant::now() < deadline,
+                        "the server exited but its stderr stayed open"
+                    );
+                    thread::sleep(Duration::from_millis(10));
+                }
                 return status;
             }
             assert!(
