@@ -338,8 +338,10 @@ async fn code_review(language: Language, code: String) -> Vec<PromptMessage> {
 }
 
 /// Watch the folder and announce what changed: a document's new contents to its subscribers,
-/// and a new list when documents come or go.
-async fn watch(notifier: Notifier) {
+/// and a new list when documents come or go. The folder as it is when `watch` is called is the
+/// starting point, so call it before serving: a change made once a client is connected is then
+/// announced, however late the watching task first runs.
+fn watch(notifier: Notifier) -> impl Future<Output = ()> {
     fn snapshot() -> BTreeMap<String, SystemTime> {
         let Ok(entries) = std::fs::read_dir(docs_dir()) else {
             return BTreeMap::new();
@@ -354,18 +356,20 @@ async fn watch(notifier: Notifier) {
             .collect()
     }
     let mut known = snapshot();
-    loop {
-        tokio::time::sleep(Duration::from_secs(2)).await;
-        let now = snapshot();
-        if now.keys().ne(known.keys()) {
-            notifier.resource_list_changed();
-        }
-        for (name, modified) in &now {
-            if known.get(name).is_some_and(|before| before != modified) {
-                notifier.resource_updated(format!("doc://{name}"));
+    async move {
+        loop {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            let now = snapshot();
+            if now.keys().ne(known.keys()) {
+                notifier.resource_list_changed();
             }
+            for (name, modified) in &now {
+                if known.get(name).is_some_and(|before| before != modified) {
+                    notifier.resource_updated(format!("doc://{name}"));
+                }
+            }
+            known = now;
         }
-        known = now;
     }
 }
 

@@ -123,27 +123,10 @@ async fn count(ctx: RequestContext) -> String {
     "counted".to_owned()
 }
 
-/// Sleeps, then answers.
-///
-/// # Arguments
-/// * `millis` - how long to sleep
-#[mcp_tool]
-async fn nap(millis: u64) -> String {
-    tokio::time::sleep(Duration::from_millis(millis)).await;
-    "rested".to_owned()
-}
-
 fn serve(config: HttpConfig) -> InProcessServer {
     InProcessServer::start(
         Server::new(server_info!())
-            .tools(tools![
-                release_then_answer,
-                poll_twice,
-                steps,
-                hold,
-                count,
-                nap
-            ])
+            .tools(tools![release_then_answer, poll_twice, steps, hold, count])
             .shutdown_timeout(Duration::from_secs(1)),
         config,
     )
@@ -565,30 +548,39 @@ fn disconnections_cancel_calls_whose_streams_cannot_be_resumed() {
 /// when the call ends.
 #[test]
 fn a_session_with_a_call_running_does_not_expire() {
-    let server = serve(HttpConfig::new().session_idle_timeout(Duration::from_millis(400)));
+    // The idle timeout is inherently a matter of time. What the test waits out (the call
+    // running past the timeout, the idle session after it) it waits for longer than that; what
+    // must happen within the timeout (the call arriving after `initialize`, the ping after the
+    // answer) normally takes milliseconds, so the timeout is kept well above a loaded
+    // machine's delays.
+    const IDLE: Duration = Duration::from_secs(2);
+    let server = serve(HttpConfig::new().session_idle_timeout(IDLE));
     let addr = server.addr;
     let session = initialize(addr, RESUMABLE);
     let ping = br#"{"jsonrpc":"2.0","id":12,"method":"ping"}"#;
-    let body = call(13, "nap", json!({"millis": 1200}), None);
+    let body = call(13, "steps", json!({"tag": "in-use"}), None);
     let running = {
         let session = session.clone();
         std::thread::spawn(move || post(addr, &session, RESUMABLE, "application/json", &body))
     };
-    // Another session's `initialize` sweeps out the idle ones meanwhile.
-    std::thread::sleep(Duration::from_millis(700));
+    // The call runs until let go, so it is certainly running when another session's
+    // `initialize` sweeps out the idle ones.
+    wait_for(&WAITING, "in-use", "the call did not start");
+    std::thread::sleep(IDLE + IDLE / 4);
     initialize(addr, RESUMABLE);
+    note(&GO_ON, "in-use");
     let reply = running.join().unwrap();
     assert_eq!(reply.status, 200);
     assert_eq!(
         text_of(&reply.message(ProtocolVersion::V2025_11_25, Some("tools/call"))),
-        "rested"
+        "stepped in-use"
     );
     assert_eq!(
         post(addr, &session, RESUMABLE, ACCEPT_BOTH, ping).status,
         200,
         "the session outlived the idle timeout while its call ran"
     );
-    std::thread::sleep(Duration::from_millis(600));
+    std::thread::sleep(IDLE + IDLE / 4);
     assert_eq!(
         post(addr, &session, RESUMABLE, ACCEPT_BOTH, ping).status,
         404,

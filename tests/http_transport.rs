@@ -18,7 +18,8 @@ use mcp_runtime::{
     tools,
 };
 use serde_json::{Value, json};
-use support::http::{Reply, events, parse, request_bytes, send};
+use support::PATIENCE;
+use support::http::{EventStream, Reply, events, parse, request_bytes, send};
 use support::http_server::InProcessServer;
 use support::schema::check_server_message;
 
@@ -58,7 +59,8 @@ async fn hello() -> String {
     "hello".to_owned()
 }
 
-/// Set when `wait_for_cancel` was dropped with its token fired.
+/// Set when `wait_for_cancel` has started, and when it was dropped with its token fired.
+static WAITING_FOR_CANCEL: AtomicBool = AtomicBool::new(false);
 static CANCELLED: AtomicBool = AtomicBool::new(false);
 
 /// Wait until the request is cancelled.
@@ -73,6 +75,7 @@ async fn wait_for_cancel(cancellation: CancellationToken) -> String {
         }
     }
     let _observe = Observe(cancellation.clone());
+    WAITING_FOR_CANCEL.store(true, Ordering::SeqCst);
     cancellation.cancelled().await;
     "cancelled".to_owned()
 }
@@ -101,9 +104,27 @@ async fn hold(tag: String, cancellation: CancellationToken) -> String {
     "cancelled".to_owned()
 }
 
-/// Wait (10 s at most, against hangs) until `list` holds `tag`.
+/// Tags the test has let go on.
+static GO_ON: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Note its start in `HELD`, then answer once the test lets it go on (never on its own: a call
+/// that must still be running at some point is made to, not assumed to be by its length).
+///
+/// # Arguments
+/// * `tag` - names the call in the notes
+#[mcp_tool]
+async fn rest(tag: String) -> String {
+    HELD.lock().unwrap().push(tag.clone());
+    let deadline = Instant::now() + PATIENCE;
+    while !GO_ON.lock().unwrap().contains(&tag) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    "rested".to_owned()
+}
+
+/// Wait ([`PATIENCE`] at most, against hangs) until `list` holds `tag`.
 fn wait_for(list: &std::sync::Mutex<Vec<String>>, tag: &str, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + PATIENCE;
     while !list.lock().unwrap().iter().any(|held| held == tag) {
         assert!(Instant::now() < deadline, "{tag}: {what}");
         std::thread::sleep(Duration::from_millis(10));
@@ -114,11 +135,22 @@ fn wait_for(list: &std::sync::Mutex<Vec<String>>, tag: &str, what: &str) {
 fn serve(config: HttpConfig) -> InProcessServer {
     InProcessServer::start(
         Server::new(server_info!())
-            .tools(tools![echo, nap, wait_for_cancel, count, hold])
+            .tools(tools![echo, nap, wait_for_cancel, count, hold, rest])
             .resources(resources![hello])
             .shutdown_timeout(Duration::from_secs(2)),
         config,
     )
+}
+
+/// Begin `server`'s shutdown and wait until it no longer accepts connections: from then on it
+/// is shutting down, whatever the machine's load.
+fn begin_shut_down(server: &mut InProcessServer) {
+    server.begin_shut_down();
+    let deadline = Instant::now() + PATIENCE;
+    while TcpStream::connect(server.addr).is_ok() {
+        assert!(Instant::now() < deadline, "the server kept accepting");
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 fn meta() -> Value {
@@ -179,7 +211,7 @@ fn modern_requests_are_served_statelessly() {
     );
     assert_eq!(list.status, 200);
     let list = list.message(ProtocolVersion::V2026_07_28, Some("tools/list"));
-    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 6);
 
     let body = modern(
         3,
@@ -413,7 +445,7 @@ fn legacy_clients_get_sessions() {
         let reply = send(addr, "POST", &headers, list);
         assert_eq!(reply.status, 200);
         let message = reply.message(revision, Some("tools/list"));
-        assert_eq!(message["result"]["tools"].as_array().unwrap().len(), 5);
+        assert_eq!(message["result"]["tools"].as_array().unwrap().len(), 6);
 
         let call = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nap","arguments":{"millis":10}}}"#;
         let reply = send(addr, "POST", &headers, call);
@@ -749,10 +781,15 @@ fn a_client_that_disconnects_cancels_its_call() {
     stream
         .write_all(&request_bytes("POST", &headers, &body))
         .unwrap();
-    std::thread::sleep(Duration::from_millis(200));
+    // A disconnection before the call started would cancel nothing.
+    let deadline = Instant::now() + PATIENCE;
+    while !WAITING_FOR_CANCEL.load(Ordering::SeqCst) {
+        assert!(Instant::now() < deadline, "the call did not start");
+        std::thread::sleep(Duration::from_millis(10));
+    }
     assert!(!CANCELLED.load(Ordering::SeqCst));
     drop(stream);
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Instant::now() + PATIENCE;
     while !CANCELLED.load(Ordering::SeqCst) {
         assert!(Instant::now() < deadline, "the call was not cancelled");
         std::thread::sleep(Duration::from_millis(20));
@@ -897,15 +934,17 @@ fn legacy_event_streams_are_primed_and_numbered_from_2025_11_25() {
 
 #[test]
 fn shutdown_lets_a_running_call_finish() {
-    let server = serve(HttpConfig::new());
+    let mut server = serve(HttpConfig::new());
     let addr = server.addr;
     let body = modern(
         1,
         "tools/call",
-        json!({"name": "nap", "arguments": {"millis": 300}}),
+        json!({"name": "rest", "arguments": {"tag": "modern-shutdown"}}),
     );
-    let call = std::thread::spawn(move || post_modern(addr, "tools/call", Some("nap"), &body));
-    std::thread::sleep(Duration::from_millis(100));
+    let call = std::thread::spawn(move || post_modern(addr, "tools/call", Some("rest"), &body));
+    wait_for(&HELD, "modern-shutdown", "the call did not start");
+    begin_shut_down(&mut server);
+    GO_ON.lock().unwrap().push("modern-shutdown".into());
     server.shut_down();
     let reply = call.join().unwrap();
     assert_eq!(reply.status, 200);
@@ -1033,40 +1072,62 @@ fn a_listen_stream_is_acknowledged_and_ends_with_its_result_at_shutdown() {
         "subscriptions/listen",
         json!({"notifications": {"resourcesListChanged": true}}),
     );
-    let addr = server.addr;
-    let listen = std::thread::spawn(move || post_modern(addr, "subscriptions/listen", None, &body));
-    std::thread::sleep(Duration::from_millis(200));
-    server.shut_down();
-    let reply = listen.join().unwrap();
-    assert_eq!(reply.status, 200);
-    assert_eq!(reply.header("content-type"), Some("text/event-stream"));
-    let events = events(&reply.body);
-    assert_eq!(events.len(), 2, "{events:?}");
+    let mut listen = EventStream::open(
+        server.addr,
+        "POST",
+        "/mcp",
+        &[
+            JSON,
+            ACCEPT,
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "subscriptions/listen"),
+        ],
+        &body,
+    );
+    assert_eq!(listen.status, 200);
+    assert_eq!(listen.header("content-type"), Some("text/event-stream"));
+    // The acknowledgement is the sign the stream is open: shut down only once it came.
+    let acknowledged = next_data(&mut listen).expect("an acknowledgement");
     assert_eq!(
-        events[0]["method"],
+        acknowledged["method"],
         "notifications/subscriptions/acknowledged"
     );
-    check_server_message(ProtocolVersion::V2026_07_28, None, &events[0]).unwrap();
-    assert_eq!(events[1]["id"], 9);
+    check_server_message(ProtocolVersion::V2026_07_28, None, &acknowledged).unwrap();
+    server.shut_down();
+    let result = next_data(&mut listen).expect("the listen's result at shutdown");
+    assert_eq!(result["id"], 9);
     check_server_message(
         ProtocolVersion::V2026_07_28,
         Some("subscriptions/listen"),
-        &events[1],
+        &result,
     )
     .unwrap();
+    assert_eq!(next_data(&mut listen), None, "nothing after the result");
+}
+
+/// The next event of `stream` that carries data (priming events carry none), as JSON.
+fn next_data(stream: &mut EventStream) -> Option<Value> {
+    loop {
+        let event = stream.next_event()?;
+        if !event.data.is_empty() {
+            return Some(serde_json::from_str(&event.data).unwrap());
+        }
+    }
 }
 
 #[test]
 fn shutdown_lets_a_legacy_call_finish() {
-    let server = serve(HttpConfig::new());
+    let mut server = serve(HttpConfig::new());
     let addr = server.addr;
     let session = initialize(addr, "2025-06-18");
     let call = std::thread::spawn(move || {
-        let nap = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nap","arguments":{"millis":300}}}"#;
+        let rest = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"rest","arguments":{"tag":"legacy-shutdown"}}}"#;
         let headers = [JSON, ACCEPT, ("Mcp-Session-Id", session.as_str())];
-        send(addr, "POST", &headers, nap)
+        send(addr, "POST", &headers, rest)
     });
-    std::thread::sleep(Duration::from_millis(100));
+    wait_for(&HELD, "legacy-shutdown", "the call did not start");
+    begin_shut_down(&mut server);
+    GO_ON.lock().unwrap().push("legacy-shutdown".into());
     server.shut_down();
     let reply = call.join().unwrap();
     assert_eq!(reply.status, 200);
@@ -1079,7 +1140,6 @@ fn connections_over_the_limit_wait_for_one_to_close() {
     let server = serve(HttpConfig::new().max_connections(1));
     let addr = server.addr;
     let idle = TcpStream::connect(addr).unwrap();
-    std::thread::sleep(Duration::from_millis(100));
     let (done, finished) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let body = modern(1, "tools/list", json!({}));
@@ -1090,6 +1150,6 @@ fn connections_over_the_limit_wait_for_one_to_close() {
         "a second connection was served while the first was open"
     );
     drop(idle);
-    assert_eq!(finished.recv_timeout(Duration::from_secs(5)).unwrap(), 200);
+    assert_eq!(finished.recv_timeout(PATIENCE).unwrap(), 200);
     server.shut_down();
 }
