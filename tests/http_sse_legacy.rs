@@ -16,6 +16,7 @@ use mcp_runtime::http::{AuthRejection, HttpConfig};
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::{Elicitation, RequestContext, Server, mcp_tool, server_info, tools};
 use serde_json::{Value, json};
+use support::PATIENCE;
 use support::http::{EventStream, Reply, parse, request_bytes_to};
 use support::http_server::InProcessServer;
 use support::schema::check_server_message;
@@ -60,14 +61,25 @@ async fn confirm_delete(name: String, ctx: RequestContext) -> Result<String, Str
     }
 }
 
-/// Set once `hold` saw its call cancelled.
+/// Set once `hold` has started, and once it was cancelled (whether it saw the token fire or
+/// was dropped with it fired).
+static HOLD_STARTED: AtomicBool = AtomicBool::new(false);
 static HOLD_CANCELLED: AtomicBool = AtomicBool::new(false);
 
 /// Wait until cancelled.
 #[mcp_tool]
 async fn hold(ctx: RequestContext) -> String {
+    struct Observe(mcp_runtime::CancellationToken);
+    impl Drop for Observe {
+        fn drop(&mut self) {
+            if self.0.is_cancelled() {
+                HOLD_CANCELLED.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+    let _observe = Observe(ctx.cancellation.clone());
+    HOLD_STARTED.store(true, Ordering::SeqCst);
     ctx.cancellation.cancelled().await;
-    HOLD_CANCELLED.store(true, Ordering::SeqCst);
     "cancelled".to_owned()
 }
 
@@ -294,6 +306,13 @@ fn closing_the_stream_ends_the_session_and_cancels_its_calls() {
     let ping = json!({"jsonrpc": "2.0", "id": 10, "method": "ping"});
     assert_eq!(session.post(&ping), 202);
     assert_eq!(session.stream.next_message()["id"], 10);
+    // The 202 and the ping's answer do not mean the call has started: a call the session's end
+    // finds not yet running has nothing to cancel.
+    let started = Instant::now();
+    while !HOLD_STARTED.load(Ordering::SeqCst) {
+        assert!(started.elapsed() < PATIENCE, "the call did not start");
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let SseSession {
         addr,
         stream,
