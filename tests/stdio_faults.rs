@@ -130,6 +130,18 @@ impl RawServer {
         (server, stdin, stdout)
     }
 
+    /// [`spawn`](Self::spawn), with a session initialized; stdout read past the answer.
+    fn initialized() -> (RawServer, std::process::ChildStdin, BufReader<ChildStdout>) {
+        let (server, mut stdin, stdout) = RawServer::spawn();
+        let mut stdout = BufReader::new(stdout);
+        writeln!(stdin, "{}\n{INITIALIZED}", initialize_line()).expect("writable");
+        let mut answer = String::new();
+        stdout
+            .read_line(&mut answer)
+            .expect("the initialize answer");
+        (server, stdin, stdout)
+    }
+
     fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
     }
@@ -309,13 +321,7 @@ fn a_client_that_stops_reading_meets_back_pressure_not_unbounded_memory() {
 /// fails to write to nobody, and exits with status 0 and no panic.
 #[test]
 fn a_client_that_vanishes_mid_call_leaves_a_clean_exit() {
-    let (mut server, mut stdin, stdout) = RawServer::spawn();
-    let mut stdout = BufReader::new(stdout);
-    writeln!(stdin, "{}\n{INITIALIZED}", initialize_line()).expect("writable");
-    let mut answer = String::new();
-    stdout
-        .read_line(&mut answer)
-        .expect("the initialize answer");
+    let (mut server, mut stdin, stdout) = RawServer::initialized();
     let mut lines = String::new();
     for id in 0..50 {
         let millis = if id % 2 == 0 { 0 } else { 300 };
@@ -341,13 +347,7 @@ fn a_client_that_vanishes_mid_call_leaves_a_clean_exit() {
 /// timeout, and the exit is still clean.
 #[test]
 fn a_client_that_vanishes_during_an_endless_call_leaves_a_clean_exit() {
-    let (mut server, mut stdin, stdout) = RawServer::spawn();
-    let mut stdout = BufReader::new(stdout);
-    writeln!(stdin, "{}\n{INITIALIZED}", initialize_line()).expect("writable");
-    let mut answer = String::new();
-    stdout
-        .read_line(&mut answer)
-        .expect("the initialize answer");
+    let (mut server, mut stdin, stdout) = RawServer::initialized();
     let call = call_line(1, "wait_for_cancellation", json!({"millis": 600_000}));
     writeln!(stdin, "{call}").expect("writable");
     drop(stdin);
@@ -367,13 +367,7 @@ fn a_client_that_vanishes_during_an_endless_call_leaves_a_clean_exit() {
 /// blocking pool kept it alive for ever.)
 #[test]
 fn a_client_that_vanishes_during_a_stuck_plain_fn_leaves_a_clean_exit() {
-    let (mut server, mut stdin, stdout) = RawServer::spawn();
-    let mut stdout = BufReader::new(stdout);
-    writeln!(stdin, "{}\n{INITIALIZED}", initialize_line()).expect("writable");
-    let mut answer = String::new();
-    stdout
-        .read_line(&mut answer)
-        .expect("the initialize answer");
+    let (mut server, mut stdin, mut stdout) = RawServer::initialized();
     writeln!(stdin, "{}", call_line(1, "stuck", json!({}))).expect("writable");
     drop(stdin);
     // The fixture's shutdown timeout is the default 5 s.
