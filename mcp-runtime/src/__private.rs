@@ -374,20 +374,6 @@ pub fn into_tool_result<R: IntoToolResult>(value: R) -> CallToolResult {
     value.into_tool_result()
 }
 
-/// Run a plain (not `async`) tool function on a thread of its own, so it cannot stall the
-/// server (nor, stuck, keep the process from exiting); a panic in it is resumed here, where
-/// the dispatcher catches panics.
-pub async fn run_blocking<F>(function: F) -> CallToolResult
-where
-    F: FnOnce() -> CallToolResult + Send + 'static,
-{
-    crate::glue::run_blocking_value(
-        function,
-        CallToolResult::error("the tool was cancelled: the server is shutting down"),
-    )
-    .await
-}
-
 /// A future that is ready with `result`.
 pub fn ready(result: CallToolResult) -> BoxFuture<'static, CallToolResult> {
     Box::pin(std::future::ready(result))

@@ -368,29 +368,18 @@ pub fn inject<T: Injected>(context: &RequestContext) -> T {
     T::inject(context)
 }
 
-/// Run a plain (not `async`) tool, resource or prompt function on a thread of its own
+/// Run a plain (not `async`) tool, resource or prompt function on a thread of the runtime's
 /// (`handler::blocking`), so it cannot stall the server nor, stuck, keep the process from
 /// exiting; a panic in it is resumed here, where the dispatcher catches it.
-pub async fn run_blocking_value<T, F>(function: F, cancelled: T) -> T
+pub async fn run_blocking<T, F>(function: F) -> T
 where
     T: Send + 'static,
     F: FnOnce() -> T + Send + 'static,
 {
     match crate::handler::blocking::run(function).await {
-        Some(Ok(value)) => value,
-        Some(Err(panic)) => std::panic::resume_unwind(panic),
-        None => cancelled,
+        Ok(value) => value,
+        Err(panic) => std::panic::resume_unwind(panic),
     }
-}
-
-/// What a plain resource function answers when the server shuts down under it.
-pub fn read_cancelled() -> ReadOutcome {
-    Err(ResourceError::internal("the server is shutting down"))
-}
-
-/// What a plain prompt function answers when the server shuts down under it.
-pub fn prompt_cancelled() -> PromptOutcome {
-    Err(PromptError::internal("the server is shutting down"))
 }
 
 /// Run `completer` for `request`; generated with the completer path's span, so a function

@@ -10,9 +10,9 @@ use super::private_path;
 use crate::handler_fn::Callee;
 
 /// A boxed future that calls `item` with `values` and hands its output to `convert`: awaited in
-/// place for an `async fn`, on the blocking pool for a plain `fn` (which may block), yielding
-/// `on_cancel` when that blocking call is cancelled (a tool's `run_blocking` has its own). `convert` gets the output's local and the
-/// return type's span, so a return type without the needed trait is an error at that type.
+/// place for an `async fn`, on a thread of the runtime's for a plain `fn` (which may block).
+/// `convert` gets the output's local and the return type's span, so a return type without the
+/// needed trait is an error at that type.
 ///
 /// A method is called on the `Arc` its handler holds (`self.0`), cloned into the future.
 pub fn call_user_fn(
@@ -20,7 +20,6 @@ pub fn call_user_fn(
     callee: &Callee,
     values: &[Ident],
     convert: impl FnOnce(&Ident, Span) -> TokenStream,
-    on_cancel: Option<TokenStream>,
 ) -> TokenStream {
     let p = private_path();
     let ident = &item.sig.ident;
@@ -46,16 +45,6 @@ pub fn call_user_fn(
                 let #output = #function(#receiver #(#values),*).await;
                 #convert
             })
-        }
-    } else if let Some(on_cancel) = on_cancel {
-        quote_spanned! {ident.span()=>
-            ::std::boxed::Box::pin(#p::run_blocking_value(
-                move || {
-                    let #output = #function(#receiver #(#values),*);
-                    #convert
-                },
-                #on_cancel,
-            ))
         }
     } else {
         quote_spanned! {ident.span()=>

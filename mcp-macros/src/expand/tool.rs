@@ -306,7 +306,6 @@ fn run(tool: &ValidTool, values: &[Ident]) -> TokenStream {
         &tool.callee,
         values,
         |output, output_span| quote_spanned!(output_span=> #p::into_tool_result(#output)),
-        None,
     )
 }
 

@@ -200,7 +200,6 @@ fn get(prompt: &ValidPrompt) -> TokenStream {
         &prompt.callee,
         &values,
         |output, output_span| quote_spanned!(output_span=> #p::into_prompt_result(#output)),
-        Some(quote!(#p::prompt_cancelled())),
     );
     if prompt.params.is_empty() {
         return quote! {

@@ -176,7 +176,6 @@ fn read(resource: &ValidResource) -> TokenStream {
         &resource.callee,
         &values,
         |output, output_span| quote_spanned!(output_span=> #p::into_read_result(#output, &#uri, #mime_type)),
-        Some(quote!(#p::read_cancelled())),
     );
     if resource.params.is_empty() {
         return quote! {

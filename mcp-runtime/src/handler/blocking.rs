@@ -95,9 +95,9 @@ impl Pool {
 }
 
 /// Run `function` on a thread of its own and wait for its value, or for its panic (`Err`,
-/// for the caller to resume where the dispatcher catches panics); `None` if it never ran.
-/// Dropping the future does not stop the function: a plain `fn` cannot be interrupted.
-pub(crate) async fn run<T, F>(function: F) -> Option<std::thread::Result<T>>
+/// for the caller to resume where the dispatcher catches panics). Dropping the future does
+/// not stop the function: a plain `fn` cannot be interrupted.
+pub(crate) async fn run<T, F>(function: F) -> std::thread::Result<T>
 where
     T: Send + 'static,
     F: FnOnce() -> T + Send + 'static,
@@ -108,8 +108,10 @@ where
         let _entered = runtime.as_ref().map(tokio::runtime::Handle::enter);
         let _ = sender.send(panic::catch_unwind(AssertUnwindSafe(function)));
     }));
-    // Only a job dropped unrun drops its sender without an outcome.
-    receiver.await.ok()
+    // The pool is never dropped, so every job runs and sends its outcome.
+    receiver
+        .await
+        .unwrap_or_else(|_| unreachable!("a blocking job was dropped unrun"))
 }
 
 #[cfg(test)]
@@ -121,11 +123,11 @@ mod tests {
 
     #[tokio::test]
     async fn values_and_panics_come_back_and_the_runtime_is_at_hand() {
-        assert_eq!(run(|| 2 + 3).await.unwrap().unwrap(), 5);
-        let panic = run(|| -> u8 { panic!("boom") }).await.unwrap().unwrap_err();
+        assert_eq!(run(|| 2 + 3).await.unwrap(), 5);
+        let panic = run(|| -> u8 { panic!("boom") }).await.unwrap_err();
         assert_eq!(panic.downcast_ref::<&str>(), Some(&"boom"));
         let in_runtime = run(|| tokio::runtime::Handle::try_current().is_ok()).await;
-        assert!(in_runtime.unwrap().unwrap());
+        assert!(in_runtime.unwrap());
     }
 
     #[tokio::test]
@@ -150,7 +152,7 @@ mod tests {
             })
             .collect();
         for call in calls {
-            call.await.unwrap().unwrap().unwrap();
+            call.await.unwrap().unwrap();
         }
         assert_eq!(finished.load(Ordering::SeqCst), CALLS);
     }
