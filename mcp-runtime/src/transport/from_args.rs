@@ -63,46 +63,20 @@ impl Server {
     /// The server with the key `secret` (the value of `MCP_REQUEST_STATE_KEY`), unless the
     /// program chose one or `secret` is unset or empty. The key itself is never logged.
     fn request_state_key_from_env(self, secret: Option<OsString>) -> Self {
-        let Some(secret) = secret.filter(|secret| !secret.is_empty()) else {
-            return self;
-        };
-        stderr_log::install_if_absent();
-        if self.request_state_key_chosen {
-            tracing::info!(
-                "{REQUEST_STATE_KEY_VAR} is set but the program chose the requestState key; \
-                 keeping the program's"
-            );
-            return self;
+        match secret_from_env(REQUEST_STATE_KEY_VAR, secret, self.request_state_key_chosen) {
+            Some(secret) => self.request_state_key(secret),
+            None => self,
         }
-        let secret = secret.into_encoded_bytes();
-        if secret.len() < 32 {
-            tracing::warn!(
-                bytes = secret.len(),
-                "{REQUEST_STATE_KEY_VAR} is short: use at least 32 random bytes"
-            );
-        }
-        tracing::debug!("sealing requestState with the key from {REQUEST_STATE_KEY_VAR}");
-        self.request_state_key(secret)
     }
 
     /// The server also opening states sealed under `secret` (the value of
     /// `MCP_REQUEST_STATE_PREVIOUS_KEY`), on the same terms as the current key.
     fn previous_request_state_key_from_env(self, secret: Option<OsString>) -> Self {
-        let Some(secret) = secret.filter(|secret| !secret.is_empty()) else {
-            return self;
-        };
-        stderr_log::install_if_absent();
-        if self.previous_request_state_key_chosen {
-            tracing::info!(
-                "{PREVIOUS_REQUEST_STATE_KEY_VAR} is set but the program chose the previous \
-                 requestState key; keeping the program's"
-            );
-            return self;
+        let chosen = self.previous_request_state_key_chosen;
+        match secret_from_env(PREVIOUS_REQUEST_STATE_KEY_VAR, secret, chosen) {
+            Some(secret) => self.previous_request_state_key(secret),
+            None => self,
         }
-        tracing::debug!(
-            "also opening requestState sealed with the key from {PREVIOUS_REQUEST_STATE_KEY_VAR}"
-        );
-        self.previous_request_state_key(secret.into_encoded_bytes())
     }
 
     #[cfg(feature = "http")]
@@ -139,6 +113,26 @@ fn http_address(args: &[OsString]) -> Option<Result<String, String>> {
         Some(port) if port.parse::<u16>().is_ok() => Ok(format!("127.0.0.1:{port}")),
         Some(addr) => Ok(addr),
     })
+}
+
+/// The secret in `var` (its value `secret`) to use, unless it is unset or empty or the program
+/// chose that key itself (then the program's wins). What is decided is logged, never the key.
+fn secret_from_env(var: &str, secret: Option<OsString>, chosen: bool) -> Option<Vec<u8>> {
+    let secret = secret.filter(|secret| !secret.is_empty())?;
+    stderr_log::install_if_absent();
+    if chosen {
+        tracing::info!("{var} is set but the program chose that requestState key; keeping it");
+        return None;
+    }
+    let secret = secret.into_encoded_bytes();
+    if secret.len() < 32 {
+        tracing::warn!(
+            bytes = secret.len(),
+            "{var} is short: use at least 32 random bytes"
+        );
+    }
+    tracing::debug!("requestState key from {var}");
+    Some(secret)
 }
 
 #[cfg(test)]
