@@ -2,6 +2,7 @@
 //! (`RequestContext::principal`); legacy sessions and 2026-07-28 `requestState`s are bound to
 //! it, so that one user's client cannot continue another user's session or call.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -109,44 +110,77 @@ pub(crate) fn client(parts: &http::request::Parts) -> Option<Client> {
     }
 }
 
-/// How many sessions each client holds, against a limit per client.
+/// Open sessions by id, each with the client holding it, and how many each client holds
+/// against a limit per client: legacy and HTTP+SSE sessions keep their tables alike.
 #[derive(Debug)]
-pub(crate) struct PerClient {
-    held: std::collections::HashMap<Client, usize>,
-    max: usize,
+pub(crate) struct SessionTable<E> {
+    by_id: HashMap<String, (Option<Client>, Arc<E>)>,
+    held: HashMap<Client, usize>,
+    per_client: usize,
 }
 
-impl PerClient {
-    pub(crate) fn new(max: usize) -> Self {
-        PerClient {
-            held: std::collections::HashMap::new(),
-            max,
+impl<E> SessionTable<E> {
+    pub(crate) fn new(per_client: usize) -> Self {
+        SessionTable {
+            by_id: HashMap::new(),
+            held: HashMap::new(),
+            per_client,
         }
     }
 
-    pub(crate) fn max(&self) -> usize {
-        self.max
+    pub(crate) fn get(&self, id: &str) -> Option<&Arc<E>> {
+        self.by_id.get(id).map(|(_, entry)| entry)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.by_id.len()
     }
 
     /// Whether `client` holds as many sessions as it may.
     pub(crate) fn is_full(&self, client: Option<&Client>) -> bool {
-        client.is_some_and(|client| self.held.get(client).is_some_and(|&n| n >= self.max))
+        client.is_some_and(|client| self.held.get(client).is_some_and(|&n| n >= self.per_client))
     }
 
-    pub(crate) fn add(&mut self, client: Option<&Client>) {
-        if let Some(client) = client {
+    pub(crate) fn insert(&mut self, id: String, client: Option<Client>, entry: Arc<E>) {
+        if let Some(client) = &client {
             *self.held.entry(client.clone()).or_default() += 1;
         }
+        self.by_id.insert(id, (client, entry));
     }
 
-    pub(crate) fn remove(&mut self, client: Option<&Client>) {
-        let Some(client) = client else { return };
-        if let Some(held) = self.held.get_mut(client) {
+    pub(crate) fn remove(&mut self, id: &str) -> Option<Arc<E>> {
+        let (client, entry) = self.by_id.remove(id)?;
+        if let Some(client) = client
+            && let Some(held) = self.held.get_mut(&client)
+        {
             *held -= 1;
             if *held == 0 {
-                self.held.remove(client);
+                self.held.remove(&client);
             }
         }
+        Some(entry)
+    }
+
+    /// Every session, by id.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&String, &Arc<E>)> {
+        self.by_id.iter().map(|(id, (_, entry))| (id, entry))
+    }
+
+    /// The sessions `client` holds, by id.
+    pub(crate) fn of<'t>(
+        &'t self,
+        client: &'t Client,
+    ) -> impl Iterator<Item = (&'t String, &'t Arc<E>)> {
+        self.by_id
+            .iter()
+            .filter(move |(_, (holder, _))| holder.as_ref() == Some(client))
+            .map(|(id, (_, entry))| (id, entry))
+    }
+
+    /// Every session, taken out.
+    pub(crate) fn drain(&mut self) -> Vec<Arc<E>> {
+        self.held.clear();
+        self.by_id.drain().map(|(_, (_, entry))| entry).collect()
     }
 }
 

@@ -28,7 +28,7 @@ use tokio::task::AbortHandle;
 // whether a session has expired never depends on how loaded the machine running them is.
 use tokio::time::Instant;
 
-use super::principal::{Client, PerClient};
+use super::principal::{Client, SessionTable};
 use super::resume::EventLog;
 use crate::dispatch::Dispatcher;
 use crate::peer::Outbound;
@@ -43,41 +43,20 @@ pub(crate) struct Sessions {
     max: usize,
 }
 
-/// The open sessions by id, and how many each client holds.
-struct Open {
-    by_id: HashMap<String, Arc<Entry>>,
-    per_client: PerClient,
-}
+type Open = SessionTable<Entry>;
 
-impl Open {
-    fn insert(&mut self, id: String, entry: Arc<Entry>) {
-        self.per_client.add(entry.client.as_ref());
-        self.by_id.insert(id, entry);
-    }
-
-    fn remove(&mut self, id: &str) -> Option<Arc<Entry>> {
-        let entry = self.by_id.remove(id)?;
-        self.per_client.remove(entry.client.as_ref());
-        Some(entry)
-    }
-
-    /// The id of `client`'s session unused for the longest, among those not working.
-    fn least_recently_used(&self, client: &Client) -> Option<String> {
-        self.by_id
-            .iter()
-            .filter(|(_, entry)| entry.client.as_ref() == Some(client))
-            .filter_map(|(id, entry)| Some((entry.idle_since()?, id)))
-            .min()
-            .map(|(_, id)| id.clone())
-    }
+/// The id of `client`'s session unused for the longest, among those not working.
+fn least_recently_used(open: &Open, client: &Client) -> Option<String> {
+    open.of(client)
+        .filter_map(|(id, entry)| Some((entry.idle_since()?, id)))
+        .min()
+        .map(|(_, id)| id.clone())
 }
 
 /// One legacy session.
 pub(crate) struct Entry {
     pub(crate) session: Mutex<Session>,
     pub(crate) version: ProtocolVersion,
-    /// Whose it is, for the per-client limit.
-    client: Option<Client>,
     last_used: Arc<Mutex<Instant>>,
     /// Its event streams (GET and POST), resumable from 2025-11-25 on.
     log: Arc<EventLog>,
@@ -262,10 +241,7 @@ impl Entry {
 impl Sessions {
     pub(crate) fn new(idle_timeout: Duration, max: usize, per_client: usize) -> Self {
         Sessions {
-            open: Mutex::new(Open {
-                by_id: HashMap::new(),
-                per_client: PerClient::new(per_client),
-            }),
+            open: Mutex::new(SessionTable::new(per_client)),
             idle_timeout,
             max,
         }
@@ -284,17 +260,14 @@ impl Sessions {
         self.expire();
         let mut open = lock(&self.open);
         let mut evicted = None;
-        if let Some(full) = client
-            .as_ref()
-            .filter(|client| open.per_client.is_full(Some(client)))
-        {
-            let Some(oldest) = open.least_recently_used(full) else {
+        if let Some(full) = client.as_ref().filter(|client| open.is_full(Some(client))) {
+            let Some(oldest) = least_recently_used(&open, full) else {
                 return Err(Full::Client);
             };
             tracing::debug!("a client at its session limit opened another; its oldest ends");
             evicted = open.remove(&oldest);
         }
-        if open.by_id.len() >= self.max {
+        if open.len() >= self.max {
             return Err(Full::Everyone);
         }
         let log = EventLog::new(version >= ProtocolVersion::V2025_11_25);
@@ -347,10 +320,10 @@ impl Sessions {
         let id = new_id();
         open.insert(
             id.clone(),
+            client,
             Arc::new(Entry {
                 session: Mutex::new(session),
                 version,
-                client,
                 last_used: Arc::new(Mutex::new(Instant::now())),
                 log,
                 calls: Arc::default(),
@@ -369,7 +342,7 @@ impl Sessions {
     /// or another principal's (to whom it is as good as unknown, and whose requests do not
     /// keep it from expiring).
     pub(crate) fn get(&self, id: &str, caller: Option<&str>) -> Option<Arc<Entry>> {
-        let entry = lock(&self.open).by_id.get(id).cloned()?;
+        let entry = lock(&self.open).get(id).cloned()?;
         if !super::principal::may_use(&entry.session(), caller) {
             return None;
         }
@@ -399,12 +372,8 @@ impl Sessions {
     /// End every session at shutdown: streams close at once, while calls still running keep
     /// going (the server's grace period bounds them) so their answers reach their clients.
     pub(crate) fn close_all(&self) {
-        let all: Vec<_> = {
-            let mut open = lock(&self.open);
-            open.per_client = PerClient::new(open.per_client.max());
-            open.by_id.drain().collect()
-        };
-        for (_, entry) in all {
+        let all = lock(&self.open).drain();
+        for entry in all {
             entry.end_notifications();
         }
     }
@@ -412,7 +381,6 @@ impl Sessions {
     /// Forget sessions idle for too long.
     fn expire(&self) {
         let expired: Vec<String> = lock(&self.open)
-            .by_id
             .iter()
             .filter(|(_, entry)| {
                 entry

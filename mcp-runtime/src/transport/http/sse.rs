@@ -11,7 +11,6 @@
 //! 2024-11-05, but take what the server answers), and the messages are served by the same
 //! dispatcher as on stdio.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -22,7 +21,7 @@ use tokio::task::JoinSet;
 
 use super::body::{self, ResponseBody};
 use super::modern::{UntilAnswered, until_answered};
-use super::principal::{Client, PerClient};
+use super::principal::SessionTable;
 use super::service::{Inner, accepted, events, not_accepting_events, rpc_error};
 use super::sessions::{Full, new_id};
 use crate::dispatch::Reply;
@@ -45,21 +44,13 @@ pub(crate) const MAX_PENDING_REQUESTS: usize = 128;
 
 /// The sessions of the HTTP+SSE transport, by id.
 pub(crate) struct SseSessions {
-    open: Mutex<Open>,
+    open: Mutex<SessionTable<SseSession>>,
     max: usize,
-}
-
-/// The open sessions by id, and how many each client holds.
-struct Open {
-    by_id: HashMap<String, Arc<SseSession>>,
-    per_client: PerClient,
 }
 
 /// One session: the dispatcher's state, and the way to its stream.
 struct SseSession {
     session: Mutex<Session>,
-    /// Whose it is, for the per-client limit.
-    client: Option<Client>,
     /// Calls still running, for the stream's driver, which sends their answers as events;
     /// each holds one of `pending`'s permits until its answer is on the stream.
     calls: mpsc::UnboundedSender<(UntilAnswered, OwnedSemaphorePermit)>,
@@ -79,26 +70,20 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl SseSessions {
     pub(crate) fn new(max: usize, per_client: usize) -> Self {
         SseSessions {
-            open: Mutex::new(Open {
-                by_id: HashMap::new(),
-                per_client: PerClient::new(per_client),
-            }),
+            open: Mutex::new(SessionTable::new(per_client)),
             max,
         }
     }
 
     /// The session `id` if `caller` may use it.
     fn get(&self, id: &str, caller: Option<&str>) -> Option<Arc<SseSession>> {
-        let entry = lock(&self.open).by_id.get(id).cloned()?;
+        let entry = lock(&self.open).get(id).cloned()?;
         let allowed = super::principal::may_use(&lock(&entry.session), caller);
         allowed.then_some(entry)
     }
 
     fn remove(&self, id: &str) {
-        let mut open = lock(&self.open);
-        if let Some(entry) = open.by_id.remove(id) {
-            open.per_client.remove(entry.client.as_ref());
-        }
+        lock(&self.open).remove(id);
     }
 }
 
@@ -140,18 +125,17 @@ pub(crate) fn open(
         // at its limit is refused.
         let client = super::principal::client(parts);
         let mut open = lock(&inner.sse_sessions.open);
-        if open.per_client.is_full(client.as_ref()) {
+        if open.is_full(client.as_ref()) {
             return super::legacy::too_many_sessions(Full::Client);
         }
-        if open.by_id.len() >= inner.sse_sessions.max {
+        if open.len() >= inner.sse_sessions.max {
             return super::legacy::too_many_sessions(Full::Everyone);
         }
-        open.per_client.add(client.as_ref());
-        open.by_id.insert(
+        open.insert(
             id.clone(),
+            client,
             Arc::new(SseSession {
                 session: Mutex::new(session),
-                client,
                 calls: calls_sender,
                 events: events_sender.clone(),
                 pending: Arc::new(Semaphore::new(MAX_PENDING_REQUESTS)),
