@@ -14,8 +14,8 @@ pub use crate::handler::{
     PromptRequest, Resource, ResourceDefinition, ResourceError, ResourceHandler, ResourceRead,
     VariableReader,
 };
+pub use crate::protocol::uri_template::{TemplatePart, UriTemplate};
 pub use crate::protocol::{Completion, GetPromptResult, ResourceContents, Role};
-pub use crate::uri_template::{TemplatePart, UriTemplate};
 pub use crate::{Prompts, RequestContext, Resources};
 
 use crate::__private::ConstMessage;

@@ -26,7 +26,6 @@ mod state;
 mod task;
 pub mod testing;
 mod transport;
-mod uri_template;
 
 #[doc(hidden)]
 pub mod __private;
@@ -62,6 +61,7 @@ pub use handler::{
 pub use logging::{LogLevel, UnknownLogLevel, forward_tracing_event};
 pub use notify::Notifier;
 pub use prompts::Prompts;
+pub use protocol::uri_template::{TemplatePart, UriTemplate, UriTemplateError, UriVariables};
 pub use protocol::{
     Annotations, CallToolResult, Completion, Content, GetPromptResult, PromptMessage,
     ResourceContents, Role,
@@ -71,7 +71,6 @@ pub use routing::Resources;
 pub use server::{Server, ServerInfo};
 pub use service::{IntoService, McpService};
 pub use state::State;
-pub use uri_template::{TemplatePart, UriTemplate, UriTemplateError, UriVariables};
 
 /// The calling crate's identity (`CARGO_PKG_NAME`, `CARGO_PKG_VERSION`) as a [`ServerInfo`].
 ///

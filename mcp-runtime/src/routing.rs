@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::handler::{ResourceDefinition, ResourceHandler};
-use crate::uri_template::UriVariables;
+use crate::protocol::uri_template::UriVariables;
 
 /// An ordered set of resources. `resources![a, b]` builds one from `#[mcp_resource]` functions;
 /// hand-written [`ResourceHandler`]s can be added with [`Resources::with`].
@@ -201,8 +201,8 @@ mod tests {
     use super::*;
     use crate::context::RequestContext;
     use crate::handler::{BoxFuture, Resource, ResourceError, ResourceRead, ResourceTemplate};
+    use crate::protocol::uri_template::UriTemplate;
     use crate::protocol::{Annotations, ResourceContents};
-    use crate::uri_template::UriTemplate;
 
     struct Fixed(ResourceDefinition);
 

@@ -1,6 +1,5 @@
 //! The `Server` value users build; every transport serves it.
 
-use std::borrow::Cow;
 use std::time::Duration;
 
 use crate::dispatch::{Dispatcher, Kind, Sets};
@@ -12,43 +11,7 @@ use crate::routing::Resources;
 use crate::transport::stderr_log;
 use crate::transport::stdio::{self, StdioOptions};
 
-/// The server's identity, sent to clients as `serverInfo`. `server_info!()` fills it from the
-/// calling crate's `Cargo.toml`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ServerInfo {
-    /// The programmatic name.
-    pub name: Cow<'static, str>,
-    /// The version string.
-    pub version: Cow<'static, str>,
-    /// A human-readable name (2025-06-18 on).
-    pub title: Option<Cow<'static, str>>,
-    /// Icons a client may show for the server (2025-11-25 on).
-    pub icons: Vec<crate::protocol::Icon>,
-}
-
-impl ServerInfo {
-    /// Identity with `name` and `version`.
-    pub fn new(name: impl Into<Cow<'static, str>>, version: impl Into<Cow<'static, str>>) -> Self {
-        ServerInfo {
-            name: name.into(),
-            version: version.into(),
-            title: None,
-            icons: Vec::new(),
-        }
-    }
-
-    /// The same identity with one more icon (sent to clients from 2025-11-25 on).
-    pub fn with_icon(mut self, icon: crate::protocol::Icon) -> Self {
-        self.icons.push(icon);
-        self
-    }
-
-    /// The same identity with a human-readable title.
-    pub fn with_title(mut self, title: impl Into<Cow<'static, str>>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
-}
+pub use crate::protocol::ServerInfo;
 
 /// An MCP server: its identity and what it offers. Build it, then serve it on a transport.
 ///
@@ -107,7 +70,8 @@ impl Server {
     pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
     /// The most memory one message may take once parsed, in bytes, unless
     /// [`Server::max_parsed_size`] says otherwise: 64 MiB.
-    pub const DEFAULT_MAX_PARSED_SIZE: usize = 64 * 1024 * 1024;
+    pub const DEFAULT_MAX_PARSED_SIZE: usize =
+        crate::protocol::jsonrpc::budget::DEFAULT_MAX_PARSED_SIZE;
     /// How long calls still running at shutdown may take to finish, unless
     /// [`Server::shutdown_timeout`] says otherwise.
     pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);

@@ -12,6 +12,10 @@ mod prompt;
 mod resource;
 mod tool;
 
+pub use crate::protocol::{
+    JsonObject, PromptArgumentDefinition, PromptDefinition, Resource, ResourceDefinition,
+    ResourceTemplate, TaskSupport, ToolAnnotations, ToolDefinition,
+};
 pub use builder::{
     BuiltPrompt, BuiltResource, BuiltTool, PromptBuilder, ResourceBuilder, ToolBuilder,
 };
@@ -23,14 +27,11 @@ pub use into_result::IntoToolResult;
 pub use json::{Json, OutputProbe, ViaIntoToolResult, ViaNoResult};
 pub use params::{ArgumentDefault, ArgumentError, ArgumentReader, ParamFns, ToolParam, param};
 pub use prompt::{
-    IntoPromptResult, PromptArgument, PromptArgumentDefinition, PromptArgumentReader,
-    PromptDefinition, PromptError, PromptHandler, PromptRequest,
+    IntoPromptResult, PromptArgument, PromptArgumentReader, PromptError, PromptHandler,
+    PromptRequest,
 };
 pub use resource::{
-    IntoReadResult, IntoResourceList, Resource, ResourceDefinition, ResourceError,
-    ResourceErrorKind, ResourceHandler, ResourceRead, ResourceTemplate, ResourceVariable,
-    VariableReader,
+    IntoReadResult, IntoResourceList, ResourceError, ResourceErrorKind, ResourceHandler,
+    ResourceRead, ResourceVariable, VariableReader,
 };
-pub use tool::{
-    BoxFuture, JsonObject, TaskSupport, ToolAnnotations, ToolCall, ToolDefinition, ToolHandler,
-};
+pub use tool::{BoxFuture, ToolCall, ToolHandler};

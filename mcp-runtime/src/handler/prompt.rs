@@ -1,50 +1,13 @@
 //! Prompts: the trait every prompt implements, how its string arguments are read, and the
 //! conversions of what prompt functions return.
 
-use std::borrow::Cow;
 use std::fmt::Display;
 use std::str::FromStr;
 
 use crate::context::RequestContext;
 use crate::handler::BoxFuture;
 use crate::handler::completion::CompletionRequest;
-use crate::protocol::{Completion, GetPromptResult, Icon, PromptMessage};
-
-/// Everything `prompts/list` says about one prompt.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PromptDefinition {
-    /// The unique name clients get the prompt by.
-    pub name: Cow<'static, str>,
-    /// A human-readable name (sent from 2025-06-18 on).
-    pub title: Option<Cow<'static, str>>,
-    /// What the prompt is for.
-    pub description: Option<Cow<'static, str>>,
-    /// Its arguments, in order.
-    pub arguments: Vec<PromptArgumentDefinition>,
-    /// Icons a client may show (sent from 2025-11-25 on).
-    pub icons: Vec<Icon>,
-}
-
-impl PromptDefinition {
-    /// With one more icon (sent from 2025-11-25 on).
-    pub fn with_icon(mut self, icon: Icon) -> Self {
-        self.icons.push(icon);
-        self
-    }
-}
-
-/// One argument of a prompt.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PromptArgumentDefinition {
-    /// Its name in `prompts/get`'s `arguments`.
-    pub name: Cow<'static, str>,
-    /// A human-readable name (sent from 2025-06-18 on).
-    pub title: Option<Cow<'static, str>>,
-    /// What to pass.
-    pub description: Option<Cow<'static, str>>,
-    /// Whether the client must pass it.
-    pub required: bool,
-}
+use crate::protocol::{Completion, GetPromptResult, PromptDefinition, PromptMessage};
 
 /// One `prompts/get`: the arguments (strings, as on the wire) and the request's context.
 #[derive(Debug, Clone)]

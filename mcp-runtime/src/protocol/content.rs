@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::{Annotations, ResourceContents};
-use crate::handler::Resource;
+use crate::protocol::Resource;
 
 /// One block of content in a tool result or prompt message.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,12 +6,21 @@ mod icon;
 pub(crate) mod jsonrpc;
 mod prompt;
 mod resource;
+mod server_info;
+mod tool;
+pub mod uri_template;
 mod version;
 pub(crate) mod wire;
 
 pub use completion::Completion;
 pub use content::{CallToolResult, Content};
 pub use icon::{Icon, IconTheme};
-pub use prompt::{GetPromptResult, PromptMessage};
-pub use resource::{Annotations, ResourceBody, ResourceContents, Role};
+pub use prompt::{GetPromptResult, PromptArgumentDefinition, PromptDefinition, PromptMessage};
+pub use resource::{
+    Annotations, Resource, ResourceBody, ResourceContents, ResourceDefinition, ResourceTemplate,
+    Role,
+};
+pub use server_info::ServerInfo;
+pub use tool::{JsonObject, TaskSupport, ToolAnnotations, ToolDefinition};
+pub use uri_template::{TemplatePart, UriTemplate, UriTemplateError, UriVariables};
 pub use version::{ProtocolVersion, UnknownVersion};

@@ -1,6 +1,8 @@
 //! What prompt handlers produce, independent of any revision: messages with roles.
 
-use super::{Content, ResourceContents, Role};
+use std::borrow::Cow;
+
+use super::{Content, Icon, ResourceContents, Role};
 
 /// One message of a prompt: a role and one block of content.
 ///
@@ -66,4 +68,40 @@ impl GetPromptResult {
         self.description = Some(description.into());
         self
     }
+}
+
+/// Everything `prompts/list` says about one prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptDefinition {
+    /// The unique name clients get the prompt by.
+    pub name: Cow<'static, str>,
+    /// A human-readable name (sent from 2025-06-18 on).
+    pub title: Option<Cow<'static, str>>,
+    /// What the prompt is for.
+    pub description: Option<Cow<'static, str>>,
+    /// Its arguments, in order.
+    pub arguments: Vec<PromptArgumentDefinition>,
+    /// Icons a client may show (sent from 2025-11-25 on).
+    pub icons: Vec<Icon>,
+}
+
+impl PromptDefinition {
+    /// With one more icon (sent from 2025-11-25 on).
+    pub fn with_icon(mut self, icon: Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
+}
+
+/// One argument of a prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptArgumentDefinition {
+    /// Its name in `prompts/get`'s `arguments`.
+    pub name: Cow<'static, str>,
+    /// A human-readable name (sent from 2025-06-18 on).
+    pub title: Option<Cow<'static, str>>,
+    /// What to pass.
+    pub description: Option<Cow<'static, str>>,
+    /// Whether the client must pass it.
+    pub required: bool,
 }

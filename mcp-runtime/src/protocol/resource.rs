@@ -3,6 +3,9 @@
 
 use std::borrow::Cow;
 
+use super::Icon;
+use super::uri_template::UriTemplate;
+
 /// Who a message is from, or who a piece of data is meant for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -101,5 +104,143 @@ impl ResourceContents {
     pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
         self.mime_type = Some(mime_type.into());
         self
+    }
+}
+
+/// A concrete resource, as `resources/list` shows it: a static resource, or one instance of a
+/// template that its lister enumerates.
+///
+/// ```
+/// use mcp_runtime::Resource;
+///
+/// let readme = Resource::new("doc://readme", "readme")
+///     .with_description("What this project is")
+///     .with_mime_type("text/markdown");
+/// assert_eq!(readme.uri, "doc://readme");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resource {
+    /// Its URI.
+    pub uri: Cow<'static, str>,
+    /// Its name, for programs (and for display when there is no title).
+    pub name: Cow<'static, str>,
+    /// A human-readable name (sent from 2025-06-18 on).
+    pub title: Option<Cow<'static, str>>,
+    /// What it holds, for the model.
+    pub description: Option<Cow<'static, str>>,
+    /// Its MIME type, if known.
+    pub mime_type: Option<Cow<'static, str>>,
+    /// Its size in bytes (before any base64 encoding), if known.
+    pub size: Option<u64>,
+    /// Hints for the client.
+    pub annotations: Annotations,
+    /// Icons a client may show (sent from 2025-11-25 on).
+    pub icons: Vec<Icon>,
+}
+
+impl Resource {
+    /// A resource at `uri` called `name`, with nothing else said about it.
+    pub fn new(uri: impl Into<Cow<'static, str>>, name: impl Into<Cow<'static, str>>) -> Self {
+        Resource {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            annotations: Annotations::NONE,
+            icons: Vec::new(),
+        }
+    }
+
+    /// With a human-readable name.
+    pub fn with_title(mut self, title: impl Into<Cow<'static, str>>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// With a description.
+    pub fn with_description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// With a MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<Cow<'static, str>>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// With a size in bytes.
+    pub fn with_size(mut self, size: u64) -> Self {
+        self.size = Some(size);
+        self
+    }
+
+    /// With annotations.
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// With one more icon (sent from 2025-11-25 on).
+    pub fn with_icon(mut self, icon: Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
+}
+
+/// A family of resources whose URIs fit a template, as `resources/templates/list` shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceTemplate {
+    /// The URI template (RFC 6570).
+    pub uri_template: UriTemplate,
+    /// Its name.
+    pub name: Cow<'static, str>,
+    /// A human-readable name (sent from 2025-06-18 on).
+    pub title: Option<Cow<'static, str>>,
+    /// What the resources hold, for the model.
+    pub description: Option<Cow<'static, str>>,
+    /// The MIME type of every resource it matches, if they share one.
+    pub mime_type: Option<Cow<'static, str>>,
+    /// Hints for the client.
+    pub annotations: Annotations,
+    /// Icons a client may show (sent from 2025-11-25 on).
+    pub icons: Vec<Icon>,
+}
+
+impl ResourceTemplate {
+    /// With one more icon (sent from 2025-11-25 on).
+    pub fn with_icon(mut self, icon: Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
+}
+
+/// What a resource handler serves: one URI, or every URI a template matches.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResourceDefinition {
+    /// One resource at a fixed URI, listed by `resources/list`.
+    Static(Resource),
+    /// Resources whose URIs fit a template, listed by `resources/templates/list` (and their
+    /// instances by `resources/list`, when the handler has a lister).
+    Template(ResourceTemplate),
+}
+
+impl ResourceDefinition {
+    /// The name of the resource or template.
+    pub fn name(&self) -> &str {
+        match self {
+            ResourceDefinition::Static(resource) => &resource.name,
+            ResourceDefinition::Template(template) => &template.name,
+        }
+    }
+
+    /// The MIME type declared for what it serves.
+    pub fn mime_type(&self) -> Option<&str> {
+        match self {
+            ResourceDefinition::Static(resource) => resource.mime_type.as_deref(),
+            ResourceDefinition::Template(template) => template.mime_type.as_deref(),
+        }
     }
 }

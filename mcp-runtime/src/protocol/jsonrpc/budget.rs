@@ -9,6 +9,9 @@
 //! arrays, nested arrays, small objects and large objects alike. String contents are not
 //! counted: a string takes no more parsed than sent, and the message size bounds it.
 
+/// The parsed size a message may take unless a server chooses another (64 MiB).
+pub(crate) const DEFAULT_MAX_PARSED_SIZE: usize = 64 * 1024 * 1024;
+
 use serde_json::Value;
 
 /// The unit of the estimate: one `Value`, wherever it is kept.

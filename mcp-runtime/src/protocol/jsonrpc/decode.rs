@@ -16,7 +16,7 @@ use serde_json::error::Category;
 use serde_json::value::RawValue;
 
 use super::{ErrorObject, Params, RequestId};
-use crate::handler::JsonObject;
+use crate::protocol::JsonObject;
 
 /// What one line held: a single message or a batch (a JSON array) of them.
 #[derive(Debug)]
@@ -108,11 +108,11 @@ impl InvalidMessage {
 }
 
 /// Decode one line (without its newline), refusing one that would take more than
-/// [`Server::DEFAULT_MAX_PARSED_SIZE`](crate::Server::DEFAULT_MAX_PARSED_SIZE) parsed: see
+/// [`DEFAULT_MAX_PARSED_SIZE`](super::budget::DEFAULT_MAX_PARSED_SIZE) parsed: see
 /// [`decode_within`]. For callers without a server at hand.
 #[cfg(any(feature = "fuzzing", test))]
 pub(crate) fn decode(line: &[u8]) -> Result<Incoming, InvalidMessage> {
-    decode_within(line, crate::Server::DEFAULT_MAX_PARSED_SIZE)
+    decode_within(line, super::budget::DEFAULT_MAX_PARSED_SIZE)
 }
 
 /// Decode one line (without its newline), refusing one that would take more than

@@ -7,7 +7,7 @@
 //! few members of `params` that `tools/call` reads, which [`Params`] keeps apart as it reads
 //! them.
 
-mod budget;
+pub(crate) mod budget;
 mod decode;
 mod encode;
 mod error;

@@ -16,7 +16,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
 use super::decode::Member;
-use crate::handler::JsonObject;
+use crate::protocol::JsonObject;
 
 /// `io.modelcontextprotocol/protocolVersion`: the revision a 2026-07-28 request speaks.
 pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";

@@ -56,8 +56,8 @@ mod tests {
 
     use super::*;
     use crate::protocol::Content;
+    use crate::protocol::ServerInfo;
     use crate::protocol::wire::result_meta;
-    use crate::server::ServerInfo;
 
     fn structured(value: Value) -> CallToolResult {
         CallToolResult {

@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn links_and_annotations_from_the_revisions_that_have_them() {
-        use crate::handler::Resource;
+        use crate::protocol::Resource;
         use crate::protocol::{Annotations, Role};
         let blocks = vec![
             Content::resource_link(Resource::new("file:///a.txt", "a.txt")),

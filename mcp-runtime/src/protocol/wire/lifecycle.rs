@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::{EmptyObject, ModernResult};
 use crate::protocol::ProtocolVersion;
-use crate::server::ServerInfo;
+use crate::protocol::ServerInfo;
 
 /// `Implementation`: who the server is. `title` exists from 2025-06-18 on.
 #[derive(Debug, Clone, Copy, Serialize)]

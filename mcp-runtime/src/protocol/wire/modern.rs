@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 
 use super::lifecycle::Implementation;
 use crate::protocol::ProtocolVersion;
-use crate::server::ServerInfo;
+use crate::protocol::ServerInfo;
 
 /// `resultType`, the cache hints of cacheable results, and `_meta` with the server's identity.
 ///

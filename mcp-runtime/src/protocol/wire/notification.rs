@@ -4,8 +4,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::protocol::ServerInfo;
 use crate::protocol::jsonrpc::{Outgoing, RequestId};
-use crate::server::ServerInfo;
 
 use super::lifecycle::Implementation;
 use crate::protocol::ProtocolVersion;

@@ -6,8 +6,8 @@ use serde_json::value::RawValue;
 use super::ModernResult;
 use super::content::ContentBlock;
 use super::resource::icons;
-use crate::handler::{PromptArgumentDefinition, PromptDefinition};
 use crate::protocol::{GetPromptResult, Icon, PromptMessage, ProtocolVersion};
+use crate::protocol::{PromptArgumentDefinition, PromptDefinition};
 
 /// A prompt as `revision` reads it (`title`s from 2025-06-18, `icons` from 2025-11-25).
 #[derive(Debug, Serialize)]

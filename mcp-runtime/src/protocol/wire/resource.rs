@@ -5,8 +5,8 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use super::ModernResult;
-use crate::handler::{Resource, ResourceTemplate};
 use crate::protocol::{Annotations, Icon, ProtocolVersion, ResourceBody, ResourceContents};
+use crate::protocol::{Resource, ResourceTemplate};
 
 /// `Annotations` as `revision` reads them: `audience` and `priority` from 2024-11-05,
 /// `lastModified` from 2025-06-18.
@@ -347,7 +347,8 @@ mod tests {
     #[test]
     fn a_template_has_its_icons_from_2025_11_25() {
         let template = ResourceTemplate {
-            uri_template: crate::uri_template::UriTemplate::parse("doc://{name}").unwrap(),
+            uri_template: crate::protocol::uri_template::UriTemplate::parse("doc://{name}")
+                .unwrap(),
             name: "doc".into(),
             title: None,
             description: None,

@@ -4,8 +4,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::ModernResult;
-use crate::handler::{JsonObject, ToolAnnotations, ToolDefinition};
 use crate::protocol::ProtocolVersion;
+use crate::protocol::{JsonObject, ToolAnnotations, ToolDefinition};
 
 /// A tool definition as `revision` reads it.
 ///
@@ -148,8 +148,8 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::protocol::ServerInfo;
     use crate::protocol::wire::result_meta;
-    use crate::server::ServerInfo;
 
     fn schema(value: Value) -> JsonObject {
         match value {
@@ -170,7 +170,7 @@ mod tests {
                 ..ToolAnnotations::default()
             },
             icons: Vec::new(),
-            task_support: crate::handler::TaskSupport::Forbidden,
+            task_support: crate::protocol::TaskSupport::Forbidden,
         }
     }
 
