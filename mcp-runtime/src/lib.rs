@@ -4,24 +4,23 @@
 pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_server, mcp_tool, prompts, resources, tools};
 
 mod ask;
+mod cancel;
 mod cli;
 mod context;
 mod dispatch;
 mod dynamic;
 mod glue;
 mod handler;
-mod logging;
 mod notify;
-mod peer;
 mod prompts;
 pub mod protocol;
+mod random;
 mod registry;
 mod routing;
 mod schema;
 mod server;
 mod service;
 mod session;
-mod state;
 #[cfg(feature = "tasks")]
 mod task;
 pub mod testing;
@@ -43,7 +42,11 @@ pub use ask::{
     AskError, Elicitation, MemoryReplayGuard, NamedQuestion, ReplayGuard, Root, SampledMessage,
     SamplingMessage, SamplingRequest, UrlElicitation,
 };
-pub use context::{CancellationToken, RequestContext};
+pub use cancel::CancellationToken;
+pub use context::RequestContext;
+pub use context::forward::forward_tracing_event;
+pub use context::logging::{LogLevel, UnknownLogLevel};
+pub use context::state::State;
 pub use dynamic::{SurfaceError, Surfaces};
 pub use handler::{
     ArgumentDefault, ArgumentError, BoxFuture, IntoToolResult, Json, JsonObject, TaskSupport,
@@ -58,7 +61,6 @@ pub use handler::{
     PromptError, PromptHandler, PromptRequest, Resource, ResourceDefinition, ResourceError,
     ResourceErrorKind, ResourceHandler, ResourceRead, ResourceTemplate, ResourceVariable,
 };
-pub use logging::{LogLevel, UnknownLogLevel, forward_tracing_event};
 pub use notify::Notifier;
 pub use prompts::Prompts;
 pub use protocol::uri_template::{TemplatePart, UriTemplate, UriTemplateError, UriVariables};
@@ -70,7 +72,6 @@ pub use registry::Tools;
 pub use routing::Resources;
 pub use server::{Server, ServerInfo};
 pub use service::{IntoService, McpService};
-pub use state::State;
 
 /// The calling crate's identity (`CARGO_PKG_NAME`, `CARGO_PKG_VERSION`) as a [`ServerInfo`].
 ///

@@ -15,9 +15,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::ask::pending::OutgoingRequests;
+use crate::context::logging::SessionLogLevel;
+use crate::context::peer::Outbound;
 use crate::dispatch::{InFlight, Subscriptions};
-use crate::logging::SessionLogLevel;
-use crate::peer::Outbound;
 use crate::protocol::ProtocolVersion;
 
 /// The state of one client connection.

@@ -44,8 +44,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Value, json};
 
+use crate::context::peer::Outbound;
 use crate::dispatch::{Dispatcher, Reply};
-use crate::peer::Outbound;
 use crate::protocol::ProtocolVersion;
 use crate::server::Server;
 use crate::session::Session;

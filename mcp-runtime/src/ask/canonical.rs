@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 pub(crate) fn digest(value: &Value) -> String {
     let mut hasher = Sha256::new();
     write(value, &mut hasher);
-    hex(&hasher.finalize())
+    crate::random::hex(&hasher.finalize())
 }
 
 fn write(value: &Value, hasher: &mut Sha256) {
@@ -41,10 +41,6 @@ fn write(value: &Value, hasher: &mut Sha256) {
 fn write_str(text: &str, hasher: &mut Sha256) {
     // JSON-escaped, so no string can imitate the punctuation around it.
     hasher.update(Value::String(text.to_owned()).to_string().as_bytes());
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -16,8 +16,8 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use super::AskError;
-use crate::context::CancellationToken;
-use crate::peer::Outbound;
+use crate::cancel::CancellationToken;
+use crate::context::peer::Outbound;
 use crate::protocol::jsonrpc::{Outgoing, RequestId};
 
 type Answer = Result<Value, AskError>;
@@ -53,7 +53,7 @@ impl OutgoingRequests {
         let (sender, receiver) = oneshot::channel();
         let mut table = self.table();
         table.next += 1;
-        let id = format!("s-{}-{}", table.next, super::seal::random_id());
+        let id = format!("s-{}-{}", table.next, crate::random::id());
         table.waiting.insert(id.clone(), sender);
         (id, receiver)
     }

@@ -24,10 +24,11 @@ use serde_json::{Map, Value, json};
 use super::AskError;
 use super::canonical::digest;
 use super::replay::SharedReplayGuard;
-use super::seal::{Refusal, SealKey, random_id};
+use super::seal::{Refusal, SealKey};
 use crate::handler::BoxFuture;
 use crate::handler::JsonObject;
 use crate::protocol::jsonrpc::ErrorObject;
+use crate::random;
 #[cfg(feature = "tasks")]
 use crate::task::record::TaskRecord;
 
@@ -270,7 +271,7 @@ impl InputRound {
             .as_secs();
         let state = json!({
             "v": STATE_VERSION,
-            "n": random_id(),
+            "n": random::id(),
             "m": self.binding.method,
             "t": self.binding.target,
             "d": self.binding.subject,

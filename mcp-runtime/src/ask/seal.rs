@@ -60,7 +60,7 @@ impl Keys {
     }
 
     fn principal_digest(&self, principal: &str) -> String {
-        super::canonical::hex(&hmac_sha256(&self.principal, &[principal.as_bytes()]))
+        crate::random::hex(&hmac_sha256(&self.principal, &[principal.as_bytes()]))
     }
 }
 
@@ -91,7 +91,7 @@ impl SealKey {
     /// A fresh random key.
     pub(crate) fn random() -> Self {
         let mut secret = [0; 32];
-        fill_random(&mut secret, "the requestState key");
+        crate::random::fill(&mut secret, "the requestState key");
         Self::from_secret(&secret)
     }
 
@@ -184,33 +184,8 @@ impl fmt::Debug for SealKey {
 /// coordinate (192 bits make a collision negligible).
 fn fresh_nonce() -> [u8; NONCE_LEN] {
     let mut nonce = [0; NONCE_LEN];
-    fill_random(&mut nonce, "a requestState nonce");
+    crate::random::fill(&mut nonce, "a requestState nonce");
     nonce
-}
-
-/// A fresh random identifier (128 bits, hex), unique for all practical purposes.
-pub(crate) fn random_id() -> String {
-    let mut bytes = [0; 16];
-    fill_random(&mut bytes, "an id");
-    super::canonical::hex(&bytes)
-}
-
-/// `bytes` (at most 32) filled from the OS's randomness, or, should it fail, with bytes unique
-/// in this process (a counter) and unlikely elsewhere (the clock, the process, the address
-/// space): guessable, but a repeated nonce or id would be worse, and so would failing.
-fn fill_random(bytes: &mut [u8], what: &str) {
-    if let Err(error) = getrandom::fill(bytes) {
-        tracing::error!(%error, "no randomness for {what}; using a weaker substitute");
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let seed = format!(
-            "{:?}{}{}{:p}",
-            std::time::SystemTime::now(),
-            std::process::id(),
-            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-            bytes
-        );
-        bytes.copy_from_slice(&sha2_of(seed.as_bytes())[..bytes.len()]);
-    }
 }
 
 /// HKDF-SHA-256 (RFC 5869) of one 32-byte output, where Expand is its first block alone:
@@ -321,7 +296,7 @@ mod tests {
         }));
         let bytes = from_base64url(&sealed).unwrap();
         let hash = sha2_of(principal.as_bytes());
-        let hex_hash = super::super::canonical::hex(&hash);
+        let hex_hash = crate::random::hex(&hash);
         let json_digest = super::super::canonical::digest(&json!(principal));
         let needles: [&[u8]; 7] = [
             principal.as_bytes(),
@@ -356,7 +331,7 @@ mod tests {
             digest,
             SealKey::from_secret(b"another").principal_digest("alice")
         );
-        assert_ne!(digest, super::super::canonical::hex(&sha2_of(b"alice")));
+        assert_ne!(digest, crate::random::hex(&sha2_of(b"alice")));
         assert_ne!(digest, super::super::canonical::digest(&json!("alice")));
     }
 
@@ -410,7 +385,7 @@ mod tests {
         let salt: Vec<u8> = (0x00..=0x0c).collect();
         let info: Vec<u8> = (0xf0..=0xf9).collect();
         assert_eq!(
-            super::super::canonical::hex(&hkdf_sha256(&salt, &[0x0b; 22], &info)),
+            crate::random::hex(&hkdf_sha256(&salt, &[0x0b; 22], &info)),
             "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf"
         );
     }

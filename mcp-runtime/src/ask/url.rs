@@ -8,11 +8,10 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::Asker;
-use super::seal::random_id;
-use crate::context::RequestContext;
-use crate::peer::Outbound;
+use crate::context::peer::Outbound;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::Outgoing;
+use crate::random;
 
 /// One URL-mode elicitation: made with [`RequestContext::url_elicitation`], asked with
 /// [`RequestContext::elicit_url_with`], and completed by the application once the user is
@@ -61,31 +60,8 @@ impl fmt::Debug for UrlElicitation {
     }
 }
 
-impl RequestContext {
-    /// A URL-mode elicitation to ask with [`elicit_url_with`](Self::elicit_url_with): its
-    /// [`id`](UrlElicitation::id) can go into the URL first, so that the page's callback knows
-    /// which elicitation to [`complete`](UrlElicitation::complete).
-    ///
-    /// ```
-    /// use mcp_runtime::{Elicitation, RequestContext, mcp_tool};
-    ///
-    /// /// Connect the user's calendar.
-    /// #[mcp_tool]
-    /// async fn connect_calendar(ctx: RequestContext) -> Result<String, String> {
-    ///     let sign_in = ctx.url_elicitation();
-    ///     let url = format!(
-    ///         "https://calendar.example.com/oauth/authorize?state={}",
-    ///         sign_in.id().unwrap_or_default()
-    ///     );
-    ///     match ctx.elicit_url_with(&sign_in, "Sign in to your calendar", url).await {
-    ///         // Keep `sign_in` for the OAuth callback, which calls `sign_in.complete()`.
-    ///         Ok(Elicitation::Accepted(())) => Ok("waiting for the sign-in to finish".into()),
-    ///         Ok(_) => Ok("not connected".into()),
-    ///         Err(error) => Err(error.to_string()),
-    ///     }
-    /// }
-    /// ```
-    pub fn url_elicitation(&self) -> UrlElicitation {
+impl super::Asking<'_> {
+    pub(crate) fn url_elicitation(&self) -> UrlElicitation {
         // Only 2025-11-25 has ids and the notification: earlier revisions have no URL mode,
         // 2026-07-28 dropped both.
         if self.revision != ProtocolVersion::V2025_11_25 {
@@ -94,12 +70,12 @@ impl RequestContext {
                 outbound: None,
             };
         }
-        let outbound = match &self.asker {
+        let outbound = match self.asker {
             Some(Asker::Session(session)) => Some(session.outbound.clone()),
             _ => None,
         };
         UrlElicitation {
-            id: Some(random_id().into()),
+            id: Some(random::id().into()),
             outbound,
         }
     }

@@ -14,12 +14,12 @@ use super::tasks::Ran;
 use super::{Dispatcher, InFlight, Reply};
 use crate::ask::missing::MissingCapabilities;
 use crate::ask::round::{InputRound, UntilInput};
-use crate::context::CancellationToken;
+use crate::cancel::CancellationToken;
+use crate::context::forward::{forwarding_to, forwarding_while};
+use crate::context::peer::with_heartbeat;
 #[cfg(feature = "tasks")]
 use crate::handler::BoxFuture;
 use crate::handler::{JsonObject, ToolCall};
-use crate::logging::{forwarding_to, forwarding_while};
-use crate::peer::with_heartbeat;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, Params, RequestId};
 use crate::protocol::wire::{CallToolResultWire, ModernResult};
 use crate::protocol::{CallToolResult, ProtocolVersion};

@@ -10,14 +10,14 @@ use serde_json::{Value, json};
 
 use super::negotiate;
 use crate::ask::pending::OutgoingRequests;
-use crate::logging::{LogGate, LogLevel};
-use crate::peer::Outbound;
+use crate::context::logging::{LogGate, LogLevel};
+use crate::context::peer::Outbound;
+use crate::context::state::States;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::ErrorObject;
 use crate::protocol::jsonrpc::{
     CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION, Params, RequestId,
 };
-use crate::state::States;
 
 /// Whether the request is in the 2026-07-28 era.
 pub(crate) fn is_modern(params: Option<&Params>) -> bool {

@@ -9,7 +9,7 @@ use super::classify::RequestScope;
 use super::offerings::{context, panicked, required_str};
 use super::prompts::string_arguments;
 use super::{Dispatcher, Reply};
-use crate::context::CancellationToken;
+use crate::cancel::CancellationToken;
 use crate::handler::{CompletionContext, CompletionRequest, JsonObject, ResourceDefinition};
 use crate::protocol::Completion;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};

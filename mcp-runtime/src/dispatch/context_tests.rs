@@ -9,10 +9,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{Dispatcher, Reply};
+use crate::context::logging::LogLevel;
+use crate::context::peer::Outbound;
 use crate::handler::{BoxFuture, ToolAnnotations, ToolCall, ToolDefinition, ToolHandler};
 use crate::handler::{PromptBuilder, ResourceBuilder};
-use crate::logging::LogLevel;
-use crate::peer::Outbound;
 use crate::protocol::jsonrpc::Outgoing;
 use crate::protocol::{CallToolResult, Content};
 use crate::server::{Server, ServerInfo};

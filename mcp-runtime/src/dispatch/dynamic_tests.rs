@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::subscriptions::NotificationForwarder;
 use super::test_tools::named;
 use super::{Dispatcher, Reply};
-use crate::context::CancellationToken;
+use crate::cancel::CancellationToken;
 use crate::dynamic::{SurfaceError, Surfaces};
 use crate::handler::{PromptBuilder, Resource, ResourceBuilder, ToolBuilder};
 use crate::protocol::jsonrpc::Outgoing;

@@ -5,7 +5,7 @@ use std::collections::hash_map::Entry;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::context::CancellationToken;
+use crate::cancel::CancellationToken;
 use crate::protocol::jsonrpc::RequestId;
 
 /// Running calls of one connection by request id. Cheap to clone; clones share the table.

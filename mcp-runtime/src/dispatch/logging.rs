@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 use super::{Dispatcher, Reply};
+use crate::context::logging::LogLevel;
 use crate::handler::JsonObject;
-use crate::logging::LogLevel;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::EmptyObject;
 use crate::session::Session;

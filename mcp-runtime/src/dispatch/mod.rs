@@ -124,7 +124,7 @@ pub(crate) struct Dispatcher {
     /// `_meta` of every 2026-07-28 result, encoded once.
     modern_meta: Arc<RawValue>,
     /// The server's shared values, handed to every request.
-    states: crate::state::States,
+    states: crate::context::state::States,
     /// How often a tool call with a progress token sends a heartbeat; `None`: never.
     progress_heartbeat: Option<Duration>,
     /// How long a legacy session's question waits for the client.

@@ -13,12 +13,12 @@ use super::catch_unwind::{CatchUnwind, PanicPayload};
 use super::classify::RequestScope;
 use super::{Dispatcher, InFlight, Reply};
 use crate::ask::round::InputRound;
-use crate::context::{CancellationToken, RequestContext};
+use crate::context::forward::{forwarding_to, forwarding_while};
+use crate::context::peer::{RequestPeer, with_heartbeat};
 use crate::handler::{BoxFuture, JsonObject};
-use crate::logging::{forwarding_to, forwarding_while};
-use crate::peer::{RequestPeer, with_heartbeat};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::session::Session;
+use {crate::cancel::CancellationToken, crate::context::RequestContext};
 
 impl Dispatcher {
     /// Answer `method` if it is one of resources, prompts, completion or subscriptions and the
@@ -66,7 +66,7 @@ impl Dispatcher {
 /// Built whole: `RequestContext::new` would make a token and an empty capabilities object
 /// only to drop them, on every call.
 pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestContext {
-    let peer = crate::peer::RequestPeer::for_call(
+    let peer = crate::context::peer::RequestPeer::for_call(
         scope.outbound.as_ref(),
         scope.revision,
         &scope.log,

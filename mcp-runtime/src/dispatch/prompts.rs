@@ -13,7 +13,7 @@ use super::offerings::{
     Watch, context, cursor, next_cursor, page_index, panicked, required_str, run_asking_handler,
 };
 use super::{Dispatcher, InFlight, Reply};
-use crate::context::CancellationToken;
+use crate::cancel::CancellationToken;
 use crate::handler::{JsonObject, PromptDefinition, PromptHandler, PromptRequest};
 use crate::prompts::Prompts;
 use crate::protocol::ProtocolVersion;

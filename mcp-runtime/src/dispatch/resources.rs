@@ -14,7 +14,7 @@ use super::offerings::{
     run_handler,
 };
 use super::{Dispatcher, InFlight, Reply};
-use crate::context::CancellationToken;
+use crate::cancel::CancellationToken;
 use crate::handler::{
     BoxFuture, JsonObject, Resource, ResourceDefinition, ResourceError, ResourceErrorKind,
     ResourceHandler, ResourceRead, ResourceTemplate,

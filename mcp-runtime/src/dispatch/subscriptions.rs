@@ -22,7 +22,7 @@ use tokio::sync::{Notify, broadcast};
 
 use super::offerings::{Watch, run_handler};
 use super::{Dispatcher, Reply};
-use crate::context::CancellationToken;
+use crate::cancel::CancellationToken;
 use crate::handler::{BoxFuture, JsonObject};
 use crate::notify::ServerEvent;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};

@@ -16,7 +16,7 @@ use super::classify::RequestScope;
 use super::{Dispatcher, Reply};
 use crate::ask::missing::MissingCapabilities;
 use crate::ask::round::{InputRound, RunOutcome, replayed_state};
-use crate::context::CancellationToken;
+use crate::cancel::CancellationToken;
 use crate::handler::{BoxFuture, JsonObject, TaskSupport};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::{CallToolResultWire, ModernResult};

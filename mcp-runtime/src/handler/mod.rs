@@ -10,6 +10,7 @@ mod json;
 mod params;
 mod prompt;
 mod resource;
+mod state;
 mod tool;
 
 pub use crate::protocol::{

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
 use crate::ask::AskError;
-use crate::context::CancellationToken;
+use crate::cancel::CancellationToken;
 use crate::protocol::jsonrpc::ErrorObject;
 
 /// Where a task stands (`Task.status`).

@@ -7,8 +7,8 @@ use std::time::SystemTime;
 
 use super::TaskConfig;
 use super::record::TaskRecord;
-use crate::ask::seal::random_id;
-use crate::context::CancellationToken;
+use crate::cancel::CancellationToken;
+use crate::random;
 
 /// The tasks of one server process. Tasks live in memory: behind a load balancer, `tasks/*`
 /// requests must reach the instance that created the task (they carry its id in `Mcp-Name`).
@@ -52,7 +52,7 @@ impl TaskStore {
             }
         }
         let task = Arc::new(TaskRecord::new(
-            random_id(),
+            random::id(),
             owner,
             self.config.ttl,
             self.config.poll_interval,

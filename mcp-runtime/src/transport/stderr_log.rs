@@ -62,7 +62,7 @@ impl Subscriber for StderrLogger {
         let line = format_event(event);
         // One write per line, so lines from different threads never interleave.
         let _ = std::io::stderr().lock().write_all(line.as_bytes());
-        crate::logging::forward_tracing_event(event);
+        crate::context::forward::forward_tracing_event(event);
     }
 
     fn enter(&self, _: &Id) {}

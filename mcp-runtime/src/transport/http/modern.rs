@@ -15,9 +15,9 @@ use tokio::sync::mpsc;
 use super::body::{self, ResponseBody};
 use super::headers::{self, HEADER_MISMATCH};
 use super::service::{Inner, accepted, events, json, rpc_error};
+use crate::context::peer::Outbound;
 use crate::dispatch::{InFlight, Reply};
 use crate::handler::BoxFuture;
-use crate::peer::Outbound;
 use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing, Params, RequestId};
 use crate::session::Session;
 

@@ -125,7 +125,7 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
 
 /// 8 random hex digits: enough to tell sessions apart, not a secret (the session id is).
 fn new_tag() -> String {
-    let mut id = crate::ask::seal::random_id();
+    let mut id = crate::random::id();
     id.truncate(8);
     id
 }

@@ -13,7 +13,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 
 use super::service::HttpService;
-use crate::context::CancellationToken;
+use crate::cancel::CancellationToken;
 
 /// Accept connections until `shutdown` resolves; then stop accepting, end the streams, let
 /// requests in progress finish within `grace`, and cancel whatever is still running.

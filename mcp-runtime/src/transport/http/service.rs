@@ -20,7 +20,7 @@ use super::headers;
 use super::principal::ClientAddress;
 use super::sessions::Sessions;
 use super::sse::SseSessions;
-use crate::context::CancellationToken;
+use crate::cancel::CancellationToken;
 use crate::dispatch::Dispatcher;
 use crate::handler::BoxFuture;
 use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing, Params, RequestId};

@@ -30,8 +30,8 @@ use tokio::time::Instant;
 
 use super::principal::{Client, SessionTable};
 use super::resume::EventLog;
+use crate::context::peer::Outbound;
 use crate::dispatch::Dispatcher;
-use crate::peer::Outbound;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{Outgoing, RequestId};
 use crate::session::Session;

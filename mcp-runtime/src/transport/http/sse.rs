@@ -24,8 +24,8 @@ use super::modern::{UntilAnswered, until_answered};
 use super::principal::SessionTable;
 use super::service::{Inner, accepted, events, not_accepting_events, rpc_error};
 use super::sessions::{Full, new_id};
+use crate::context::peer::Outbound;
 use crate::dispatch::Reply;
-use crate::peer::Outbound;
 use crate::protocol::jsonrpc::{ErrorObject, RequestId};
 use crate::session::Session;
 

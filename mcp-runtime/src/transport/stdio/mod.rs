@@ -25,8 +25,8 @@ use tokio::sync::oneshot;
 use self::calls::Calls;
 use self::io_thread::{End, IoThread};
 use self::output::Output;
+use crate::context::peer::Outbound;
 use crate::dispatch::Dispatcher;
-use crate::peer::Outbound;
 use crate::session::Session;
 
 /// How the stdio transport behaves.

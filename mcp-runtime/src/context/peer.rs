@@ -21,8 +21,8 @@ use tokio::time::Instant;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::context::{CancellationToken, RequestContext};
-use crate::logging::{LogGate, LogLevel};
+use crate::cancel::CancellationToken;
+use crate::context::logging::{LogGate, LogLevel};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{Outgoing, RequestId};
 
@@ -351,100 +351,12 @@ pub(crate) async fn with_heartbeat<F: Future>(
     }
 }
 
-/// Reporting to the client from inside a handler.
-impl RequestContext {
-    /// Report progress: `done` out of `total` (if known), with a human-readable `message`.
-    ///
-    /// Sends `notifications/progress` only when the request carried a `progressToken`;
-    /// otherwise this does nothing (the command-line mode's `call` sends one from a terminal,
-    /// and draws a progress bar on stderr). Values must rise:
-    /// one not above the last value sent (or not finite) is dropped, so a report
-    /// that arrives out of order never moves the client's progress bar back. A non-finite
-    /// `total` is left out. `message` reaches clients from 2025-03-26 on and is left out for
-    /// 2024-11-05. Nothing is sent once the request has been answered.
-    ///
-    /// Returns whether a notification was sent.
-    ///
-    /// While a tool call, `prompts/get` or `resources/read` that carries a token runs, the
-    /// server also sends a heartbeat progress by itself (see
-    /// [`Server::progress_heartbeat`](crate::Server::progress_heartbeat)), so clients that time
-    /// out requests without progress do not give up on long handlers.
-    ///
-    /// ```
-    /// use mcp_runtime::{RequestContext, mcp_tool};
-    ///
-    /// /// Index every file.
-    /// #[mcp_tool]
-    /// async fn index(files: Vec<String>, ctx: RequestContext) -> String {
-    ///     let total = files.len() as f64;
-    ///     for (done, file) in files.iter().enumerate() {
-    ///         // ... index `file` ...
-    ///         ctx.progress(done as f64 + 1.0, Some(total), Some(file));
-    ///     }
-    ///     format!("indexed {total} files")
-    /// }
-    /// ```
-    pub fn progress(&self, done: f64, total: Option<f64>, message: Option<&str>) -> bool {
-        self.peer
-            .as_ref()
-            .is_some_and(|peer| peer.progress(done, total, message))
-    }
-
-    /// Send `data` (any JSON: a string, an object...) to the client as a log message at `level`
-    /// (`notifications/message`).
-    ///
-    /// Sent only when the client asked for logs at that level: for a legacy client, the level
-    /// it set with `logging/setLevel` (every level until it sets one); for a 2026-07-28 request,
-    /// the `_meta["io.modelcontextprotocol/logLevel"]` of this very request (nothing when it
-    /// has none). `data` is serialized only when the message is sent. Messages leave before the
-    /// request's response and never after it. Returns whether the message was sent.
-    ///
-    /// Logs reach the model's host, not just a terminal: keep secrets and personal data out.
-    /// Diagnostics for the server's operator belong in `tracing` (stderr).
-    ///
-    /// ```
-    /// use mcp_runtime::{LogLevel, RequestContext, mcp_tool};
-    ///
-    /// /// Fetch a page.
-    /// #[mcp_tool]
-    /// async fn fetch(url: String, ctx: RequestContext) -> String {
-    ///     ctx.log(LogLevel::Info, format!("fetching {url}"));
-    ///     url
-    /// }
-    /// ```
-    pub fn log(&self, level: LogLevel, data: impl Serialize) -> bool {
-        self.log_from(level, None, data)
-    }
-
-    /// [`log`](Self::log), naming the component that logs (`logger`).
-    pub fn log_from(&self, level: LogLevel, logger: Option<&str>, data: impl Serialize) -> bool {
-        let Some(peer) = self.peer.as_ref().filter(|peer| peer.log_enabled(level)) else {
-            return false;
-        };
-        match serde_json::to_value(data) {
-            Ok(data) => peer.log(level, logger, data),
-            Err(error) => {
-                tracing::warn!(%error, "a log message could not be serialized; not sent");
-                false
-            }
-        }
-    }
-
-    /// Whether a log message at `level` would reach the client: to skip building costly
-    /// messages nobody reads.
-    pub fn log_enabled(&self, level: LogLevel) -> bool {
-        self.peer
-            .as_ref()
-            .is_some_and(|peer| peer.log_enabled(level))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::logging::SessionLogLevel;
+    use crate::context::logging::SessionLogLevel;
 
     fn recorder() -> (Outbound, Arc<Mutex<Vec<Value>>>) {
         let sent = Arc::new(Mutex::new(Vec::new()));
