@@ -10,7 +10,6 @@ use crate::dispatch::{Attachment, CatalogConfig, CatalogError, Catalogs, Kind, S
 use crate::handler::{PromptHandler, ResourceHandler, ToolHandler};
 use crate::notify::Notifier;
 use crate::routing::{ResourceRouter, Route, route_text};
-use crate::server::Server;
 
 /// What a server offers, changeable while it serves: tools, resources and prompts added and
 /// removed at run time, each change announced to the connected clients. Get one from
@@ -67,9 +66,12 @@ struct Shared {
 
 #[derive(Default)]
 struct State {
-    /// `None` until the surfaces are handed out ([`Server::surfaces`]): the server is static
-    /// and its dispatchers build from the builder's sets alone.
-    sets: Option<Sets>,
+    /// Everything the server offers: the one home of its tools, resources and prompts, from
+    /// the builder's first `tools(...)` to the last change while serving.
+    sets: Sets,
+    /// Whether the surfaces were handed out ([`Server::surfaces`]): until then the server is
+    /// static, its lists may be cached, and a builder's change is its own value's.
+    handed_out: bool,
     /// The catalogs of the dispatchers serving these surfaces.
     attached: Vec<Attachment>,
 }
@@ -127,57 +129,70 @@ impl Surfaces {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Make the surfaces dynamic, starting from `seed()` unless they already are.
-    pub(crate) fn hand_out(&self, seed: impl FnOnce() -> Sets) {
-        let mut state = self.state();
-        if state.sets.is_none() {
-            state.sets = Some(seed());
-        }
+    /// Make the surfaces dynamic: from now on they are shared by every clone, and each change
+    /// is announced.
+    pub(crate) fn hand_out(&self) {
+        self.state().handed_out = true;
     }
 
-    /// The builder gave a new set of `kind`: once the surfaces are dynamic, it replaces the
-    /// current one (and is announced, should a server already serve them).
-    pub(crate) fn replace(&self, kind: Kind, sets: impl FnOnce() -> Sets) {
-        if self.state().sets.is_none() {
-            return;
-        }
-        let replaced = self.change(kind, |current| {
-            let new = sets();
-            match kind {
-                Kind::Tools => current.tools = new.tools,
-                Kind::Resources => current.resources = new.resources,
-                Kind::Prompts => current.prompts = new.prompts,
+    /// The builder's new set of `kind`. Before the surfaces are handed out, a server value's
+    /// sets are its own, so this one gets surfaces of its own (a clone of the server made
+    /// earlier keeps the old ones); after, it replaces the shared set and is announced.
+    pub(crate) fn set(&mut self, kind: Kind, new: Sets) {
+        let mut sets = {
+            let state = self.state();
+            if state.handed_out {
+                drop(state);
+                let replaced = self.change(kind, |current| {
+                    current.take(kind, new);
+                    Ok(true)
+                });
+                debug_assert!(replaced.is_ok());
+                return;
             }
-            Ok(true)
-        });
-        debug_assert!(replaced.is_ok());
+            state.sets.clone()
+        };
+        sets.take(kind, new);
+        let fresh = Surfaces::new(self.shared.notifier.clone());
+        fresh.state().sets = sets;
+        *self = fresh;
     }
 
-    /// The catalogs a new dispatcher of `server` serves: from the dynamic sets (and attached,
-    /// so changes reach it) once the surfaces were handed out, else from the builder's sets.
+    /// What the surfaces offer now.
+    pub(crate) fn sets(&self) -> Sets {
+        self.state().sets.clone()
+    }
+
+    /// The announcements of changes: the server's notifier.
+    pub(crate) fn notifier(&self) -> &Notifier {
+        &self.shared.notifier
+    }
+
+    /// The catalogs a new dispatcher serves: attached, so changes reach it, once the surfaces
+    /// were handed out; else fixed, with lists that 2026-07-28 clients may keep for
+    /// `static_ttl`.
     pub(crate) fn catalogs(
         &self,
-        server: &Server,
+        page_size: usize,
         modern_meta: Arc<RawValue>,
         static_ttl: Duration,
     ) -> Result<Catalogs, CatalogError> {
         let mut state = self.state();
-        let Some(sets) = &state.sets else {
+        if !state.handed_out {
             let config = CatalogConfig {
-                page_size: server.page_size,
+                page_size,
                 modern_meta,
                 ttl: static_ttl,
             };
-            let sets = Sets::of(&server.tools, &server.resources, &server.prompts);
-            return Catalogs::build(&sets, &config, false);
-        };
+            return Catalogs::build(&state.sets, &config, false);
+        }
         // Lists that may change at any time must not be reused by 2026-07-28 clients.
         let config = CatalogConfig {
-            page_size: server.page_size,
+            page_size,
             modern_meta,
             ttl: Duration::ZERO,
         };
-        let catalogs = Catalogs::build(sets, &config, true)?;
+        let catalogs = Catalogs::build(&state.sets, &config, true)?;
         state.attached.retain(Attachment::is_alive);
         state.attached.push(catalogs.attachment(config));
         Ok(catalogs)
@@ -193,7 +208,7 @@ impl Surfaces {
     ) -> Result<bool, SurfaceError> {
         let mut state = self.state();
         let state = &mut *state;
-        let sets = state.sets.get_or_insert_with(Sets::default);
+        let sets = &mut state.sets;
         if !edit(sets)? {
             return Ok(false);
         }
@@ -270,10 +285,13 @@ impl Surfaces {
 
     /// The names of the tools offered now, in order.
     pub fn tool_names(&self) -> Vec<String> {
-        self.state().sets.as_ref().map_or_else(Vec::new, |sets| {
-            let names = sets.tools.iter().map(|(tool, _)| tool.name.to_string());
-            names.collect()
-        })
+        let state = self.state();
+        let names = state
+            .sets
+            .tools
+            .iter()
+            .map(|(tool, _)| tool.name.to_string());
+        names.collect()
     }
 
     /// Offer one more resource or resource template, after the others, and announce it.
@@ -400,7 +418,7 @@ impl fmt::Debug for Surfaces {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = self.state();
         f.debug_struct("Surfaces")
-            .field("dynamic", &state.sets.is_some())
+            .field("dynamic", &state.handed_out)
             .field("serving", &state.attached.len())
             .finish_non_exhaustive()
     }

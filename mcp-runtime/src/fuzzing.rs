@@ -91,7 +91,7 @@ impl Connection {
     /// schemas that are not objects).
     pub fn new(server: &Server) -> Result<Self, String> {
         Ok(Connection {
-            dispatcher: Dispatcher::new(server).map_err(|error| error.to_string())?,
+            dispatcher: server.dispatcher().map_err(|error| error.to_string())?,
             session: Session::new(),
         })
     }

@@ -24,6 +24,10 @@ impl Prompts {
         self
     }
 
+    pub(crate) fn from_handlers(handlers: Vec<Arc<dyn PromptHandler>>) -> Self {
+        Self { handlers }
+    }
+
     /// The handlers, in the order they were added.
     pub fn handlers(&self) -> &[Arc<dyn PromptHandler>] {
         &self.handlers

@@ -23,6 +23,10 @@ impl Tools {
         self
     }
 
+    pub(crate) fn from_handlers(handlers: Vec<Arc<dyn ToolHandler>>) -> Self {
+        Self { handlers }
+    }
+
     /// The handlers, in the order they were added.
     pub fn handlers(&self) -> &[Arc<dyn ToolHandler>] {
         &self.handlers

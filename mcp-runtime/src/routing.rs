@@ -42,6 +42,10 @@ impl Resources {
         self
     }
 
+    pub(crate) fn from_handlers(handlers: Vec<Arc<dyn ResourceHandler>>) -> Self {
+        Self { handlers }
+    }
+
     /// The handlers, in the order they were added.
     pub fn handlers(&self) -> &[Arc<dyn ResourceHandler>] {
         &self.handlers

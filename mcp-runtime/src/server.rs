@@ -29,36 +29,14 @@ pub use crate::protocol::ServerInfo;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Server {
-    pub(crate) info: ServerInfo,
-    pub(crate) tools: Tools,
-    pub(crate) resources: Resources,
-    pub(crate) prompts: Prompts,
-    pub(crate) notifier: Notifier,
-    /// The offerings once they are dynamic ([`Server::surfaces`]); shared by every clone.
+    /// What the dispatcher is built from.
+    pub(crate) config: crate::dispatch::Config,
+    /// What the server offers: the one home of its tools, resources and prompts.
     pub(crate) surfaces: Surfaces,
-    pub(crate) instructions: Option<String>,
-    pub(crate) page_size: usize,
     pub(crate) max_message_size: usize,
-    pub(crate) max_parsed_size: usize,
     pub(crate) shutdown_timeout: Duration,
-    pub(crate) states: crate::context::state::States,
-    pub(crate) progress_heartbeat: Option<Duration>,
-    pub(crate) ask_timeout: Duration,
-    pub(crate) forward_tracing: bool,
-    pub(crate) request_state_key: crate::ask::seal::SealKey,
-    /// Whether the program chose the key ([`Server::request_state_key`]): then
-    /// `serve_from_args` leaves it alone rather than read `MCP_REQUEST_STATE_KEY`.
     pub(crate) request_state_key_chosen: bool,
-    /// The same for the previous key ([`Server::previous_request_state_key`],
-    /// `MCP_REQUEST_STATE_PREVIOUS_KEY`).
     pub(crate) previous_request_state_key_chosen: bool,
-    /// Records which `requestState`s were used ([`Server::replay_guard`]).
-    pub(crate) replay_guard: crate::ask::SharedReplayGuard,
-    /// How tasks are kept ([`Server::task_ttl`], [`Server::task_poll_interval`],
-    /// [`Server::max_tasks`]).
-    #[cfg(feature = "tasks")]
-    pub(crate) tasks: crate::task::TaskConfig,
-    /// Served through `serve_from_args` (so `--help` names `--http` and the key variable).
     pub(crate) from_args: bool,
 }
 
@@ -84,29 +62,26 @@ impl Server {
 
     /// A server with this identity and nothing to offer yet.
     pub fn new(info: ServerInfo) -> Self {
-        let notifier = Notifier::new();
         Server {
-            info,
-            tools: Tools::new(),
-            resources: Resources::new(),
-            prompts: Prompts::new(),
-            surfaces: Surfaces::new(notifier.clone()),
-            notifier,
-            instructions: None,
-            page_size: Self::DEFAULT_PAGE_SIZE,
+            config: crate::dispatch::Config {
+                info,
+                instructions: None,
+                page_size: Self::DEFAULT_PAGE_SIZE,
+                max_parsed_size: Self::DEFAULT_MAX_PARSED_SIZE,
+                states: crate::context::state::States::default(),
+                progress_heartbeat: Some(Self::DEFAULT_PROGRESS_HEARTBEAT),
+                ask_timeout: Self::DEFAULT_ASK_TIMEOUT,
+                forward_tracing: false,
+                request_state_key: crate::ask::seal::SealKey::random(),
+                replay_guard: crate::ask::SharedReplayGuard::in_memory(),
+                #[cfg(feature = "tasks")]
+                tasks: crate::task::TaskConfig::default(),
+            },
+            surfaces: Surfaces::new(Notifier::new()),
             max_message_size: Self::DEFAULT_MAX_MESSAGE_SIZE,
-            max_parsed_size: Self::DEFAULT_MAX_PARSED_SIZE,
             shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
-            states: crate::context::state::States::default(),
-            progress_heartbeat: Some(Self::DEFAULT_PROGRESS_HEARTBEAT),
-            ask_timeout: Self::DEFAULT_ASK_TIMEOUT,
-            forward_tracing: false,
-            request_state_key: crate::ask::seal::SealKey::random(),
             request_state_key_chosen: false,
             previous_request_state_key_chosen: false,
-            replay_guard: crate::ask::SharedReplayGuard::in_memory(),
-            #[cfg(feature = "tasks")]
-            tasks: crate::task::TaskConfig::default(),
             from_args: false,
         }
     }
@@ -116,7 +91,7 @@ impl Server {
     /// gets [`AskError::TimedOut`](crate::AskError::TimedOut) and the question is withdrawn.
     /// 2026-07-28 requests never wait: their questions end the call.
     pub fn ask_timeout(mut self, timeout: Duration) -> Self {
-        self.ask_timeout = timeout;
+        self.config.ask_timeout = timeout;
         self
     }
 
@@ -126,14 +101,14 @@ impl Server {
     /// `io.modelcontextprotocol/tasks` extension.
     #[cfg(feature = "tasks")]
     pub fn task_ttl(mut self, ttl: Duration) -> Self {
-        self.tasks.ttl = ttl;
+        self.config.tasks.ttl = ttl;
         self
     }
 
     /// How often clients are told to poll a task (`pollIntervalMs`; 500 ms unless set).
     #[cfg(feature = "tasks")]
     pub fn task_poll_interval(mut self, every: Duration) -> Self {
-        self.tasks.poll_interval = every;
+        self.config.tasks.poll_interval = every;
         self
     }
 
@@ -142,7 +117,7 @@ impl Server {
     /// gets an error), and a warning is logged.
     #[cfg(feature = "tasks")]
     pub fn max_tasks(mut self, tasks: usize) -> Self {
-        self.tasks.max_tasks = tasks;
+        self.config.tasks.max_tasks = tasks;
         self
     }
 
@@ -164,7 +139,7 @@ impl Server {
     /// [`previous_request_state_key`](Self::previous_request_state_key) for the lifetime of a
     /// state (10 minutes).
     pub fn request_state_key(mut self, secret: impl AsRef<[u8]>) -> Self {
-        self.request_state_key = self.request_state_key.with_current(secret.as_ref());
+        self.config.request_state_key = self.config.request_state_key.with_current(secret.as_ref());
         self.request_state_key_chosen = true;
         self
     }
@@ -183,7 +158,8 @@ impl Server {
     /// environment variable `MCP_REQUEST_STATE_PREVIOUS_KEY` (when set and not empty) unless
     /// the program gave one here, which wins.
     pub fn previous_request_state_key(mut self, secret: impl AsRef<[u8]>) -> Self {
-        self.request_state_key = self.request_state_key.with_previous(secret.as_ref());
+        self.config.request_state_key =
+            self.config.request_state_key.with_previous(secret.as_ref());
         self.previous_request_state_key_chosen = true;
         self
     }
@@ -194,7 +170,7 @@ impl Server {
     /// replicas that share a [`request_state_key`](Self::request_state_key) should share this
     /// record too, or a copy of a state could be used once on each of them.
     pub fn replay_guard(mut self, guard: impl crate::ReplayGuard) -> Self {
-        self.replay_guard = crate::ask::SharedReplayGuard(std::sync::Arc::new(guard));
+        self.config.replay_guard = crate::ask::SharedReplayGuard(std::sync::Arc::new(guard));
         self
     }
 
@@ -205,7 +181,7 @@ impl Server {
     /// A handler asking for a type the server was not given fails at call time with an error
     /// naming the type (see [`State`](crate::State)).
     pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
-        self.states.insert(value);
+        self.config.states.insert(value);
         self
     }
 
@@ -219,7 +195,7 @@ impl Server {
     /// the last value (`0` when none was sent), so the handler's own later reports still rise.
     /// Requests without a token get none.
     pub fn progress_heartbeat(mut self, every: Option<Duration>) -> Self {
-        self.progress_heartbeat = every.filter(|every| !every.is_zero());
+        self.config.progress_heartbeat = every.filter(|every| !every.is_zero());
         self
     }
 
@@ -260,35 +236,30 @@ impl Server {
     /// # }
     /// ```
     pub fn forward_tracing(mut self, forward: bool) -> Self {
-        self.forward_tracing = forward;
+        self.config.forward_tracing = forward;
         self
     }
 
     /// Offer these tools (replacing any offered before, also those added through
     /// [`surfaces`](Self::surfaces)).
     pub fn tools(mut self, tools: Tools) -> Self {
-        self.tools = tools;
-        self.surfaces.replace(Kind::Tools, || self.builder_sets());
+        let tools = Sets::of(&tools, &Resources::new(), &Prompts::new());
+        self.surfaces.set(Kind::Tools, tools);
         self
     }
 
     /// Offer these resources (replacing any offered before): usually `resources![...]`.
     pub fn resources(mut self, resources: Resources) -> Self {
-        self.resources = resources;
-        self.surfaces
-            .replace(Kind::Resources, || self.builder_sets());
+        let resources = Sets::of(&Tools::new(), &resources, &Prompts::new());
+        self.surfaces.set(Kind::Resources, resources);
         self
     }
 
     /// Offer these prompts (replacing any offered before): usually `prompts![...]`.
     pub fn prompts(mut self, prompts: Prompts) -> Self {
-        self.prompts = prompts;
-        self.surfaces.replace(Kind::Prompts, || self.builder_sets());
+        let prompts = Sets::of(&Tools::new(), &Resources::new(), &prompts);
+        self.surfaces.set(Kind::Prompts, prompts);
         self
-    }
-
-    fn builder_sets(&self) -> Sets {
-        Sets::of(&self.tools, &self.resources, &self.prompts)
     }
 
     /// A handle to add and remove tools, resources and prompts while the server serves, each
@@ -301,7 +272,7 @@ impl Server {
     /// was given ([`tools`](Self::tools), [`resources`](Self::resources),
     /// [`prompts`](Self::prompts)); giving the builder a set later replaces that kind.
     pub fn surfaces(&self) -> Surfaces {
-        self.surfaces.hand_out(|| self.builder_sets());
+        self.surfaces.hand_out();
         self.surfaces.clone()
     }
 
@@ -338,28 +309,29 @@ impl Server {
     pub fn service(self, service: impl crate::IntoService) -> Self {
         use crate::McpService as _;
         let service = service.into_service();
-        let tools = service.add_tools(self.tools.clone());
-        let resources = service.add_resources(self.resources.clone());
-        let prompts = service.add_prompts(self.prompts.clone());
+        let offered = self.surfaces.sets();
+        let tools = service.add_tools(offered.tools_set());
+        let resources = service.add_resources(offered.resources_set());
+        let prompts = service.add_prompts(offered.prompts_set());
         self.tools(tools).resources(resources).prompts(prompts)
     }
 
     /// A handle to announce changes (a resource's new contents, a changed list) to the
     /// clients of this server once it serves. Every clone of the server shares it.
     pub fn notifier(&self) -> Notifier {
-        self.notifier.clone()
+        self.surfaces.notifier().clone()
     }
 
     /// Instructions that tell the client's model how to use this server.
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
-        self.instructions = Some(instructions.into());
+        self.config.instructions = Some(instructions.into());
         self
     }
 
     /// How many tools one `tools/list` page holds (at least one; default
     /// [`DEFAULT_PAGE_SIZE`](Self::DEFAULT_PAGE_SIZE)). Clients follow `nextCursor` for the rest.
     pub fn page_size(mut self, tools_per_page: usize) -> Self {
-        self.page_size = tools_per_page.max(1);
+        self.config.page_size = tools_per_page.max(1);
         self
     }
 
@@ -398,7 +370,7 @@ impl Server {
     /// A message shorter than `max_parsed_size / 180` bytes cannot exceed it, and is not
     /// scanned at all.
     pub fn max_parsed_size(mut self, bytes: usize) -> Self {
-        self.max_parsed_size = bytes;
+        self.config.max_parsed_size = bytes;
         self
     }
 
@@ -478,12 +450,18 @@ impl Server {
         if !args.is_empty() {
             std::process::exit(crate::cli::run(&self, &args).await);
         }
-        let dispatcher = Dispatcher::new(&self)
+        let dispatcher = self
+            .dispatcher()
             .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidInput, error))?;
         let options = StdioOptions {
             max_message_size: self.max_message_size,
             shutdown_timeout: self.shutdown_timeout,
         };
         stdio::serve(dispatcher, options).await
+    }
+
+    /// The dispatcher that serves this server, its definitions checked.
+    pub(crate) fn dispatcher(&self) -> Result<Dispatcher, crate::dispatch::CatalogError> {
+        Dispatcher::new(&self.config, &self.surfaces)
     }
 }

@@ -119,8 +119,9 @@ impl TestClient {
         revision: ProtocolVersion,
         client_name: &'static str,
     ) -> Result<Self, String> {
-        let dispatcher =
-            Dispatcher::new(server).map_err(|error| format!("the server cannot serve: {error}"))?;
+        let dispatcher = server
+            .dispatcher()
+            .map_err(|error| format!("the server cannot serve: {error}"))?;
         let notifications = Arc::new(Mutex::new(Vec::new()));
         let received = notifications.clone();
         let mut session = Session::new();

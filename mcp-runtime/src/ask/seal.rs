@@ -204,6 +204,7 @@ fn hmac_sha256(key: &[u8], message: &[&[u8]]) -> [u8; 32] {
     mac.finalize().into_bytes().into()
 }
 
+#[cfg(test)]
 fn sha2_of(bytes: &[u8]) -> [u8; 32] {
     use sha2::Digest;
     Sha256::digest(bytes).into()

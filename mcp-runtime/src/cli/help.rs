@@ -63,36 +63,31 @@ pub(crate) fn usage(program: &str) -> String {
 
 /// The `--help` text.
 pub(crate) fn help(server: &Server, program: &str, executable: Option<&Path>) -> String {
-    let info = &server.info;
+    let info = &server.config.info;
     let mut text = format!("{} {}", info.name, info.version);
     if let Some(title) = &info.title {
         let _ = write!(text, " ({title})");
     }
     text.push_str(": an MCP (Model Context Protocol) server.\n");
-    if let Some(instructions) = &server.instructions {
+    if let Some(instructions) = &server.config.instructions {
         let _ = write!(text, "\n{}\n", instructions.trim_end());
     }
 
-    let tools: Vec<String> = server
-        .tools
-        .handlers()
-        .iter()
-        .map(|tool| tool.definition().name.into_owned())
+    let offered = server.surfaces.sets();
+    let tools: Vec<String> = (offered.tools.iter())
+        .map(|(tool, _)| tool.name.to_string())
         .collect();
     let (mut resources, mut templates) = (Vec::new(), Vec::new());
-    for handler in server.resources.handlers() {
-        match handler.definition() {
-            ResourceDefinition::Static(resource) => resources.push(resource.uri.into_owned()),
+    for route in &offered.resources {
+        match &route.definition {
+            ResourceDefinition::Static(resource) => resources.push(resource.uri.to_string()),
             ResourceDefinition::Template(template) => {
                 templates.push(template.uri_template.to_string())
             }
         }
     }
-    let prompts: Vec<String> = server
-        .prompts
-        .handlers()
-        .iter()
-        .map(|prompt| prompt.definition().name.into_owned())
+    let prompts: Vec<String> = (offered.prompts.iter())
+        .map(|(prompt, _)| prompt.name.to_string())
         .collect();
     let _ = writeln!(
         text,

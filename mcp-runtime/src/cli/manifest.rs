@@ -32,7 +32,8 @@ const METHOD: &str =
 pub(crate) async fn manifest(server: &Server, client: &TestClient) -> Result<Value, RpcError> {
     let tools = client.list_tools().await?;
     // A capability the server does not offer is a method it does not have: nothing to list.
-    let resources = if server.resources.handlers().is_empty() {
+    let offered = server.surfaces.sets();
+    let resources = if offered.resources.is_empty() {
         (Vec::new(), Vec::new())
     } else {
         (
@@ -40,19 +41,19 @@ pub(crate) async fn manifest(server: &Server, client: &TestClient) -> Result<Val
             client.list_resource_templates().await?,
         )
     };
-    let prompts = if server.prompts.handlers().is_empty() {
+    let prompts = if offered.prompts.is_empty() {
         Vec::new()
     } else {
         client.list_prompts().await?
     };
 
     let mut server_info = Map::new();
-    server_info.insert("name".into(), json!(server.info.name));
-    server_info.insert("version".into(), json!(server.info.version));
-    if let Some(title) = &server.info.title {
+    server_info.insert("name".into(), json!(server.config.info.name));
+    server_info.insert("version".into(), json!(server.config.info.version));
+    if let Some(title) = &server.config.info.title {
         server_info.insert("title".into(), json!(title));
     }
-    if let Some(instructions) = &server.instructions {
+    if let Some(instructions) = &server.config.instructions {
         server_info.insert("instructions".into(), json!(instructions));
     }
 

@@ -69,7 +69,7 @@ pub(crate) async fn run(server: &Server, args: &[OsString]) -> i32 {
 /// The name usage lines show: the executable's file name, else the server's name.
 fn program_name(server: &Server, executable: Option<&Path>) -> String {
     executable.and_then(Path::file_name).map_or_else(
-        || server.info.name.to_string(),
+        || server.config.info.name.to_string(),
         |name| name.to_string_lossy().into_owned(),
     )
 }
@@ -95,7 +95,11 @@ async fn execute(
             return SUCCESS;
         }
         Command::Version => {
-            let _ = writeln!(terminal.out, "{} {}", server.info.name, server.info.version);
+            let _ = writeln!(
+                terminal.out,
+                "{} {}",
+                server.config.info.name, server.config.info.version
+            );
             return SUCCESS;
         }
         _ => {}

@@ -109,7 +109,7 @@ impl Connection {
             sink.lock().unwrap().push(value);
         }));
         Connection {
-            dispatcher: Dispatcher::new(server).unwrap(),
+            dispatcher: server.dispatcher().unwrap(),
             session,
             sent,
             dropped,

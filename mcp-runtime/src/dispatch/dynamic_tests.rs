@@ -22,7 +22,7 @@ fn server() -> Server {
 fn dynamic() -> (Dispatcher, Surfaces) {
     let server = server();
     let surfaces = server.surfaces();
-    (Dispatcher::new(&server).unwrap(), surfaces)
+    (server.dispatcher().unwrap(), surfaces)
 }
 
 async fn answer(reply: Reply) -> Value {
@@ -93,7 +93,7 @@ async fn forwarded(forwarder: &mut NotificationForwarder) -> Vec<Value> {
 
 #[test]
 fn a_static_server_declares_tools_without_list_changed() {
-    let dispatcher = Dispatcher::new(&server()).unwrap();
+    let dispatcher = server().dispatcher().unwrap();
     let capabilities = serde_json::to_value(&dispatcher.capabilities).unwrap();
     assert_eq!(capabilities["tools"], json!({}));
     assert!(capabilities.get("prompts").is_none());
@@ -104,7 +104,7 @@ fn a_static_server_declares_tools_without_list_changed() {
 async fn a_dynamic_server_declares_every_list_as_changing_even_when_empty() {
     let server = Server::new(ServerInfo::new("empty", "1"));
     let _surfaces = server.surfaces();
-    let dispatcher = Dispatcher::new(&server).unwrap();
+    let dispatcher = server.dispatcher().unwrap();
     for version in ["2024-11-05", "2025-11-25"] {
         let (_, initialized) = legacy(&dispatcher, version).await;
         let capabilities = &initialized["result"]["capabilities"];
@@ -288,7 +288,7 @@ async fn the_builder_sets_and_the_handle_are_one() {
     surfaces.add_tool(echo("early")).unwrap();
     // A set given to the builder afterwards replaces that kind, as it always does.
     let server = server.tools(Tools::new().with(named("given")));
-    let dispatcher = Dispatcher::new(&server).unwrap();
+    let dispatcher = server.dispatcher().unwrap();
     let (mut session, _) = legacy(&dispatcher, "2025-03-26").await;
     assert_eq!(tool_names(&dispatcher, &mut session).await, ["given"]);
     surfaces.add_tool(echo("early")).unwrap();
@@ -417,7 +417,7 @@ async fn listen_streams_hear_of_tool_changes_only_when_they_opted_in() {
 async fn a_static_server_honors_no_tools_list_changed() {
     let prompt = PromptBuilder::new("p").handler(|_| async { "x" });
     let server = server().prompts(crate::prompts::Prompts::new().with(prompt));
-    let dispatcher = Dispatcher::new(&server).unwrap();
+    let dispatcher = server.dispatcher().unwrap();
     let mut session = Session::new();
     let mut forwarder = dispatcher.notification_forwarder(&session);
     let stream = json!({"notifications": {"toolsListChanged": true}});

@@ -29,6 +29,47 @@ impl Sets {
     }
 }
 
+impl Sets {
+    /// The tools, as a set to add to ([`Server::service`](crate::Server::service)).
+    pub(crate) fn tools_set(&self) -> Tools {
+        Tools::from_handlers(
+            self.tools
+                .iter()
+                .map(|(_, handler)| handler.clone())
+                .collect(),
+        )
+    }
+
+    /// The resources, as a set to add to.
+    pub(crate) fn resources_set(&self) -> Resources {
+        Resources::from_handlers(
+            self.resources
+                .iter()
+                .map(|route| route.handler.clone())
+                .collect(),
+        )
+    }
+
+    /// The prompts, as a set to add to.
+    pub(crate) fn prompts_set(&self) -> Prompts {
+        Prompts::from_handlers(
+            self.prompts
+                .iter()
+                .map(|(_, handler)| handler.clone())
+                .collect(),
+        )
+    }
+
+    /// Take `new`'s set of `kind` in place of this one's.
+    pub(crate) fn take(&mut self, kind: Kind, new: Sets) {
+        match kind {
+            Kind::Tools => self.tools = new.tools,
+            Kind::Resources => self.resources = new.resources,
+            Kind::Prompts => self.prompts = new.prompts,
+        }
+    }
+}
+
 /// One of the three kinds of offering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {

@@ -49,9 +49,11 @@ use prompts::PromptCatalog;
 use resources::ResourceCatalog;
 pub(crate) use subscriptions::Subscriptions;
 
+use crate::dynamic::Surfaces;
 use crate::handler::BoxFuture;
 use crate::notify::Notifier;
 use crate::protocol::ProtocolVersion;
+use crate::protocol::ServerInfo;
 use crate::protocol::jsonrpc::{
     self, ErrorObject, Incoming, InvalidMessage, Message, Notification, Outgoing, Params, Request,
     RequestId,
@@ -59,7 +61,6 @@ use crate::protocol::jsonrpc::{
 use crate::protocol::wire::{
     EmptyObject, ListChangedCapability, ResourcesCapability, ServerCapabilities, result_meta,
 };
-use crate::server::{Server, ServerInfo};
 use crate::session::Session;
 
 /// How long 2026-07-28 clients may cache `tools/list` and `server/discover` (and the other
@@ -109,6 +110,24 @@ impl std::fmt::Debug for Reply {
     }
 }
 
+/// What a dispatcher is built from besides the sets: the server's configuration, a plain value
+/// the builder fills ([`Server`](crate::Server) documents each setting).
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    pub(crate) info: ServerInfo,
+    pub(crate) instructions: Option<String>,
+    pub(crate) page_size: usize,
+    pub(crate) max_parsed_size: usize,
+    pub(crate) states: crate::context::state::States,
+    pub(crate) progress_heartbeat: Option<Duration>,
+    pub(crate) ask_timeout: Duration,
+    pub(crate) forward_tracing: bool,
+    pub(crate) request_state_key: crate::ask::seal::SealKey,
+    pub(crate) replay_guard: crate::ask::SharedReplayGuard,
+    #[cfg(feature = "tasks")]
+    pub(crate) tasks: crate::task::TaskConfig,
+}
+
 /// Everything a server answers with, shared by all its connections: fixed at serve start but
 /// for the catalogs, which a change to the server's [`Surfaces`](crate::Surfaces) replaces.
 pub(crate) struct Dispatcher {
@@ -143,16 +162,15 @@ pub(crate) struct Dispatcher {
 }
 
 impl Dispatcher {
-    /// Take `server`'s definitions and check them.
-    pub(crate) fn new(server: &Server) -> Result<Self, CatalogError> {
+    /// A dispatcher of `surfaces` under `config`, their definitions checked.
+    pub(crate) fn new(config: &Config, surfaces: &Surfaces) -> Result<Self, CatalogError> {
+        let server = config;
         let modern_meta: Arc<RawValue> = result_meta(&server.info).into();
         let Catalogs {
             tools: catalog,
             resources,
             prompts,
-        } = server
-            .surfaces
-            .catalogs(server, modern_meta.clone(), LIST_TTL)?;
+        } = surfaces.catalogs(server.page_size, modern_meta.clone(), LIST_TTL)?;
         // Tools change only through the server's surfaces: `listChanged` when it handed them
         // out, and the capability even without tools yet, since some may come.
         let tools_change = catalog.is_dynamic();
@@ -182,7 +200,7 @@ impl Dispatcher {
             catalog,
             resources,
             prompts,
-            notifier: server.notifier.clone(),
+            notifier: surfaces.notifier().clone(),
             supported_versions: negotiate::supported_versions(),
             modern_meta,
             states: server.states.clone(),

@@ -41,7 +41,7 @@ impl Connection {
 
     fn to(server: Server) -> Self {
         Connection {
-            dispatcher: Dispatcher::new(&server).unwrap(),
+            dispatcher: server.dispatcher().unwrap(),
             session: Session::new(),
         }
     }
@@ -663,13 +663,13 @@ async fn batches_are_refused_outside_2025_03_26() {
 fn duplicate_tool_names_fail_at_serve_start() {
     let server = Server::new(ServerInfo::new("s", "1"))
         .tools(Tools::new().with(named("twin")).with(named("twin")));
-    let error = Dispatcher::new(&server).err().unwrap();
+    let error = server.dispatcher().err().unwrap();
     assert!(error.to_string().contains("`twin`"));
 }
 
 #[test]
 fn a_server_without_tools_declares_no_tools_capability() {
-    let dispatcher = Dispatcher::new(&Server::new(ServerInfo::new("s", "1"))).unwrap();
+    let dispatcher = Server::new(ServerInfo::new("s", "1")).dispatcher().unwrap();
     assert!(dispatcher.capabilities.tools.is_none());
     assert!(dispatcher.tool_names().is_empty());
 }

@@ -165,9 +165,10 @@ mod tests {
     /// Whether `reader` opens a state `sealer` sealed.
     fn opens(reader: &Server, sealer: &Server) -> bool {
         let sealed = sealer
+            .config
             .request_state_key
             .seal(&serde_json::json!({"probe": 1}));
-        reader.request_state_key.open(&sealed).is_ok()
+        reader.config.request_state_key.open(&sealed).is_ok()
     }
 
     #[test]

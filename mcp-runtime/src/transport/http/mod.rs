@@ -44,7 +44,6 @@ pub use self::config::{
 };
 pub use self::principal::{Authorized, Principal};
 pub use self::service::HttpService;
-use crate::dispatch::Dispatcher;
 use crate::server::Server;
 use crate::transport::stderr_log;
 use crate::transport::stdio::signals;
@@ -139,13 +138,11 @@ impl Server {
     /// Fails when two tools (or two prompts) share a name, a tool's input schema is not an
     /// object schema, or two resources answer the same URIs.
     pub fn http_service(self, config: HttpConfig) -> io::Result<HttpService> {
-        let dispatcher = Dispatcher::new(&self)
+        let dispatcher = self
+            .dispatcher()
             .map_err(|error| io::Error::new(io::ErrorKind::InvalidInput, error))?;
         let param_headers = headers::param_headers(
-            self.tools
-                .handlers()
-                .iter()
-                .map(|handler| handler.definition()),
+            (self.surfaces.sets().tools.into_iter()).map(|(definition, _)| definition),
         );
         Ok(HttpService::new(
             dispatcher,

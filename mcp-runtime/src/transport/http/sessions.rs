@@ -421,7 +421,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn sessions_open_expire_and_close() {
-        let dispatcher = Dispatcher::new(&Server::new(ServerInfo::new("s", "1"))).unwrap();
+        let dispatcher = Server::new(ServerInfo::new("s", "1")).dispatcher().unwrap();
         let sessions = Sessions::new(Duration::from_millis(50), 2, 2);
         let version = ProtocolVersion::V2025_06_18;
         let a = sessions
@@ -445,7 +445,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_session_has_one_stream_at_a_time() {
-        let dispatcher = Dispatcher::new(&Server::new(ServerInfo::new("s", "1"))).unwrap();
+        let dispatcher = Server::new(ServerInfo::new("s", "1")).dispatcher().unwrap();
         let sessions = Sessions::new(Duration::from_secs(60), 10, 10);
         let id = sessions
             .open(
@@ -467,7 +467,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_session_is_not_idle_while_a_call_runs_or_a_stream_is_read() {
-        let dispatcher = Dispatcher::new(&Server::new(ServerInfo::new("s", "1"))).unwrap();
+        let dispatcher = Server::new(ServerInfo::new("s", "1")).dispatcher().unwrap();
         let sessions = Sessions::new(Duration::from_millis(50), 10, 10);
         let version = ProtocolVersion::V2025_11_25;
         let working = sessions
@@ -497,7 +497,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_client_at_its_limit_loses_its_least_recently_used_idle_session_only() {
-        let dispatcher = Dispatcher::new(&Server::new(ServerInfo::new("s", "1"))).unwrap();
+        let dispatcher = Server::new(ServerInfo::new("s", "1")).dispatcher().unwrap();
         let sessions = Sessions::new(Duration::from_secs(60), 5, 2);
         let version = ProtocolVersion::V2025_11_25;
         let open = |name: &str| {

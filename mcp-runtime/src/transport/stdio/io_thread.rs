@@ -204,7 +204,7 @@ mod tests {
         let (answers, mut writer) = spawn_writer(output.clone()).unwrap();
         let calls = Calls::new(answers);
         let mut io_thread = IoThread {
-            dispatcher: Dispatcher::new(&server).unwrap(),
+            dispatcher: server.dispatcher().unwrap(),
             session: Session::new(),
             output,
             calls: calls.clone(),
@@ -305,7 +305,7 @@ mod tests {
         let output = Output::new(Recorder::default());
         let (answers, _writer) = spawn_writer(output.clone()).unwrap();
         let mut io_thread = IoThread {
-            dispatcher: Dispatcher::new(&server).unwrap(),
+            dispatcher: server.dispatcher().unwrap(),
             session: Session::new(),
             output,
             calls: Calls::new(answers),
