@@ -3,11 +3,11 @@
 //!
 //! Compiled only with the `fuzzing` feature. Not an API: it may change in any release.
 
+use crate::dispatch::session::Session;
 use crate::dispatch::{Dispatcher, Reply};
 use crate::handler::BoxFuture;
 use crate::protocol::jsonrpc::{self, Incoming, InvalidMessage, Message, Outgoing};
 use crate::server::Server;
-use crate::session::Session;
 
 /// What one line decodes to, reduced to what a fuzzer can check.
 #[derive(Debug)]

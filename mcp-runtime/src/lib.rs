@@ -8,19 +8,12 @@ mod cancel;
 mod cli;
 mod context;
 mod dispatch;
-mod dynamic;
-mod glue;
 mod handler;
 mod notify;
-mod prompts;
 pub mod protocol;
 mod random;
-mod registry;
-mod routing;
 mod schema;
 mod server;
-mod service;
-mod session;
 #[cfg(feature = "tasks")]
 mod task;
 pub mod testing;
@@ -47,7 +40,8 @@ pub use context::RequestContext;
 pub use context::forward::forward_tracing_event;
 pub use context::logging::{LogLevel, UnknownLogLevel};
 pub use context::state::State;
-pub use dynamic::{SurfaceError, Surfaces};
+pub use dispatch::surfaces::{SurfaceError, Surfaces};
+pub use handler::service::{IntoService, McpService};
 pub use handler::{
     ArgumentDefault, ArgumentError, BoxFuture, IntoToolResult, Json, JsonObject, TaskSupport,
     ToolAnnotations, ToolCall, ToolDefinition, ToolHandler, ToolParam,
@@ -61,17 +55,14 @@ pub use handler::{
     PromptError, PromptHandler, PromptRequest, Resource, ResourceDefinition, ResourceError,
     ResourceErrorKind, ResourceHandler, ResourceRead, ResourceTemplate, ResourceVariable,
 };
+pub use handler::{Prompts, Resources, Tools};
 pub use notify::Notifier;
-pub use prompts::Prompts;
 pub use protocol::uri_template::{TemplatePart, UriTemplate, UriTemplateError, UriVariables};
 pub use protocol::{
     Annotations, CallToolResult, Completion, Content, GetPromptResult, PromptMessage,
     ResourceContents, Role,
 };
-pub use registry::Tools;
-pub use routing::Resources;
 pub use server::{Server, ServerInfo};
-pub use service::{IntoService, McpService};
 
 /// The calling crate's identity (`CARGO_PKG_NAME`, `CARGO_PKG_VERSION`) as a [`ServerInfo`].
 ///

@@ -2,12 +2,12 @@
 
 use std::time::Duration;
 
+use crate::dispatch::surfaces::Surfaces;
 use crate::dispatch::{Dispatcher, Kind, Sets};
-use crate::dynamic::Surfaces;
+use crate::handler::Prompts;
+use crate::handler::Resources;
+use crate::handler::Tools;
 use crate::notify::Notifier;
-use crate::prompts::Prompts;
-use crate::registry::Tools;
-use crate::routing::Resources;
 use crate::transport::stderr_log;
 use crate::transport::stdio::{self, StdioOptions};
 

@@ -45,10 +45,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::{Value, json};
 
 use crate::context::peer::Outbound;
+use crate::dispatch::session::Session;
 use crate::dispatch::{Dispatcher, Reply};
 use crate::protocol::ProtocolVersion;
 use crate::server::Server;
-use crate::session::Session;
 
 /// Pages a list may have before the client gives up on it: a cursor that never ends is a bug
 /// in the server, and a test should say so rather than hang.
@@ -588,7 +588,7 @@ fn check_snapshot(path: &Path, actual: &Value, bless: bool) {
 mod tests {
     use super::*;
     use crate::dispatch::test_tools::{self, Behaviour};
-    use crate::registry::Tools;
+    use crate::handler::Tools;
 
     fn server() -> Server {
         Server::new(crate::ServerInfo::new("t", "1")).tools(

@@ -157,7 +157,7 @@ fn count(n: usize, what: &str) -> String {
 mod tests {
     use super::*;
     use crate::dispatch::test_tools;
-    use crate::registry::Tools;
+    use crate::handler::Tools;
     use crate::server::ServerInfo;
 
     #[test]

@@ -90,7 +90,7 @@ pub(crate) fn estimate_tokens(definition: &Value) -> usize {
 mod tests {
     use super::*;
     use crate::dispatch::test_tools;
-    use crate::registry::Tools;
+    use crate::handler::Tools;
     use crate::server::ServerInfo;
 
     #[test]

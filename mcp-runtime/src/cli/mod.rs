@@ -142,9 +142,9 @@ mod tests {
 
     use super::*;
     use crate::dispatch::test_tools::{self, Behaviour};
+    use crate::handler::Tools;
     use crate::handler::{BoxFuture, ToolCall, ToolDefinition, ToolHandler};
     use crate::protocol::{CallToolResult, Content};
-    use crate::registry::Tools;
     use crate::server::ServerInfo;
 
     /// Answers its progress token as text, and an image.

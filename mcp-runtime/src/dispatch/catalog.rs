@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use serde_json::value::RawValue;
 
+use crate::handler::Tools;
 use crate::handler::{ToolDefinition, ToolHandler};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::ErrorObject;
 use crate::protocol::wire::{ListToolsResult, ModernResult};
-use crate::registry::Tools;
 
 /// A tool ready to be called. Cloning it is two reference counts: a call holds its own, so
 /// it keeps running with the tool it started with even if the tool is removed meanwhile.

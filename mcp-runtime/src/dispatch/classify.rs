@@ -142,7 +142,7 @@ impl RequestScope {
         revision: ProtocolVersion,
         client_capabilities: Value,
         params: Option<&Params>,
-        session: &crate::session::Session,
+        session: &crate::dispatch::session::Session,
         states: &States,
     ) -> Self {
         RequestScope {

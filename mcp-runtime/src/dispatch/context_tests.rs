@@ -11,12 +11,12 @@ use serde_json::{Value, json};
 use super::{Dispatcher, Reply};
 use crate::context::logging::LogLevel;
 use crate::context::peer::Outbound;
+use crate::dispatch::session::Session;
 use crate::handler::{BoxFuture, ToolAnnotations, ToolCall, ToolDefinition, ToolHandler};
 use crate::handler::{PromptBuilder, ResourceBuilder};
 use crate::protocol::jsonrpc::Outgoing;
 use crate::protocol::{CallToolResult, Content};
 use crate::server::{Server, ServerInfo};
-use crate::session::Session;
 use crate::{Prompts, Resource, Resources, Tools};
 
 /// A tool that reports progress and logs, or (`ignore`) waits forever without looking at its

@@ -7,12 +7,12 @@ use super::subscriptions::NotificationForwarder;
 use super::test_tools::named;
 use super::{Dispatcher, Reply};
 use crate::cancel::CancellationToken;
-use crate::dynamic::{SurfaceError, Surfaces};
+use crate::dispatch::session::Session;
+use crate::dispatch::surfaces::{SurfaceError, Surfaces};
+use crate::handler::Tools;
 use crate::handler::{PromptBuilder, Resource, ResourceBuilder, ToolBuilder};
 use crate::protocol::jsonrpc::Outgoing;
-use crate::registry::Tools;
 use crate::server::{Server, ServerInfo};
-use crate::session::Session;
 
 fn server() -> Server {
     Server::new(ServerInfo::new("dynamic", "1")).tools(Tools::new().with(named("fixed")))
@@ -416,7 +416,7 @@ async fn listen_streams_hear_of_tool_changes_only_when_they_opted_in() {
 #[tokio::test]
 async fn a_static_server_honors_no_tools_list_changed() {
     let prompt = PromptBuilder::new("p").handler(|_| async { "x" });
-    let server = server().prompts(crate::prompts::Prompts::new().with(prompt));
+    let server = server().prompts(crate::handler::Prompts::new().with(prompt));
     let dispatcher = server.dispatcher().unwrap();
     let mut session = Session::new();
     let mut forwarder = dispatcher.notification_forwarder(&session);

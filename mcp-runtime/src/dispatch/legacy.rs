@@ -4,10 +4,10 @@ use serde_json::Value;
 
 use super::classify::RequestScope;
 use super::{Dispatcher, Reply, negotiate};
+use crate::dispatch::session::{AlreadyInitialized, Session};
 use crate::handler::JsonObject;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, Params, RequestId};
 use crate::protocol::wire::{EmptyObject, InitializeResult};
-use crate::session::{AlreadyInitialized, Session};
 
 impl Dispatcher {
     pub(super) fn legacy_request(

@@ -4,10 +4,10 @@ use serde_json::Value;
 
 use super::{Dispatcher, Reply};
 use crate::context::logging::LogLevel;
+use crate::dispatch::session::Session;
 use crate::handler::JsonObject;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::EmptyObject;
-use crate::session::Session;
 
 impl Dispatcher {
     /// Set the level from now on, for calls already running too. An unknown level is invalid

@@ -20,14 +20,17 @@ mod context_tests;
 mod dynamic_tests;
 mod in_flight;
 mod legacy;
-mod live;
 mod logging;
 mod modern;
 mod negotiate;
 mod offerings;
 mod prompts;
 mod resources;
+pub(crate) mod routing;
+pub(crate) mod session;
+mod sets;
 mod subscriptions;
+pub(crate) mod surfaces;
 #[cfg(feature = "tasks")]
 mod tasks;
 #[cfg(test)]
@@ -44,12 +47,11 @@ use serde_json::value::RawValue;
 pub(crate) use catalog::{CatalogConfig, CatalogError};
 use catalog::{Live, ToolCatalog};
 pub(crate) use in_flight::InFlight;
-pub(crate) use live::{Attachment, Catalogs, Kind, Sets};
 use prompts::PromptCatalog;
 use resources::ResourceCatalog;
+pub(crate) use sets::{Attachment, Catalogs, Kind, Sets};
 pub(crate) use subscriptions::Subscriptions;
 
-use crate::dynamic::Surfaces;
 use crate::handler::BoxFuture;
 use crate::notify::Notifier;
 use crate::protocol::ProtocolVersion;
@@ -61,7 +63,8 @@ use crate::protocol::jsonrpc::{
 use crate::protocol::wire::{
     EmptyObject, ListChangedCapability, ResourcesCapability, ServerCapabilities, result_meta,
 };
-use crate::session::Session;
+use session::Session;
+use surfaces::Surfaces;
 
 /// How long 2026-07-28 clients may cache `tools/list` and `server/discover` (and the other
 /// lists of a server whose surfaces are fixed): fixed for the life of the process, so the hint

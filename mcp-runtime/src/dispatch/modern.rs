@@ -3,9 +3,9 @@
 
 use super::classify::RequestScope;
 use super::{Dispatcher, LIST_TTL, Reply};
+use crate::dispatch::session::Session;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, Params, RequestId};
 use crate::protocol::wire::{DiscoverResult, ModernResult};
-use crate::session::Session;
 
 /// Methods 2026-07-28 removed; named in the error so a confused client's log says why.
 const REMOVED: [&str; 5] = [

@@ -15,9 +15,9 @@ use super::{Dispatcher, InFlight, Reply};
 use crate::ask::round::InputRound;
 use crate::context::forward::{forwarding_to, forwarding_while};
 use crate::context::peer::{RequestPeer, with_heartbeat};
+use crate::dispatch::session::Session;
 use crate::handler::{BoxFuture, JsonObject};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
-use crate::session::Session;
 use {crate::cancel::CancellationToken, crate::context::RequestContext};
 
 impl Dispatcher {

@@ -14,8 +14,8 @@ use super::offerings::{
 };
 use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
+use crate::handler::Prompts;
 use crate::handler::{JsonObject, PromptDefinition, PromptHandler, PromptRequest};
-use crate::prompts::Prompts;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::{GetPromptResultWire, ListPromptsResult, ModernResult};

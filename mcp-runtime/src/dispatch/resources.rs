@@ -15,6 +15,8 @@ use super::offerings::{
 };
 use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
+use crate::dispatch::routing::{ResourceRouter, Route, RouteConflict};
+use crate::dispatch::session::Session;
 use crate::handler::{
     BoxFuture, JsonObject, Resource, ResourceDefinition, ResourceError, ResourceErrorKind,
     ResourceHandler, ResourceRead, ResourceTemplate,
@@ -24,8 +26,6 @@ use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::{
     EmptyObject, ListResourceTemplatesResult, ListResourcesResult, ModernResult, ReadResourceResult,
 };
-use crate::routing::{ResourceRouter, Route, RouteConflict};
-use crate::session::Session;
 
 /// Legacy "resource not found" (2026-07-28 uses invalid params instead).
 const RESOURCE_NOT_FOUND: i32 = -32002;

@@ -23,11 +23,11 @@ use tokio::sync::{Notify, broadcast};
 use super::offerings::{Watch, run_handler};
 use super::{Dispatcher, Reply};
 use crate::cancel::CancellationToken;
+use crate::dispatch::session::Session;
 use crate::handler::{BoxFuture, JsonObject};
 use crate::notify::ServerEvent;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::notification;
-use crate::session::Session;
 
 /// One connection's subscriptions: legacy subscribed URIs, open listen streams, and the
 /// acknowledgements waiting to be sent. Cheap to clone; clones share the state.

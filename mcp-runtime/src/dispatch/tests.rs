@@ -6,9 +6,9 @@ use serde_json::{Value, json};
 
 use super::test_tools::{Behaviour, named, scripted};
 use super::{Dispatcher, Reply};
-use crate::registry::Tools;
+use crate::dispatch::session::Session;
+use crate::handler::Tools;
 use crate::server::{Server, ServerInfo};
-use crate::session::Session;
 
 const MODERN: &str = "2026-07-28";
 

@@ -10,6 +10,8 @@ mod json;
 mod params;
 mod prompt;
 mod resource;
+pub mod service;
+pub(crate) mod sets;
 mod state;
 mod tool;
 
@@ -35,4 +37,5 @@ pub use resource::{
     IntoReadResult, IntoResourceList, ResourceError, ResourceErrorKind, ResourceHandler,
     ResourceRead, ResourceVariable, VariableReader,
 };
+pub use sets::{Prompts, Resources, Tools};
 pub use tool::{BoxFuture, ToolCall, ToolHandler};

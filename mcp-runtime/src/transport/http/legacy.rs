@@ -28,9 +28,9 @@ use super::service::{
 };
 use super::sessions::{Entry, Full, Routed};
 use crate::dispatch::Reply;
+use crate::dispatch::session::Session;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing};
-use crate::session::Session;
 
 pub(crate) async fn post(
     inner: &Arc<Inner>,

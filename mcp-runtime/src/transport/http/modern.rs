@@ -16,10 +16,10 @@ use super::body::{self, ResponseBody};
 use super::headers::{self, HEADER_MISMATCH};
 use super::service::{Inner, accepted, events, json, rpc_error};
 use crate::context::peer::Outbound;
+use crate::dispatch::session::Session;
 use crate::dispatch::{InFlight, Reply};
 use crate::handler::BoxFuture;
 use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing, Params, RequestId};
-use crate::session::Session;
 
 /// Events a listen stream may queue before the client reads them.
 const STREAM_CAPACITY: usize = 64;

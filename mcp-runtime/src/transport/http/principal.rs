@@ -187,7 +187,7 @@ impl<E> SessionTable<E> {
 /// Whether a request for `caller` may reach `session`: only one for the principal that opened
 /// it. Every lookup of a legacy or HTTP+SSE session asks this, whatever route, method or
 /// headers the request came with.
-pub(crate) fn may_use(session: &crate::session::Session, caller: Option<&str>) -> bool {
+pub(crate) fn may_use(session: &crate::dispatch::session::Session, caller: Option<&str>) -> bool {
     let allowed = session.principal().map(|owner| &**owner) == caller;
     if !allowed {
         tracing::warn!("refused a request naming another principal's session");

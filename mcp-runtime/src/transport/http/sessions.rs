@@ -32,9 +32,9 @@ use super::principal::{Client, SessionTable};
 use super::resume::EventLog;
 use crate::context::peer::Outbound;
 use crate::dispatch::Dispatcher;
+use crate::dispatch::session::Session;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{Outgoing, RequestId};
-use crate::session::Session;
 
 /// Every open legacy session.
 pub(crate) struct Sessions {

@@ -26,8 +26,8 @@ use super::service::{Inner, accepted, events, not_accepting_events, rpc_error};
 use super::sessions::{Full, new_id};
 use crate::context::peer::Outbound;
 use crate::dispatch::Reply;
+use crate::dispatch::session::Session;
 use crate::protocol::jsonrpc::{ErrorObject, RequestId};
-use crate::session::Session;
 
 /// Events a stream may queue before the client reads them. Responses wait for room;
 /// notifications and questions beyond it are dropped (a client that does not read cannot be

@@ -21,9 +21,9 @@ use tokio::runtime::Handle;
 use super::calls::Calls;
 use super::lines::{self, Line};
 use super::output::Output;
+use crate::dispatch::session::Session;
 use crate::dispatch::{Dispatcher, Reply};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing};
-use crate::session::Session;
 
 /// Read buffer: large messages arrive in few reads, bursts of small ones in one.
 const READ_BUFFER: usize = 64 * 1024;
@@ -188,7 +188,7 @@ mod tests {
     use super::*;
     use crate::dispatch::InFlight;
     use crate::dispatch::test_tools::{Behaviour, named, scripted};
-    use crate::registry::Tools;
+    use crate::handler::Tools;
     use crate::server::{Server, ServerInfo};
 
     /// Run the I/O loop over `input` to its end; every answer, parsed, in the order written,

@@ -27,7 +27,7 @@ use self::io_thread::{End, IoThread};
 use self::output::Output;
 use crate::context::peer::Outbound;
 use crate::dispatch::Dispatcher;
-use crate::session::Session;
+use crate::dispatch::session::Session;
 
 /// How the stdio transport behaves.
 #[derive(Debug, Clone)]

@@ -18,7 +18,7 @@ pub use crate::protocol::uri_template::{TemplatePart, UriTemplate};
 pub use crate::protocol::{Completion, GetPromptResult, ResourceContents, Role};
 pub use crate::{Prompts, RequestContext, Resources};
 
-use crate::__private::ConstMessage;
+use super::tools::{ConstMessage, same_name};
 use crate::handler::{
     BoxFuture, Completer, Injected, IntoPromptResult, IntoReadResult, IntoResourceList,
     PromptArgument, PromptArgumentDefinition, ResourceTemplate, ResourceVariable, enum_values,
@@ -82,7 +82,7 @@ pub const fn duplicate_route_message(
 ) -> Option<ConstMessage> {
     let mut earlier = 0;
     while earlier < index {
-        if crate::__private::same_name(entries[earlier].route, entries[index].route) {
+        if same_name(entries[earlier].route, entries[index].route) {
             return Some(
                 ConstMessage::new()
                     .push("resources `")
@@ -279,7 +279,7 @@ pub const fn duplicate_prompt_message(
 ) -> Option<ConstMessage> {
     let mut earlier = 0;
     while earlier < index {
-        if crate::__private::same_name(entries[earlier].name, entries[index].name) {
+        if same_name(entries[earlier].name, entries[index].name) {
             return Some(
                 ConstMessage::new()
                     .push("prompts `")

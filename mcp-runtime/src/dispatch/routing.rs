@@ -1,73 +1,14 @@
-//! The resources a server offers, and which one answers a `resources/read` for a given URI.
+//! Which resource answers a `resources/read` for a given URI.
 
 use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::handler::Resources;
+use crate::handler::sets::route_text;
 use crate::handler::{ResourceDefinition, ResourceHandler};
 use crate::protocol::uri_template::UriVariables;
-
-/// An ordered set of resources. `resources![a, b]` builds one from `#[mcp_resource]` functions;
-/// hand-written [`ResourceHandler`]s can be added with [`Resources::with`].
-///
-/// # Which resource answers a read
-///
-/// A `resources/read` goes to exactly one resource, chosen by this rule:
-///
-/// 1. a static resource whose URI is exactly the one asked for;
-/// 2. otherwise, among the templates that match the URI, the most specific:
-///    1. the one with the most literal characters (text outside `{...}`);
-///    2. on a tie, the one with fewer reserved variables (`{+name}`, which match more);
-///    3. on a tie still, the one listed first.
-///
-/// So with `file:///{+path}` and `file:///src/{name}.rs`, `file:///src/main.rs` is read by the
-/// second and `file:///README.md` by the first. Two static resources with one URI, or two
-/// templates that match the same URIs (the same text once variable names are left out), are
-/// refused when the server starts: which one answers would be arbitrary.
-#[derive(Clone, Default)]
-pub struct Resources {
-    handlers: Vec<Arc<dyn ResourceHandler>>,
-}
-
-impl Resources {
-    /// An empty set.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// This set with `handler` added at the end.
-    pub fn with(mut self, handler: impl ResourceHandler) -> Self {
-        self.handlers.push(Arc::new(handler));
-        self
-    }
-
-    pub(crate) fn from_handlers(handlers: Vec<Arc<dyn ResourceHandler>>) -> Self {
-        Self { handlers }
-    }
-
-    /// The handlers, in the order they were added.
-    pub fn handlers(&self) -> &[Arc<dyn ResourceHandler>] {
-        &self.handlers
-    }
-}
-
-impl fmt::Debug for Resources {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list()
-            .entries(self.handlers.iter().map(|h| route_text(&h.definition())))
-            .finish()
-    }
-}
-
-/// The URI of a static resource, the template text of a template: what a resource is removed
-/// by, and named by in conflicts.
-pub(crate) fn route_text(definition: &ResourceDefinition) -> String {
-    match definition {
-        ResourceDefinition::Static(resource) => resource.uri.to_string(),
-        ResourceDefinition::Template(template) => template.uri_template.to_string(),
-    }
-}
 
 /// One resource with its definition, computed once.
 #[derive(Clone)]

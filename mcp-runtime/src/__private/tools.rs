@@ -1,7 +1,4 @@
-//! Everything generated code names, and nothing else. Not a public API: it may change in any
-//! release. Generated code reaches it only as `::mcp_runtime::__private::...`.
-//!
-//! Besides re-exports, this holds the glue `#[mcp_tool]` and `tools![...]` expand to: the
+//! Re-exports for generated code, and the glue `#[mcp_tool]` and `tools![...]` expand to: the
 //! per-tool trait [`StaticTool`], the checks `tools![...]` runs at compile time (duplicate
 //! names) and when it is evaluated (schemas), and small spanned helpers whose trait bounds
 //! report errors at the user's tokens.
@@ -13,20 +10,17 @@ pub use serde;
 pub use serde_json;
 pub use std::sync::OnceLock;
 
+pub use crate::handler::Tools;
 pub use crate::handler::{
     ArgumentDefault, ArgumentReader, BoxFuture, IntoToolResult, JsonObject, ParamFns, TaskSupport,
     ToolAnnotations, ToolCall, ToolDefinition, ToolHandler, param,
 };
 pub use crate::handler::{OutputProbe, ViaIntoToolResult, ViaNoResult};
 pub use crate::protocol::CallToolResult;
-pub use crate::registry::Tools;
 pub use crate::schema::{ArgumentSpec, InputSchema, Requirement, SchemaError};
 
-// What `#[mcp_resource]`, `#[mcp_prompt]`, `resources![...]` and `prompts![...]` expand to.
-pub use crate::glue::*;
-
 // What `#[mcp_server]` implements.
-pub use crate::service::McpService;
+pub use crate::handler::service::McpService;
 
 /// What `#[mcp_tool]` adds to a function's companion struct besides [`ToolHandler`]: what
 /// `tools![...]` needs to know at compile time.

@@ -6,9 +6,10 @@ use std::sync::{Arc, Weak};
 use super::catalog::{self, CatalogConfig, CatalogError, Live, ToolCatalog, ToolEntry};
 use super::prompts::{self, PromptCatalog, PromptEntry};
 use super::resources::ResourceCatalog;
-use crate::prompts::Prompts;
-use crate::registry::Tools;
-use crate::routing::{self, Resources, Route};
+use crate::dispatch::routing::{self, Route};
+use crate::handler::Prompts;
+use crate::handler::Resources;
+use crate::handler::Tools;
 
 /// Every tool, resource and prompt a server offers, each definition asked of its handler once.
 #[derive(Clone, Default)]
