@@ -5,22 +5,23 @@ pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_server, mcp_tool, prompts, re
 
 mod ask;
 mod cancel;
-mod cli;
 mod context;
 mod dispatch;
+mod future;
 mod handler;
-mod notify;
+mod launch;
 pub mod protocol;
 mod random;
 mod schema;
 mod server;
 #[cfg(feature = "tasks")]
 mod task;
-pub mod testing;
 mod transport;
 
 #[doc(hidden)]
 pub mod __private;
+
+pub use launch::client as testing;
 
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
@@ -40,6 +41,7 @@ pub use context::RequestContext;
 pub use context::forward::forward_tracing_event;
 pub use context::logging::{LogLevel, UnknownLogLevel};
 pub use context::state::State;
+pub use dispatch::notify::Notifier;
 pub use dispatch::surfaces::{SurfaceError, Surfaces};
 pub use handler::service::{IntoService, McpService};
 pub use handler::{
@@ -56,7 +58,6 @@ pub use handler::{
     ResourceErrorKind, ResourceHandler, ResourceRead, ResourceTemplate, ResourceVariable,
 };
 pub use handler::{Prompts, Resources, Tools};
-pub use notify::Notifier;
 pub use protocol::uri_template::{TemplatePart, UriTemplate, UriTemplateError, UriVariables};
 pub use protocol::{
     Annotations, CallToolResult, Completion, Content, GetPromptResult, PromptMessage,

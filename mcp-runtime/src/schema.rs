@@ -19,7 +19,7 @@ use schemars::transform::{Transform, transform_subschemas};
 use schemars::{Schema, SchemaGenerator};
 use serde_json::{Map, Value};
 
-use crate::handler::{JsonObject, ParamFns};
+use crate::protocol::JsonObject;
 
 /// Whether a client must send an argument, and what it stands for when left out.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,10 +71,15 @@ impl InputSchema {
         }
     }
 
-    /// Add the parameter `param` describes, if it is an argument (injected values have no
-    /// schema).
-    pub fn param<T>(&mut self, param: ParamFns<T>, spec: ArgumentSpec) {
-        let Some(mut schema) = (param.argument_schema)(&mut self.generator) else {
+    /// Add the parameter whose schema `argument_schema` gives, if it is an argument (injected
+    /// values have no schema). Tools add theirs through `param`, which takes a parameter's
+    /// functions (see `handler/params.rs`).
+    pub fn param_schema(
+        &mut self,
+        argument_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
+        spec: ArgumentSpec,
+    ) {
+        let Some(mut schema) = argument_schema(&mut self.generator) else {
             return;
         };
         normalize(&mut schema);

@@ -7,7 +7,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use crate::handler::BoxFuture;
+use crate::future::BoxFuture;
 
 /// Records which `requestState`s a 2026-07-28 retry already used, so that each resumes a call
 /// once: a second retry with the same state is refused with `-32602` and nothing runs.

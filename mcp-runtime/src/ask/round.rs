@@ -25,8 +25,8 @@ use super::AskError;
 use super::canonical::digest;
 use super::replay::SharedReplayGuard;
 use super::seal::{Refusal, SealKey};
-use crate::handler::BoxFuture;
-use crate::handler::JsonObject;
+use crate::future::BoxFuture;
+use crate::protocol::JsonObject;
 use crate::protocol::jsonrpc::ErrorObject;
 use crate::random;
 #[cfg(feature = "tasks")]

@@ -334,8 +334,8 @@ mod tests {
 
     use super::*;
     use crate::dispatch::test_tools::named;
+    use crate::protocol::ServerInfo;
     use crate::protocol::wire::result_meta;
-    use crate::server::ServerInfo;
 
     fn catalog(tools: Tools, page_size: usize) -> Result<ToolCatalog, CatalogError> {
         let meta = result_meta(&ServerInfo::new("s", "1")).into();

@@ -14,29 +14,24 @@ mod catalog;
 mod catch_unwind;
 mod classify;
 mod completion;
-#[cfg(test)]
-mod context_tests;
-#[cfg(test)]
-mod dynamic_tests;
 mod in_flight;
 mod legacy;
 mod logging;
 mod modern;
 mod negotiate;
+pub(crate) mod notify;
 mod offerings;
 mod prompts;
 mod resources;
 pub(crate) mod routing;
 pub(crate) mod session;
 mod sets;
-mod subscriptions;
+pub(crate) mod subscriptions;
 pub(crate) mod surfaces;
 #[cfg(feature = "tasks")]
 mod tasks;
 #[cfg(test)]
 pub(crate) mod test_tools;
-#[cfg(test)]
-mod tests;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -52,8 +47,8 @@ use resources::ResourceCatalog;
 pub(crate) use sets::{Attachment, Catalogs, Kind, Sets};
 pub(crate) use subscriptions::Subscriptions;
 
+use crate::dispatch::notify::Notifier;
 use crate::handler::BoxFuture;
-use crate::notify::Notifier;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::ServerInfo;
 use crate::protocol::jsonrpc::{
@@ -136,9 +131,9 @@ pub(crate) struct Config {
 pub(crate) struct Dispatcher {
     info: ServerInfo,
     instructions: Option<String>,
-    capabilities: ServerCapabilities,
+    pub(crate) capabilities: ServerCapabilities,
     catalog: Arc<Live<ToolCatalog>>,
-    resources: Arc<Live<ResourceCatalog>>,
+    pub(crate) resources: Arc<Live<ResourceCatalog>>,
     prompts: Arc<Live<PromptCatalog>>,
     /// Where the server's announcements of changes come from.
     notifier: Notifier,

@@ -23,9 +23,9 @@ use tokio::sync::{Notify, broadcast};
 use super::offerings::{Watch, run_handler};
 use super::{Dispatcher, Reply};
 use crate::cancel::CancellationToken;
+use crate::dispatch::notify::ServerEvent;
 use crate::dispatch::session::Session;
 use crate::handler::{BoxFuture, JsonObject};
-use crate::notify::ServerEvent;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::notification;
 

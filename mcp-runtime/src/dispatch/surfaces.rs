@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use serde_json::value::RawValue;
 
+use crate::dispatch::notify::Notifier;
 use crate::dispatch::routing::{ResourceRouter, Route};
 use crate::dispatch::{Attachment, CatalogConfig, CatalogError, Catalogs, Kind, Sets};
 use crate::handler::sets::route_text;
 use crate::handler::{PromptHandler, ResourceHandler, ToolHandler};
-use crate::notify::Notifier;
 
 /// What a server offers, changeable while it serves: tools, resources and prompts added and
 /// removed at run time, each change announced to the connected clients. Get one from

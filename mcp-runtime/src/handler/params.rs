@@ -358,6 +358,14 @@ impl<T> fmt::Debug for ParamFns<T> {
     }
 }
 
+impl crate::schema::InputSchema {
+    /// Add the parameter `param` describes, if it is an argument (injected values have no
+    /// schema).
+    pub fn param<T>(&mut self, param: ParamFns<T>, spec: crate::schema::ArgumentSpec) {
+        self.param_schema(param.argument_schema, spec);
+    }
+}
+
 /// The [`ParamFns`] of `T`.
 pub const fn param<T: ToolParam>() -> ParamFns<T> {
     ParamFns {

@@ -45,8 +45,8 @@ pub use self::config::{
 pub use self::principal::{Authorized, Principal};
 pub use self::service::HttpService;
 use crate::server::Server;
+use crate::transport::signals;
 use crate::transport::stderr_log;
-use crate::transport::stdio::signals;
 
 impl Server {
     /// Serve MCP over Streamable HTTP at `addr` with the default [`HttpConfig`]: endpoint

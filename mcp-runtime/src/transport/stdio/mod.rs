@@ -10,7 +10,6 @@ mod calls;
 mod io_thread;
 mod lines;
 mod output;
-pub(crate) mod signals;
 mod stdout;
 
 use std::io::{self, IsTerminal};
@@ -42,7 +41,7 @@ pub(crate) struct StdioOptions {
 /// breaks; then let running calls finish (within the timeout) and flush.
 pub(crate) async fn serve(dispatcher: Dispatcher, options: StdioOptions) -> io::Result<()> {
     // Handlers first: a client may signal as soon as it has its first answer.
-    let stop = signals::stop_requested();
+    let stop = crate::transport::signals::stop_requested();
     let output = Output::new(stdout::take_protocol_output()?);
     let (answers, mut writer) = output::spawn_writer(output.clone())?;
     let calls = Calls::new(answers.clone());

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::progress;
 use super::{FAILURE, SUCCESS, Terminal};
 use crate::handler::JsonObject;
-use crate::testing::{RpcError, TestClient, texts};
+use crate::launch::client::{RpcError, TestClient, texts};
 
 /// `call TOOL ...`: the tool's result, with a progress line on a terminal's stderr.
 pub(crate) async fn call(

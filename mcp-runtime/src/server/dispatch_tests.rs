@@ -4,11 +4,12 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::test_tools::{Behaviour, named, scripted};
-use super::{Dispatcher, Reply};
 use crate::dispatch::session::Session;
+use crate::dispatch::test_tools::{Behaviour, named, scripted};
+use crate::dispatch::{Dispatcher, Reply};
 use crate::handler::Tools;
-use crate::server::{Server, ServerInfo};
+use crate::protocol::ServerInfo;
+use crate::server::Server;
 
 const MODERN: &str = "2026-07-28";
 

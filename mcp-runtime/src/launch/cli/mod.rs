@@ -28,8 +28,8 @@ use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use self::args::Command;
+use crate::launch::client::TestClient;
 use crate::server::Server;
-use crate::testing::TestClient;
 
 /// Exit status: the command did what was asked.
 pub(crate) const SUCCESS: i32 = 0;

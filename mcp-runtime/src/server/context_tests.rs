@@ -8,15 +8,16 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{Dispatcher, Reply};
 use crate::context::logging::LogLevel;
 use crate::context::peer::Outbound;
 use crate::dispatch::session::Session;
+use crate::dispatch::{Dispatcher, Reply};
 use crate::handler::{BoxFuture, ToolAnnotations, ToolCall, ToolDefinition, ToolHandler};
 use crate::handler::{PromptBuilder, ResourceBuilder};
+use crate::protocol::ServerInfo;
 use crate::protocol::jsonrpc::Outgoing;
 use crate::protocol::{CallToolResult, Content};
-use crate::server::{Server, ServerInfo};
+use crate::server::Server;
 use crate::{Prompts, Resource, Resources, Tools};
 
 /// A tool that reports progress and logs, or (`ignore`) waits forever without looking at its

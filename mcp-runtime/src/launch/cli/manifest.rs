@@ -17,9 +17,9 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::launch::client::{RpcError, TestClient};
 use crate::protocol::ProtocolVersion;
 use crate::server::Server;
-use crate::testing::{RpcError, TestClient};
 
 /// The revision the manifest shows: the newest.
 const REVISION: ProtocolVersion = TestClient::DEFAULT_REVISION;

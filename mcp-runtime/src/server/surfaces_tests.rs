@@ -3,16 +3,17 @@
 
 use serde_json::{Value, json};
 
-use super::subscriptions::NotificationForwarder;
-use super::test_tools::named;
-use super::{Dispatcher, Reply};
 use crate::cancel::CancellationToken;
 use crate::dispatch::session::Session;
+use crate::dispatch::subscriptions::NotificationForwarder;
 use crate::dispatch::surfaces::{SurfaceError, Surfaces};
+use crate::dispatch::test_tools::named;
+use crate::dispatch::{Dispatcher, Reply};
 use crate::handler::Tools;
 use crate::handler::{PromptBuilder, Resource, ResourceBuilder, ToolBuilder};
+use crate::protocol::ServerInfo;
 use crate::protocol::jsonrpc::Outgoing;
-use crate::server::{Server, ServerInfo};
+use crate::server::Server;
 
 fn server() -> Server {
     Server::new(ServerInfo::new("dynamic", "1")).tools(Tools::new().with(named("fixed")))
