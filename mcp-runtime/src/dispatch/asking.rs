@@ -12,8 +12,8 @@ use super::classify::RequestScope;
 use crate::ask::Asker;
 use crate::ask::missing::MissingCapabilities;
 use crate::ask::pending::SessionAsker;
-use crate::ask::round::{Binding, InputRound, RunOutcome, UntilInput, replayed_state};
-use crate::handler::{BoxFuture, JsonObject};
+use crate::ask::round::{Binding, InputRound, RunOutcome, replayed_state};
+use crate::handler::JsonObject;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::InputRequiredResult;
 
@@ -120,14 +120,6 @@ fn askable(scope: &RequestScope) -> bool {
                 .keys()
                 .any(|name| matches!(name.as_str(), "elicitation" | "sampling" | "roots"))
         })
-}
-
-/// `start`'s handler run until it finishes or waits for the client's answers.
-pub(super) fn until_input<T: Send + 'static>(
-    start: impl FnOnce() -> BoxFuture<'static, T>,
-    round: Option<Arc<InputRound>>,
-) -> impl FnOnce() -> BoxFuture<'static, RunOutcome<T>> {
-    move || Box::pin(UntilInput::new(start(), round))
 }
 
 /// The response to a run that came to `outcome`: `answer` for a finished one, the

@@ -1,24 +1,19 @@
 //! `tools/call`: find the tool, start it, and answer when it finishes (unless cancelled).
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::asking::answer_run;
-use super::catch_unwind::{CatchUnwind, PanicPayload, panic_message};
+use super::catch_unwind::{PanicPayload, panic_message};
 use super::classify::RequestScope;
 #[cfg(feature = "tasks")]
-use super::tasks::Ran;
+use super::run::BecomeTask;
+use super::run::Run;
 use super::{Dispatcher, InFlight, Reply};
 use crate::ask::missing::MissingCapabilities;
-use crate::ask::round::{InputRound, UntilInput};
+use crate::ask::round::InputRound;
 use crate::cancel::CancellationToken;
-use crate::context::forward::{forwarding_to, forwarding_while};
-use crate::context::peer::with_heartbeat;
-#[cfg(feature = "tasks")]
-use crate::handler::BoxFuture;
 use crate::handler::{JsonObject, ToolCall};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, Params, RequestId};
 use crate::protocol::wire::{CallToolResultWire, ModernResult};
@@ -79,114 +74,55 @@ impl Dispatcher {
             unreachable!("checked to be an object above")
         };
 
-        let cancellation = CancellationToken::new();
-        let registration = in_flight
-            .register(id.clone(), cancellation.clone())
-            .map_err(|_| {
-                ErrorObject::invalid_request(format!(
-                    "request id {id} is already used by a call still running"
-                ))
-            })?;
-        let revision = scope.revision;
-        let mut context = super::offerings::context(scope, cancellation.clone());
+        let mut context = super::offerings::context(scope, CancellationToken::new());
         context.asker = asking.asker;
         #[cfg(feature = "tasks")]
         {
             context.task = task_start.as_ref().map(|start| start.slot.clone());
         }
         let (round, wanted) = (asking.round, asking.wanted);
-        let peer = context.peer.clone();
-        // Reference counts are atomic operations: none for what a call does not use.
-        let tracing_peer = match context.forward_tracing {
-            true => peer.clone(),
-            false => None,
-        };
-        let heartbeat = self.progress_heartbeat;
-        let heartbeat_peer = match heartbeat {
-            Some(_) => peer.clone().filter(|peer| peer.has_progress()),
-            None => None,
-        };
+        let run = Run::of(
+            id,
+            &context,
+            self.progress_heartbeat,
+            round.clone(),
+            self.modern_meta.clone(),
+        );
+        #[cfg(feature = "tasks")]
+        let waits_noted = task_start.as_ref().map(|start| start.slot.clone());
+        #[cfg(feature = "tasks")]
+        let run = run.becoming_task(
+            task_start.map(|start| -> Box<dyn BecomeTask<CallToolResult>> { Box::new(start) }),
+        );
+        let revision = context.revision;
         let call = ToolCall { arguments, context };
         tracing::debug!(%id, tool = &*tool.name, "tools/call");
-
-        // A hand-written handler may panic before it even returns its future.
-        let started = catch_unwind(AssertUnwindSafe(|| {
-            forwarding_while(tracing_peer.clone(), || tool.handler.call(call))
-        }));
-        let name = tool.name.clone();
-        let modern_meta = self.modern_meta.clone();
-        // A call that may become a task notes when its handler first waits.
-        #[cfg(feature = "tasks")]
-        let started = match &task_start {
-            Some(start) => started.map(|handler| -> BoxFuture<'static, CallToolResult> {
-                Box::pin(NoteWaits::new(handler, start.slot.clone()))
-            }),
-            None => started,
-        };
-        let id = id.clone();
-        Ok(Reply::Pending(Box::pin(async move {
-            let outcome = match started {
-                Ok(running) => 'ran: {
-                    // `tracing` events of the tool reach its client when the server says so.
-                    let running = forwarding_to(tracing_peer, running);
-                    let running = UntilInput::new(running, round.clone());
-                    let running =
-                        with_heartbeat(CatchUnwind::new(running), heartbeat_peer, heartbeat);
-                    #[cfg(feature = "tasks")]
-                    if let Some(start) = task_start {
-                        match start.run(&id, Box::pin(running), &cancellation).await {
-                            Ran::Finished(outcome) => break 'ran outcome,
-                            Ran::BecameTask(created) => {
-                                // The task reports through `tasks/get`, not this request.
-                                if let Some(peer) = &peer {
-                                    peer.close();
-                                }
-                                return Some(created);
-                            }
-                        }
-                    }
-                    // Once cancelled, the tool is polled once more (a tool awaiting its token
-                    // ends then) and dropped if it still runs: a tool that ignores its token
-                    // does not run on for an answer nobody will read.
-                    break 'ran tokio::select! {
-                        biased;
-                        outcome = running => Some(outcome),
-                        () = cancellation.cancelled() => None,
-                    };
+        let handler = tool.handler.clone();
+        let (name, modern_meta, answer_id) =
+            (tool.name.clone(), self.modern_meta.clone(), id.clone());
+        run.start(
+            in_flight,
+            move || {
+                let running = handler.call(call);
+                // A call that may become a task does so when it first waits on anything.
+                #[cfg(feature = "tasks")]
+                if let Some(slot) = waits_noted {
+                    return Box::pin(NoteWaits::new(running, slot));
                 }
-                Err(payload) => Some(Err(payload)),
-            };
-            // Whatever the tool left running reports nothing after the response. Held nowhere
-            // else (the tool's future is dropped), the peer can report nothing anyway.
-            if let Some(peer) = peer.as_ref().filter(|peer| Arc::strong_count(peer) > 1) {
-                peer.close();
-            }
-            drop(registration);
-            let outcome = match outcome {
-                Some(outcome) if !cancellation.is_cancelled() => outcome,
-                _ => {
-                    tracing::debug!(%id, tool = &*name, "call cancelled; its response is dropped");
-                    return None;
+                running
+            },
+            move |outcome| {
+                let result = outcome.unwrap_or_else(|payload| {
+                    CallToolResult::error(panic_failure(&name, &payload))
+                });
+                if let Some(missing) =
+                    wanted_capability(&result, round.as_deref(), wanted.as_deref())
+                {
+                    return Outgoing::error(Some(&answer_id), &missing);
                 }
-            };
-            Some(answer_run(
-                outcome,
-                &id,
-                round.as_deref(),
-                &modern_meta,
-                |outcome| {
-                    let result = outcome.unwrap_or_else(|payload| {
-                        CallToolResult::error(panic_failure(&name, &payload))
-                    });
-                    if let Some(missing) =
-                        wanted_capability(&result, round.as_deref(), wanted.as_deref())
-                    {
-                        return Outgoing::error(Some(&id), &missing);
-                    }
-                    encode_result(&id, &result, revision, &modern_meta)
-                },
-            ))
-        })))
+                encode_result(&answer_id, &result, revision, &modern_meta)
+            },
+        )
     }
 }
 

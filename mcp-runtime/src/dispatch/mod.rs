@@ -24,6 +24,7 @@ mod offerings;
 mod prompts;
 mod resources;
 pub(crate) mod routing;
+mod run;
 pub(crate) mod session;
 mod sets;
 pub(crate) mod subscriptions;

@@ -1,22 +1,16 @@
 //! The methods of resources, prompts, completions and subscriptions, in either era, and what
 //! they share: running a handler's future as a pending reply, and paging a list.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::Value;
-use serde_json::value::RawValue;
 
-use super::asking::{answer_run, until_input};
-use super::catch_unwind::{CatchUnwind, PanicPayload};
+use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
-use super::{Dispatcher, InFlight, Reply};
+use super::{Dispatcher, Reply};
 use crate::ask::round::InputRound;
-use crate::context::forward::{forwarding_to, forwarding_while};
-use crate::context::peer::{RequestPeer, with_heartbeat};
 use crate::dispatch::session::Session;
-use crate::handler::{BoxFuture, JsonObject};
+use crate::handler::JsonObject;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use {crate::cancel::CancellationToken, crate::context::RequestContext};
 
@@ -89,139 +83,31 @@ pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestC
     }
 }
 
-/// How the runtime watches over a running handler: `token` cancels it (on
-/// `notifications/cancelled`); while it runs, heartbeat progress goes through the request's
-/// `peer` every `every` (when the request carried a progress token); once it is answered, the
-/// peer is closed so that nothing the handler left running reports after the response.
-/// `tracing` events of the handler go through `tracing_peer` when the server forwards them.
-pub(super) struct Watch {
-    token: CancellationToken,
-    peer: Option<Arc<RequestPeer>>,
-    every: Option<Duration>,
-    tracing_peer: Option<Arc<RequestPeer>>,
-}
-
-impl Watch {
-    /// A run cancelled through `token`, with nothing sent by the runtime while it lasts (lists,
-    /// subscription streams).
-    pub(super) fn cancelled_by(token: CancellationToken) -> Self {
-        Watch {
-            token,
-            peer: None,
-            every: None,
-            tracing_peer: None,
-        }
-    }
-
-    /// The run of the handler given `context`: cancelled through its token, with heartbeats
-    /// through its peer every `every` (`None`: switched off).
-    pub(super) fn with_heartbeat(context: &RequestContext, every: Option<Duration>) -> Self {
-        Watch {
-            token: context.cancellation.clone(),
-            peer: context.peer.clone(),
-            every,
-            tracing_peer: context.tracing_peer(),
-        }
-    }
-}
-
-/// Run a handler for request `id`: registered as running (so `notifications/cancelled` reaches
-/// it through the token of `watch`), started by `start` and awaited with the heartbeats of
-/// `watch`, a panic caught (at the start or while running), its outcome turned into the
-/// response by `answer`, and nothing sent when the client cancelled meanwhile.
-pub(super) fn run_handler<T, A>(
+/// `answer` for a handler that may ask the client (a read, a prompt get): when it failed after
+/// asking for a capability the client lacks, the request is answered with that instead.
+pub(super) fn unless_capability_missing<O, E, A>(
     id: &RequestId,
-    in_flight: &InFlight,
-    watch: Watch,
-    start: impl FnOnce() -> BoxFuture<'static, T>,
-    answer: A,
-) -> Result<Reply, ErrorObject>
-where
-    T: Send + 'static,
-    A: FnOnce(Result<T, PanicPayload>) -> Outgoing + Send + 'static,
-{
-    let Watch {
-        token,
-        peer,
-        every,
-        tracing_peer,
-    } = watch;
-    let registration = in_flight.register(id.clone(), token.clone()).map_err(|_| {
-        ErrorObject::invalid_request(format!(
-            "request id {id} is already used by a request still running"
-        ))
-    })?;
-    // A hand-written handler may panic before it even returns its future.
-    let started = catch_unwind(AssertUnwindSafe(|| {
-        forwarding_while(tracing_peer.clone(), start)
-    }));
-    let id = id.clone();
-    Ok(Reply::Pending(Box::pin(async move {
-        let outcome = match started {
-            Ok(running) => {
-                let running = forwarding_to(tracing_peer, running);
-                with_heartbeat(CatchUnwind::new(running), peer.clone(), every).await
-            }
-            Err(payload) => Err(payload),
-        };
-        if let Some(peer) = &peer {
-            peer.close();
-        }
-        drop(registration);
-        if token.is_cancelled() {
-            tracing::debug!(%id, "request cancelled; its response is dropped");
-            return None;
-        }
-        Some(answer(outcome))
-    })))
-}
-
-/// [`run_handler`] for a handler that may ask the client: a 2026-07-28 run that waits for
-/// answers ends with the `InputRequiredResult` of `round` instead of `answer`, and one that
-/// failed (an `Err` or a panic) after wanting a capability the request did not declare ends
-/// with the `-32021` error naming it, as a failed tool does.
-pub(super) fn run_asking_handler<O, E, A>(
-    id: &RequestId,
-    in_flight: &InFlight,
-    watch: Watch,
     round: Option<Arc<InputRound>>,
-    modern_meta: Arc<RawValue>,
-    start: impl FnOnce() -> BoxFuture<'static, Result<O, E>>,
     answer: A,
-) -> Result<Reply, ErrorObject>
+) -> impl FnOnce(Result<Result<O, E>, PanicPayload>) -> Outgoing + Send + 'static
 where
     O: Send + 'static,
     E: Send + 'static,
     A: FnOnce(Result<Result<O, E>, PanicPayload>) -> Outgoing + Send + 'static,
 {
-    let answer_id = id.clone();
-    run_handler(
-        id,
-        in_flight,
-        watch,
-        until_input(start, round.clone()),
-        move |outcome| {
-            answer_run(
-                outcome,
-                &answer_id,
-                round.as_deref(),
-                &modern_meta,
-                |outcome| {
-                    let failed = !matches!(outcome, Ok(Ok(_)));
-                    // Answered first in any case, so that a failure is logged as always.
-                    let reply = answer(outcome);
-                    match round
-                        .as_deref()
-                        .filter(|_| failed)
-                        .and_then(InputRound::missing_capability_error)
-                    {
-                        Some(missing) => Outgoing::error(Some(&answer_id), &missing),
-                        None => reply,
-                    }
-                },
-            )
-        },
-    )
+    let id = id.clone();
+    move |outcome| {
+        let failed = !matches!(outcome, Ok(Ok(_)));
+        let reply = answer(outcome);
+        match round
+            .as_deref()
+            .filter(|_| failed)
+            .and_then(InputRound::missing_capability_error)
+        {
+            Some(missing) => Outgoing::error(Some(&id), &missing),
+            None => reply,
+        }
+    }
 }
 
 /// The request's `cursor`: `None` for the first page.

@@ -8,14 +8,18 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::catalog::{CatalogConfig, Live};
+use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
 use super::offerings::{
-    Watch, context, cursor, next_cursor, page_index, panicked, required_str, run_asking_handler,
+    context, cursor, next_cursor, page_index, panicked, required_str, unless_capability_missing,
 };
+use super::run::Run;
 use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
+use crate::handler::PromptError;
 use crate::handler::Prompts;
 use crate::handler::{JsonObject, PromptDefinition, PromptHandler, PromptRequest};
+use crate::protocol::GetPromptResult;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::{GetPromptResultWire, ListPromptsResult, ModernResult};
@@ -184,7 +188,13 @@ impl Dispatcher {
         let token = CancellationToken::new();
         let mut prompt_context = context(scope, token);
         prompt_context.asker = asking.asker;
-        let watch = Watch::with_heartbeat(&prompt_context, self.progress_heartbeat);
+        let run = Run::of(
+            id,
+            &prompt_context,
+            self.progress_heartbeat,
+            asking.round.clone(),
+            self.modern_meta.clone(),
+        );
         let request = PromptRequest {
             arguments,
             context: prompt_context,
@@ -193,14 +203,10 @@ impl Dispatcher {
         let name = definition.name.clone();
         let modern_meta = self.modern_meta.clone();
         let answer_id = id.clone();
-        run_asking_handler(
+        let answer = unless_capability_missing(
             id,
-            in_flight,
-            watch,
             asking.round,
-            self.modern_meta.clone(),
-            move || handler.get(request),
-            move |outcome| {
+            move |outcome: Result<Result<GetPromptResult, PromptError>, PanicPayload>| {
                 let error = match outcome {
                     Ok(Ok(result)) => {
                         let modern = revision
@@ -229,7 +235,8 @@ impl Dispatcher {
                 };
                 Outgoing::error(Some(&answer_id), &error)
             },
-        )
+        );
+        run.start(in_flight, move || handler.get(request), answer)
     }
 }
 

@@ -8,11 +8,12 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::catalog::{CatalogConfig, Live};
+use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
 use super::offerings::{
-    Watch, context, cursor, next_cursor, page_index, panicked, required_str, run_asking_handler,
-    run_handler,
+    context, cursor, next_cursor, page_index, panicked, required_str, unless_capability_missing,
 };
+use super::run::Run;
 use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
 use crate::dispatch::routing::{ResourceRouter, Route, RouteConflict};
@@ -22,6 +23,7 @@ use crate::handler::{
     ResourceHandler, ResourceRead, ResourceTemplate,
 };
 use crate::protocol::ProtocolVersion;
+use crate::protocol::ResourceContents;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::{
     EmptyObject, ListResourceTemplatesResult, ListResourcesResult, ModernResult, ReadResourceResult,
@@ -206,10 +208,8 @@ impl Dispatcher {
             })
         };
         let id_for_answer = id.clone();
-        run_handler(
-            id,
+        Run::quiet(id, token, self.modern_meta.clone()).start(
             session.in_flight(),
-            Watch::cancelled_by(token),
             start,
             move |outcome| {
                 let (resources, dynamic) = match outcome {
@@ -303,7 +303,13 @@ impl Dispatcher {
         let token = CancellationToken::new();
         let mut request_context = context(scope, token);
         request_context.asker = asking.asker;
-        let watch = Watch::with_heartbeat(&request_context, self.progress_heartbeat);
+        let run = Run::of(
+            id,
+            &request_context,
+            self.progress_heartbeat,
+            asking.round.clone(),
+            self.modern_meta.clone(),
+        );
         let read = ResourceRead {
             uri: uri.clone(),
             variables,
@@ -313,14 +319,10 @@ impl Dispatcher {
         let name = route.definition.name().to_owned();
         let modern_meta = self.modern_meta.clone();
         let answer_id = id.clone();
-        run_asking_handler(
+        let answer = unless_capability_missing(
             id,
-            in_flight,
-            watch,
             asking.round,
-            self.modern_meta.clone(),
-            move || handler.read(read),
-            move |outcome| {
+            move |outcome: Result<Result<Vec<ResourceContents>, ResourceError>, PanicPayload>| {
                 let contents = match outcome {
                     Ok(Ok(contents)) if !contents.is_empty() => contents,
                     Ok(Ok(_)) => {
@@ -350,7 +352,8 @@ impl Dispatcher {
                     &ReadResourceResult::new(&contents, revision, modern),
                 )
             },
-        )
+        );
+        run.start(in_flight, move || handler.read(read), answer)
     }
 
     /// Legacy `resources/subscribe` (`subscribe`) and `resources/unsubscribe`: remember (or

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::{Map, Value};
 use tokio::sync::{Notify, broadcast};
 
-use super::offerings::{Watch, run_handler};
+use super::run::Run;
 use super::{Dispatcher, Reply};
 use crate::cancel::CancellationToken;
 use crate::dispatch::notify::ServerEvent;
@@ -274,10 +274,8 @@ impl Dispatcher {
             }
         };
         // Registered first: a duplicate id is refused before anything is acknowledged.
-        let reply = run_handler(
-            id,
+        let reply = Run::quiet(id, cancelled.clone(), self.modern_meta.clone()).start(
             session.in_flight(),
-            Watch::cancelled_by(cancelled.clone()),
             waiting,
             move |_| notification::subscriptions_closed(&stream_id, &info),
         )?;

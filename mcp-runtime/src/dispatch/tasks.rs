@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use super::asking::Asking;
 use super::call::{panic_failure, wanted_capability};
 use super::catalog::CatalogTool;
-use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
+use super::run::{BecomeTask, Outcome, Ran};
 use super::{Dispatcher, Reply};
 use crate::ask::missing::MissingCapabilities;
 use crate::ask::round::{InputRound, RunOutcome, replayed_state};
@@ -28,7 +28,7 @@ use crate::task::store::TaskStore;
 use crate::task::wire::TaskWire;
 
 /// What a tool's run comes to, before it is answered.
-pub(super) type CallOutcome = Result<RunOutcome<CallToolResult>, PanicPayload>;
+pub(super) type CallOutcome = Outcome<CallToolResult>;
 
 /// Whether a 2026-07-28 request declared the tasks extension in its client capabilities.
 pub(super) fn declares_tasks(scope: &RequestScope) -> bool {
@@ -83,26 +83,18 @@ pub(super) struct TaskStart {
     pub(super) modern_meta: Arc<RawValue>,
 }
 
-/// How a call that may become a task went.
-pub(super) enum Ran {
-    /// It ended as a call (`None`: cancelled): answer it as usual.
-    Finished(Option<CallOutcome>),
-    /// It became a task, running on; the call is answered with this `CreateTaskResult`.
-    BecameTask(Outgoing),
-}
-
 impl TaskStart {
     /// Run the call until it finishes or first waits; in the latter case store the task, run
     /// the handler on in the background, and answer with the task.
     ///
     /// `running` comes boxed: one instance of this code (and of the spawned task) serves every
     /// call, where a generic one would repeat the call's whole state machine in the binary.
-    pub(super) async fn run(
+    async fn run_call(
         self,
         id: &RequestId,
         mut running: BoxFuture<'static, CallOutcome>,
         cancellation: &CancellationToken,
-    ) -> Ran {
+    ) -> Ran<CallToolResult> {
         let waited = {
             let slot = &self.slot;
             let until_wait = pin!(std::future::poll_fn(|cx| {
@@ -272,5 +264,16 @@ impl Dispatcher {
                 Ok(ack())
             }
         }
+    }
+}
+
+impl BecomeTask<CallToolResult> for TaskStart {
+    fn run(
+        self: Box<Self>,
+        id: RequestId,
+        running: BoxFuture<'static, CallOutcome>,
+        cancellation: CancellationToken,
+    ) -> BoxFuture<'static, Ran<CallToolResult>> {
+        Box::pin(async move { self.run_call(&id, running, &cancellation).await })
     }
 }

@@ -1,0 +1,196 @@
+//! The one lifecycle every handler runs through: tool calls, resource reads, prompt gets,
+//! listers and `subscriptions/listen`. In order: the request is registered as in flight (its id
+//! must be free), the handler starts with panics caught and its `tracing` events forwarded,
+//! then runs with heartbeats until it finishes, stops at a question a 2026-07-28 round sends
+//! back, is cancelled (its future is dropped and nothing is answered), or becomes a task; the
+//! request is answered exactly once. Behaviour around every call (a call pipeline) belongs
+//! here, not in the callers.
+
+use std::marker::PhantomData;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::value::RawValue;
+
+use super::asking::answer_run;
+use super::catch_unwind::{CatchUnwind, PanicPayload};
+use super::{InFlight, Reply};
+use crate::ask::round::{InputRound, RunOutcome, UntilInput};
+use crate::cancel::CancellationToken;
+use crate::context::RequestContext;
+use crate::context::forward::{forwarding_to, forwarding_while};
+use crate::context::peer::{RequestPeer, with_heartbeat};
+use crate::future::BoxFuture;
+use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
+
+/// How a handler's run ended, when it was not cancelled: its output, a question to send back
+/// (or a replayed state), or a panic.
+pub(super) type Outcome<T> = Result<RunOutcome<T>, PanicPayload>;
+
+/// What a run that may become a task did (see [`BecomeTask`]).
+#[cfg_attr(not(feature = "tasks"), allow(dead_code))]
+pub(super) enum Ran<T> {
+    /// It ended as a call: its outcome, or `None` when cancelled.
+    Finished(Option<Outcome<T>>),
+    /// It became a task: the `CreateTaskResult` that answers the request.
+    BecameTask(Outgoing),
+}
+
+/// Turns a run into a task once it waits on anything (tool calls that may become tasks).
+#[cfg_attr(not(feature = "tasks"), allow(dead_code))]
+pub(super) trait BecomeTask<T>: Send {
+    /// Run `running` until it ends or becomes a task.
+    fn run(
+        self: Box<Self>,
+        id: RequestId,
+        running: BoxFuture<'static, Outcome<T>>,
+        cancellation: CancellationToken,
+    ) -> BoxFuture<'static, Ran<T>>;
+}
+
+/// One run of a handler for request `id`, before it starts.
+pub(super) struct Run<T> {
+    id: RequestId,
+    cancellation: CancellationToken,
+    peer: Option<Arc<RequestPeer>>,
+    tracing_peer: Option<Arc<RequestPeer>>,
+    heartbeat: Option<Duration>,
+    round: Option<Arc<InputRound>>,
+    modern_meta: Arc<RawValue>,
+    task: Option<Box<dyn BecomeTask<T>>>,
+    output: PhantomData<fn() -> T>,
+}
+
+impl<T: Send + 'static> Run<T> {
+    /// The run of the handler that `context` is given to: cancelled by its token, reporting
+    /// through its peer, with a heartbeat every `heartbeat`, asking in `round`.
+    pub(super) fn of(
+        id: &RequestId,
+        context: &RequestContext,
+        heartbeat: Option<Duration>,
+        round: Option<Arc<InputRound>>,
+        modern_meta: Arc<RawValue>,
+    ) -> Self {
+        Run {
+            id: id.clone(),
+            cancellation: context.cancellation.clone(),
+            peer: context.peer.clone(),
+            tracing_peer: context.tracing_peer(),
+            heartbeat,
+            round,
+            modern_meta,
+            task: None,
+            output: PhantomData,
+        }
+    }
+
+    /// A run that reports nothing while it runs (a lister, `subscriptions/listen`): only
+    /// `cancellation` stops it.
+    pub(super) fn quiet(
+        id: &RequestId,
+        cancellation: CancellationToken,
+        modern_meta: Arc<RawValue>,
+    ) -> Self {
+        Run {
+            id: id.clone(),
+            cancellation,
+            peer: None,
+            tracing_peer: None,
+            heartbeat: None,
+            round: None,
+            modern_meta,
+            task: None,
+            output: PhantomData,
+        }
+    }
+
+    /// This run, becoming a task through `task` once it waits.
+    #[cfg(feature = "tasks")]
+    pub(super) fn becoming_task(mut self, task: Option<Box<dyn BecomeTask<T>>>) -> Self {
+        self.task = task;
+        self
+    }
+
+    /// Register the request, start the handler with `start`, and answer its output with
+    /// `answer` (a panic comes to `answer` as `Err`).
+    pub(super) fn start<A>(
+        self,
+        in_flight: &InFlight,
+        start: impl FnOnce() -> BoxFuture<'static, T>,
+        answer: A,
+    ) -> Result<Reply, ErrorObject>
+    where
+        A: FnOnce(Result<T, PanicPayload>) -> Outgoing + Send + 'static,
+    {
+        let Run {
+            id,
+            cancellation,
+            peer,
+            tracing_peer,
+            heartbeat,
+            round,
+            modern_meta,
+            task,
+            output: _,
+        } = self;
+        let registration = in_flight
+            .register(id.clone(), cancellation.clone())
+            .map_err(|_| {
+                ErrorObject::invalid_request(format!(
+                    "request id {id} is already used by a call still running"
+                ))
+            })?;
+        let started = catch_unwind(AssertUnwindSafe(|| {
+            forwarding_while(tracing_peer.clone(), start)
+        }));
+        Ok(Reply::Pending(Box::pin(async move {
+            let outcome = match started {
+                Ok(running) => 'ran: {
+                    let running = forwarding_to(tracing_peer, running);
+                    let running = UntilInput::new(running, round.clone());
+                    let running =
+                        with_heartbeat(CatchUnwind::new(running), peer.clone(), heartbeat);
+                    if let Some(task) = task {
+                        match task
+                            .run(id.clone(), Box::pin(running), cancellation.clone())
+                            .await
+                        {
+                            Ran::Finished(outcome) => break 'ran outcome,
+                            Ran::BecameTask(created) => {
+                                if let Some(peer) = &peer {
+                                    peer.close();
+                                }
+                                return Some(created);
+                            }
+                        }
+                    }
+                    tokio::select! {
+                        biased;
+                        outcome = running => Some(outcome),
+                        () = cancellation.cancelled() => None,
+                    }
+                }
+                Err(payload) => Some(Err(payload)),
+            };
+            if let Some(peer) = &peer {
+                peer.close();
+            }
+            drop(registration);
+            let outcome = match outcome {
+                Some(outcome) if !cancellation.is_cancelled() => outcome,
+                _ => {
+                    tracing::debug!(%id, "request cancelled; its response is dropped");
+                    return None;
+                }
+            };
+            Some(answer_run(
+                outcome,
+                &id,
+                round.as_deref(),
+                &modern_meta,
+                answer,
+            ))
+        })))
+    }
+}
