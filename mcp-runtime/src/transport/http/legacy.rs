@@ -18,15 +18,16 @@ use std::sync::Arc;
 use http::{HeaderValue, Response, StatusCode, request::Parts};
 use tokio::sync::mpsc;
 
+use super::answer::until_answered;
 use super::body::ResponseBody;
+use super::endpoint::Inner;
 use super::headers;
-use super::modern::until_answered;
-use super::resume::RequestStream;
-use super::service::{
-    Inner, accepted, event_stream, json, missing_session, not_accepting_events, request_id,
-    rpc_error, unknown_session,
+use super::response::{
+    accepted, event_stream, json, missing_session, not_accepting_events, request_id, rpc_error,
+    too_many_sessions, unknown_session,
 };
-use super::sessions::{Entry, Full, Routed};
+use super::resume::RequestStream;
+use super::sessions::{Entry, Routed};
 use crate::dispatch::Reply;
 use crate::dispatch::session::Session;
 use crate::protocol::ProtocolVersion;
@@ -246,29 +247,6 @@ fn initialize(
         }
         Err(full) => too_many_sessions(full),
     }
-}
-
-/// 503 for a session refused by [`Full`]; the client learns whether it is its own limit.
-pub(crate) fn too_many_sessions(full: Full) -> Response<ResponseBody> {
-    let message = match full {
-        Full::Everyone => {
-            tracing::warn!("too many open sessions; refusing a new one");
-            "too many open sessions; try again later"
-        }
-        Full::Client => {
-            tracing::info!("a client holds all the sessions it may, all busy; refusing another");
-            "this client holds too many open sessions: end one (DELETE) or wait for one to finish"
-        }
-    };
-    let mut response = rpc_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        None,
-        ErrorObject::internal_error(message),
-    );
-    response
-        .headers_mut()
-        .insert(http::header::RETRY_AFTER, HeaderValue::from_static("5"));
-    response
 }
 
 /// GET: the session's stream of notifications (one connection at a time per session). In a

@@ -19,12 +19,16 @@
 //! [`Server::serve_http`] serves on its own; [`Server::http_service`] gives the endpoint as a
 //! service to mount into an existing hyper or axum app.
 
+mod answer;
 mod body;
 mod config;
+mod endpoint;
+mod event;
 mod headers;
 mod legacy;
 mod modern;
 mod principal;
+mod response;
 mod resume;
 #[cfg(test)]
 mod resume_tests;

@@ -3,21 +3,21 @@
 //! get it; a client that goes away cancels its call.
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, ready};
 
 use http::request::Parts;
 use http::{Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::body::{self, ResponseBody};
+use super::answer::until_answered;
+use super::body::ResponseBody;
+use super::endpoint::Inner;
 use super::headers::{self, HEADER_MISMATCH};
-use super::service::{Inner, accepted, events, json, rpc_error};
+use super::response::{accepted, events, json, rpc_error};
 use crate::context::peer::Outbound;
+use crate::dispatch::Reply;
 use crate::dispatch::session::Session;
-use crate::dispatch::{InFlight, Reply};
 use crate::handler::BoxFuture;
 use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing, Params, RequestId};
 
@@ -125,7 +125,7 @@ fn check_meta(params: Option<&Params>) -> Result<(), ErrorObject> {
 /// The status 2026-07-28 ties to an error: 404 for an unknown method, 400 for the modern
 /// protocol errors and malformed requests, else 200 (an ordinary JSON-RPC error).
 fn answer_with_status(answer: &Outgoing) -> Response<ResponseBody> {
-    let status = match super::service::error_code(answer) {
+    let status = match super::response::error_code(answer) {
         Some(-32601) => StatusCode::NOT_FOUND,
         Some(-32700 | -32600 | -32022 | -32021) => StatusCode::BAD_REQUEST,
         Some(HEADER_MISMATCH_CODE) => StatusCode::BAD_REQUEST,
@@ -135,52 +135,6 @@ fn answer_with_status(answer: &Outgoing) -> Response<ResponseBody> {
 }
 
 const HEADER_MISMATCH_CODE: i64 = HEADER_MISMATCH as i64;
-
-/// A call's answer; dropped before it arrives (the client went away, or shutdown gave up on
-/// it), it fires the call's cancellation token first, so the tool sees the cancellation even as
-/// its future is dropped.
-pub(crate) struct UntilAnswered {
-    call: BoxFuture<'static, Option<Outgoing>>,
-    in_flight: InFlight,
-    ids: Vec<RequestId>,
-    answered: bool,
-}
-
-impl Future for UntilAnswered {
-    type Output = Option<Outgoing>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Outgoing>> {
-        let answer = ready!(self.call.as_mut().poll(cx));
-        self.answered = true;
-        Poll::Ready(answer)
-    }
-}
-
-impl Drop for UntilAnswered {
-    // Runs before the fields drop: the token fires while the call still exists.
-    fn drop(&mut self) {
-        if !self.answered {
-            tracing::debug!("the client went away; cancelling its call");
-            for id in &self.ids {
-                self.in_flight.cancel(id);
-            }
-        }
-    }
-}
-
-/// The call's answer; dropped before it arrives, the call is cancelled.
-pub(crate) fn until_answered(
-    call: BoxFuture<'static, Option<Outgoing>>,
-    in_flight: InFlight,
-    ids: Vec<RequestId>,
-) -> UntilAnswered {
-    UntilAnswered {
-        call,
-        in_flight,
-        ids,
-        answered: false,
-    }
-}
 
 /// Whether the request's `_meta` asks for notifications about it: progress or logs.
 pub(crate) fn may_notify(params: Option<&Params>) -> bool {
@@ -204,19 +158,19 @@ fn notifying_stream(
             tokio::select! {
                 biased;
                 Some(message) = notifications.recv() => {
-                    if sender.send(body::event(&message)).await.is_err() {
+                    if sender.send(super::event::event(&message)).await.is_err() {
                         return;
                     }
                 }
                 answer = &mut answer => {
                     // Whatever was reported before the answer goes out before it.
                     while let Ok(message) = notifications.try_recv() {
-                        if sender.send(body::event(&message)).await.is_err() {
+                        if sender.send(super::event::event(&message)).await.is_err() {
                             return;
                         }
                     }
                     if let Some(answer) = answer {
-                        let _ = sender.send(body::event(&answer)).await;
+                        let _ = sender.send(super::event::event(&answer)).await;
                     }
                     return;
                 }
@@ -251,7 +205,7 @@ fn listen_stream(
                 messages = forwarder.next(), if announcing => match messages {
                     Some(messages) => {
                         for message in &messages {
-                            if sender.send(body::event(message)).await.is_err() {
+                            if sender.send(super::event::event(message)).await.is_err() {
                                 return;
                             }
                         }
@@ -260,7 +214,7 @@ fn listen_stream(
                 },
                 answer = &mut answer => {
                     if let Some(answer) = answer {
-                        let _ = sender.send(body::event(&answer)).await;
+                        let _ = sender.send(super::event::event(&answer)).await;
                     }
                     return;
                 }

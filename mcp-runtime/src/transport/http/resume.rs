@@ -28,7 +28,6 @@ use bytes::Bytes;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use super::body;
 use crate::protocol::jsonrpc::Outgoing;
 
 /// At most this many events (results aside) are kept per session, across its streams; older
@@ -282,8 +281,8 @@ impl EventLog {
         }
         let id = self.resumable.then(|| self.id(number, state.next_event));
         let bytes = match (message, &id) {
-            (Some(message), id) => body::event_with_id(id.as_deref(), message),
-            (None, Some(id)) => body::priming(id),
+            (Some(message), id) => super::event::event_with_id(id.as_deref(), message),
+            (None, Some(id)) => super::event::priming(id),
             (None, None) => return true,
         };
         let event = state.next_event;

@@ -16,14 +16,16 @@ use http::{HeaderValue, Method, Request, Response, StatusCode, header, request::
 
 use super::body::{self, ReadError, ResponseBody};
 use super::config::{HttpConfig, WELL_KNOWN};
+use super::endpoint::Inner;
 use super::headers;
 use super::principal::ClientAddress;
+use super::response::*;
 use super::sessions::Sessions;
 use super::sse::SseSessions;
 use crate::cancel::CancellationToken;
 use crate::dispatch::Dispatcher;
 use crate::handler::BoxFuture;
-use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing, Params, RequestId};
+use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Params};
 use crate::protocol::{ProtocolVersion, jsonrpc::InvalidMessage};
 
 /// The MCP endpoint of one [`Server`](crate::Server), as a service: a
@@ -49,24 +51,6 @@ impl std::fmt::Debug for HttpService {
             .field("server", &self.inner.dispatcher.info().name)
             .finish_non_exhaustive()
     }
-}
-
-pub(crate) struct Inner {
-    pub(crate) dispatcher: Dispatcher,
-    pub(crate) config: HttpConfig,
-    pub(crate) max_body_size: usize,
-    /// What the bodies being read and handled may hold together.
-    pub(crate) body_memory: body::BodyMemory,
-    pub(crate) sessions: Sessions,
-    /// The sessions of the 2024-11-05 HTTP+SSE transport.
-    pub(crate) sse_sessions: SseSessions,
-    /// The tool arguments 2026-07-28 clients mirror in `Mcp-Param-*` headers.
-    pub(crate) param_headers: headers::ParamHeaders,
-    /// Fires when the server begins shutting down: streams end.
-    pub(crate) shutdown: CancellationToken,
-    /// Set when the server serves on its own: the endpoint's path (others are 404), and
-    /// whether it listens on loopback only (then `Host` must be a loopback name).
-    pub(crate) standalone: Option<(String, bool)>,
 }
 
 impl HttpService {
@@ -479,15 +463,6 @@ where
     }
 }
 
-/// `response`, after which the connection closes: what is left of its request's body is
-/// never read.
-fn closing(mut response: Response<ResponseBody>) -> Response<ResponseBody> {
-    response
-        .headers_mut()
-        .insert(header::CONNECTION, HeaderValue::from_static("close"));
-    response
-}
-
 /// A request for one of the HTTP+SSE transport's paths.
 enum SseRoute<'c> {
     /// The event stream; messages go to this path.
@@ -510,162 +485,6 @@ fn meta_has_version(params: Option<&Params>) -> bool {
     params
         .and_then(Params::meta)
         .is_some_and(|meta| meta.protocol_version.is_some())
-}
-
-/// The id of a single request, for its error response.
-pub(crate) fn request_id(incoming: &Incoming) -> Option<&RequestId> {
-    match incoming {
-        Incoming::Single(Message::Request(request)) => Some(&request.id),
-        _ => None,
-    }
-}
-
-/// A header value may not hold `"` or `\` unescaped, nor controls.
-fn quotable(text: &str) -> String {
-    text.chars()
-        .filter(|c| !c.is_control() && *c != '"' && *c != '\\')
-        .collect()
-}
-
-fn forbidden(what: &str) -> ErrorObject {
-    ErrorObject::invalid_request(format!(
-        "forbidden: this server does not accept this `{what}`"
-    ))
-}
-
-fn too_large(limit: usize) -> Response<ResponseBody> {
-    closing(rpc_error(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        None,
-        ErrorObject::invalid_request(format!("the body exceeds the limit of {limit} bytes")),
-    ))
-}
-
-pub(crate) fn missing_session(id: Option<&RequestId>) -> Response<ResponseBody> {
-    rpc_error(
-        StatusCode::BAD_REQUEST,
-        id,
-        ErrorObject::invalid_request(
-            "missing `Mcp-Session-Id` header: send `initialize` first and repeat the session id \
-             it returns on every request",
-        ),
-    )
-}
-
-/// 406 for a GET that opens an event stream without accepting one; `None` when it does.
-pub(crate) fn not_accepting_events(parts: &Parts) -> Option<Response<ResponseBody>> {
-    if headers::accepts(&parts.headers, "text/event-stream") {
-        return None;
-    }
-    Some(rpc_error(
-        StatusCode::NOT_ACCEPTABLE,
-        None,
-        ErrorObject::invalid_request("the stream is `text/event-stream`; accept it"),
-    ))
-}
-
-pub(crate) fn unknown_session(id: Option<&RequestId>) -> Response<ResponseBody> {
-    rpc_error(
-        StatusCode::NOT_FOUND,
-        id,
-        ErrorObject::invalid_request(
-            "unknown or expired session: send `initialize` again to open a new one",
-        ),
-    )
-}
-
-fn not_allowed(allow: &'static str) -> Response<ResponseBody> {
-    let mut response = rpc_error(
-        StatusCode::METHOD_NOT_ALLOWED,
-        None,
-        ErrorObject::invalid_request("method not allowed on the MCP endpoint"),
-    );
-    response
-        .headers_mut()
-        .insert(header::ALLOW, HeaderValue::from_static(allow));
-    response
-}
-
-/// A response with `body` typed `content_type`.
-pub(crate) fn respond(
-    status: StatusCode,
-    content_type: Option<&'static str>,
-    body: Vec<u8>,
-) -> Response<ResponseBody> {
-    let mut response = Response::new(ResponseBody::whole(body));
-    *response.status_mut() = status;
-    if let Some(content_type) = content_type {
-        response
-            .headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    }
-    response
-}
-
-fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
-    respond(
-        status,
-        Some("text/plain; charset=utf-8"),
-        text.as_bytes().to_vec(),
-    )
-}
-
-/// One JSON-RPC message as the body.
-pub(crate) fn json(status: StatusCode, message: &Outgoing) -> Response<ResponseBody> {
-    respond(
-        status,
-        Some("application/json"),
-        message.as_bytes().to_vec(),
-    )
-}
-
-/// A JSON-RPC error response (`id` null when unknown).
-pub(crate) fn rpc_error(
-    status: StatusCode,
-    id: Option<&RequestId>,
-    error: ErrorObject,
-) -> Response<ResponseBody> {
-    json(status, &Outgoing::error(id, &error))
-}
-
-/// 202: a notification or response, accepted.
-pub(crate) fn accepted() -> Response<ResponseBody> {
-    respond(StatusCode::ACCEPTED, None, Vec::new())
-}
-
-/// A stream of server-sent events.
-pub(crate) fn events(events: tokio::sync::mpsc::Receiver<bytes::Bytes>) -> Response<ResponseBody> {
-    event_stream(ResponseBody::events(events))
-}
-
-/// `body`, a stream of server-sent events, as the response.
-pub(crate) fn event_stream(body: ResponseBody) -> Response<ResponseBody> {
-    let mut response = Response::new(body);
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    // Proxies such as nginx would otherwise hold events back.
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    response
-}
-
-/// The JSON-RPC error code of `message`, if it is an error response.
-pub(crate) fn error_code(message: &Outgoing) -> Option<i64> {
-    #[derive(serde::Deserialize)]
-    struct Probe {
-        error: Option<ProbeError>,
-    }
-    #[derive(serde::Deserialize)]
-    struct ProbeError {
-        code: i64,
-    }
-    serde_json::from_slice::<Probe>(message.as_bytes())
-        .ok()?
-        .error
-        .map(|error| error.code)
 }
 
 impl<B> hyper::service::Service<Request<B>> for HttpService
@@ -709,6 +528,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::protocol::jsonrpc::{Outgoing, RequestId};
     use crate::server::{Server, ServerInfo};
 
     async fn body_json(response: Response<ResponseBody>) -> Value {

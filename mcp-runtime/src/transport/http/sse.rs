@@ -19,10 +19,11 @@ use http::{HeaderValue, Response, StatusCode, request::Parts};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::JoinSet;
 
-use super::body::{self, ResponseBody};
-use super::modern::{UntilAnswered, until_answered};
+use super::answer::{UntilAnswered, until_answered};
+use super::body::ResponseBody;
+use super::endpoint::Inner;
 use super::principal::SessionTable;
-use super::service::{Inner, accepted, events, not_accepting_events, rpc_error};
+use super::response::{accepted, events, not_accepting_events, rpc_error};
 use super::sessions::{Full, new_id};
 use crate::context::peer::Outbound;
 use crate::dispatch::Reply;
@@ -113,7 +114,10 @@ pub(crate) fn open(
     // answer of their request (which leaves once the call has returned).
     let outbound_events = events_sender.clone();
     session.set_outbound(Outbound::new(move |message| {
-        if outbound_events.try_send(body::event(&message)).is_err() {
+        if outbound_events
+            .try_send(super::event::event(&message))
+            .is_err()
+        {
             tracing::debug!("an SSE session's stream is full or closed; message dropped");
         }
     }));
@@ -126,10 +130,10 @@ pub(crate) fn open(
         let client = super::principal::client(parts);
         let mut open = lock(&inner.sse_sessions.open);
         if open.is_full(client.as_ref()) {
-            return super::legacy::too_many_sessions(Full::Client);
+            return super::response::too_many_sessions(Full::Client);
         }
         if open.len() >= inner.sse_sessions.max {
-            return super::legacy::too_many_sessions(Full::Everyone);
+            return super::response::too_many_sessions(Full::Everyone);
         }
         open.insert(
             id.clone(),
@@ -164,7 +168,7 @@ pub(crate) fn open(
                 Some(done) = running.join_next(), if !running.is_empty() => {
                     // The request stops counting as pending once its answer is on the stream.
                     if let Ok((Some(answer), _pending)) = done
-                        && events_sender.send(body::event(&answer)).await.is_err()
+                        && events_sender.send(super::event::event(&answer)).await.is_err()
                     {
                         break;
                     }
@@ -172,7 +176,7 @@ pub(crate) fn open(
                 messages = forwarder.next(), if announcing && !closing => match messages {
                     Some(messages) => {
                         for message in &messages {
-                            if events_sender.try_send(body::event(message)).is_err() {
+                            if events_sender.try_send(super::event::event(message)).is_err() {
                                 tracing::debug!(
                                     "an SSE session's stream is full or closed; notification dropped"
                                 );
@@ -240,7 +244,7 @@ pub(crate) async fn post(
         match (pending, entry.events.try_reserve()) {
             (Ok(pending), Ok(slot)) => Some((pending, slot)),
             (_, Err(mpsc::error::TrySendError::Closed(()))) => return closed_session(),
-            _ => return too_many_pending(super::service::request_id(&incoming)),
+            _ => return too_many_pending(super::response::request_id(&incoming)),
         }
     };
     let (reply, in_flight) = {
@@ -250,7 +254,7 @@ pub(crate) async fn post(
     };
     match (reply, room) {
         (Reply::None, _) => {}
-        (Reply::Ready(answer), Some((_pending, slot))) => slot.send(body::event(&answer)),
+        (Reply::Ready(answer), Some((_pending, slot))) => slot.send(super::event::event(&answer)),
         (Reply::Pending(call), Some((pending, _slot))) => {
             if entry
                 .calls
@@ -263,7 +267,7 @@ pub(crate) async fn post(
         // A batch of entries none of which could be read as a message: its errors, if the
         // stream has room.
         (Reply::Ready(answer), None) => {
-            if entry.events.try_send(body::event(&answer)).is_err() {
+            if entry.events.try_send(super::event::event(&answer)).is_err() {
                 tracing::debug!("an SSE session's stream is full or closed; errors dropped");
             }
         }
