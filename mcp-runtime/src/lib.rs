@@ -1,5 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
+// docs.rs (`--cfg docsrs`, nightly): each item behind a feature says which one it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_server, mcp_tool, prompts, resources, tools};
 
