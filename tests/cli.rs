@@ -30,7 +30,7 @@ fn help_says_what_the_server_is_and_how_to_connect_it() {
     let help = calculator(&["--help"]);
     assert_eq!(help.status.code(), Some(0), "{help:?}");
     let text = stdout(&help);
-    assert!(text.starts_with("mcp-workspace 0.1.0: an MCP"), "{text}");
+    assert!(text.starts_with("calculator 0.1.0: an MCP"), "{text}");
     assert!(text.contains("Arithmetic tools"), "{text}");
     assert!(
         text.contains("5 tools, 0 resources, 0 resource templates and 0 prompts"),
@@ -41,7 +41,7 @@ fn help_says_what_the_server_is_and_how_to_connect_it() {
     let command = serde_json::to_string(&path.to_str().unwrap()).unwrap();
     assert!(text.contains(&format!("\"command\": {command}")), "{text}");
     assert_eq!(stdout(&calculator(&["-h"])), text);
-    assert_eq!(stdout(&calculator(&["--version"])), "mcp-workspace 0.1.0\n");
+    assert_eq!(stdout(&calculator(&["--version"])), "calculator 0.1.0\n");
 }
 
 #[test]

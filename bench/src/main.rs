@@ -98,7 +98,8 @@ fn run(options: &Options) -> io::Result<()> {
     let markdown = report::render(&context, &raw_figures, &framework_figures);
     io::stdout().lock().write_all(markdown.as_bytes())?;
     if let Some(path) = &options.write {
-        std::fs::write(path, &markdown)?;
+        let previous = std::fs::read_to_string(path).unwrap_or_default();
+        std::fs::write(path, report::keep_hand_written(&markdown, &previous))?;
         eprintln!("mcp-bench: wrote {}", path.display());
     }
     let log = server::stderr_log();

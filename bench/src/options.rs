@@ -13,7 +13,8 @@ usage: cargo run --release -p mcp-bench -- [options]
   --rounds N        measure N rounds, alternating the servers, and keep each figure's best
                     (default 5, or 1 with --quick)
   --pin [CPU]       run the driver and the servers on one CPU (default CPU 0)
-  --write FILE      also write the Markdown report to FILE (e.g. BENCHMARKS.md)
+  --write FILE      also write the Markdown report to FILE (e.g. BENCHMARKS.md), keeping
+                    what FILE has from a `<!-- Written by hand from here on` line on
   --build-time      also time clean and incremental builds (bench/build-time.sh; minutes)
   --noise-floor     measure the raw baseline in both columns: checks the harness and shows
                     how far apart two identical servers measure

@@ -138,9 +138,32 @@ fn group_thousands(value: u64) -> String {
     grouped
 }
 
+/// The line in a written report below which the text is kept: `--write` replaces what is above
+/// it and copies the rest (figures measured by hand, with how) from the file it overwrites.
+pub const KEPT_BELOW: &str = "<!-- Written by hand from here on: `--write` keeps it. -->";
+
+/// `report` followed by what `previous` (the file about to be overwritten) has from
+/// [`KEPT_BELOW`] on, if anything.
+pub fn keep_hand_written(report: &str, previous: &str) -> String {
+    match previous.find(KEPT_BELOW) {
+        Some(start) => format!("{}\n\n{}", report.trim_end(), &previous[start..]),
+        None => report.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hand_written_sections_survive_a_rewrite() {
+        let previous = format!("# Benchmarks\n\nold table\n\n{KEPT_BELOW}\n\n## By hand\n\nkept\n");
+        assert_eq!(
+            keep_hand_written("# Benchmarks\n\nnew table\n", &previous),
+            format!("# Benchmarks\n\nnew table\n\n{KEPT_BELOW}\n\n## By hand\n\nkept\n")
+        );
+        assert_eq!(keep_hand_written("new\n", "old\n"), "new\n");
+    }
 
     #[test]
     fn thousands_are_grouped() {

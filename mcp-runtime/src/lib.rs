@@ -1,5 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
+// docs.rs (`--cfg docsrs`, nightly): each item behind a feature says which one it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_server, mcp_tool, prompts, resources, tools};
 
@@ -65,15 +67,32 @@ pub use protocol::{
 };
 pub use server::{Server, ServerInfo};
 
-/// The calling crate's identity (`CARGO_PKG_NAME`, `CARGO_PKG_VERSION`) as a [`ServerInfo`].
+/// The calling program's identity as a [`ServerInfo`]: the name of the binary or example being
+/// built (`CARGO_BIN_NAME`), else the package's name (`CARGO_PKG_NAME`), and the package's
+/// version (`CARGO_PKG_VERSION`).
+///
+/// So each of a package's servers names itself to clients: `cargo run --example calculator`
+/// reports `calculator`, and `src/main.rs` reports the package's name (cargo names that binary
+/// after the package). Everything else that cargo builds (a library, its tests, benches and
+/// doctests) has no binary name, and reports the package: this doctest says `mcp-runtime`.
 ///
 /// ```
 /// let info = mcp_runtime::server_info!();
 /// assert_eq!(info.name, "mcp-runtime");
+/// assert_eq!(info.version, env!("CARGO_PKG_VERSION"));
 /// ```
+///
+/// For another name, build the identity yourself:
+/// `ServerInfo::new("weather", env!("CARGO_PKG_VERSION"))`.
 #[macro_export]
 macro_rules! server_info {
     () => {
-        $crate::ServerInfo::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
+        $crate::ServerInfo::new(
+            match ::core::option_env!("CARGO_BIN_NAME") {
+                ::core::option::Option::Some(name) => name,
+                ::core::option::Option::None => ::core::env!("CARGO_PKG_NAME"),
+            },
+            ::core::env!("CARGO_PKG_VERSION"),
+        )
     };
 }
