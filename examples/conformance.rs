@@ -8,10 +8,11 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use mcp_runtime::{
-    AskError, BoxFuture, CallToolResult, Content, Elicitation, GetPromptResult, LogLevel, Notifier,
-    PromptMessage, RequestContext, ResourceContents, Role, SamplingRequest, Server,
-    ToolAnnotations, ToolCall, ToolDefinition, ToolHandler, mcp_prompt, mcp_resource, mcp_tool,
-    prompts, resources, server_info, tools,
+    AskError, CallToolResult, Content, Elicitation, GetPromptResult, LogLevel, Notifier,
+    PromptMessage, RequestContext, ResourceContents, Role, Server, ask::SamplingRequest,
+    handler::BoxFuture, handler::ToolAnnotations, handler::ToolCall, handler::ToolDefinition,
+    handler::ToolHandler, mcp_prompt, mcp_resource, mcp_tool, prompts, resources, server_info,
+    tools,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -535,7 +536,7 @@ impl ToolHandler for SchemaTool {
             output_schema: None,
             annotations: ToolAnnotations::default(),
             icons: Vec::new(),
-            task_support: mcp_runtime::TaskSupport::Forbidden,
+            task_support: mcp_runtime::handler::TaskSupport::Forbidden,
         }
     }
 

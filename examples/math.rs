@@ -20,8 +20,8 @@ use std::borrow::Cow;
 
 use mcp_runtime::protocol::{Annotations, Content, Icon, ResourceContents, Role};
 use mcp_runtime::{
-    BuiltTool, Json, RequestContext, Resource, Server, State, ToolAnnotations, ToolBuilder,
-    mcp_resource, mcp_tool, resources, server_info, tools,
+    Json, RequestContext, Resource, Server, State, handler::BuiltTool, handler::ToolAnnotations,
+    handler::ToolBuilder, mcp_resource, mcp_tool, resources, server_info, tools,
 };
 
 /// What the server counts, shared by every call: no globals.

@@ -15,7 +15,7 @@ use std::time::Duration;
 use mcp_runtime::http::HttpConfig;
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::{
-    Elicitation, RequestContext, SamplingRequest, Server, mcp_tool, server_info, tools,
+    Elicitation, RequestContext, Server, ask::SamplingRequest, mcp_tool, server_info, tools,
 };
 use serde_json::{Value, json};
 use support::http::{Reply, request_bytes, send};

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{
-    McpService, RequestContext, Server, ServerInfo, State, mcp_prompt, mcp_resource, mcp_server,
-    mcp_tool, tools,
+    RequestContext, Server, ServerInfo, State, handler::McpService, mcp_prompt, mcp_resource,
+    mcp_server, mcp_tool, tools,
 };
 use serde_json::json;
 

@@ -15,7 +15,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 
 use mcp_runtime::fuzzing::{Answer, Connection};
-use mcp_runtime::{Server, ServerInfo, ToolHandler, mcp_tool, tools};
+use mcp_runtime::{Server, ServerInfo, handler::ToolHandler, mcp_tool, tools};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};

@@ -3,8 +3,8 @@
 
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::{
-    CallToolResult, CancellationToken, Content, RequestContext, ToolAnnotations, ToolCall, Tools,
-    mcp_tool, tools,
+    CallToolResult, CancellationToken, Content, RequestContext, Tools, handler::ToolAnnotations,
+    handler::ToolCall, mcp_tool, tools,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -17,7 +17,8 @@ use mcp_runtime::fuzzing::{self, Answer, Connection, Decoded};
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::{
     CallToolResult, CancellationToken, Content, RequestContext, Resource, Server, ServerInfo,
-    ToolCall, ToolHandler, mcp_prompt, mcp_resource, mcp_tool, prompts, resources, tools,
+    handler::ToolCall, handler::ToolHandler, mcp_prompt, mcp_resource, mcp_tool, prompts,
+    resources, tools,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -5,12 +5,12 @@
 
 pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_server, mcp_tool, prompts, resources, tools};
 
-mod ask;
+pub mod ask;
 mod cancel;
 mod context;
 mod dispatch;
 mod future;
-mod handler;
+pub mod handler;
 mod launch;
 pub mod protocol;
 mod random;
@@ -34,10 +34,7 @@ pub mod fuzzing;
 #[cfg(feature = "http")]
 pub use transport::http;
 
-pub use ask::{
-    AskError, Elicitation, MemoryReplayGuard, NamedQuestion, ReplayGuard, Root, SampledMessage,
-    SamplingMessage, SamplingRequest, UrlElicitation,
-};
+pub use ask::{AskError, Elicitation};
 pub use cancel::CancellationToken;
 pub use context::RequestContext;
 pub use context::forward::forward_tracing_event;
@@ -45,25 +42,9 @@ pub use context::logging::{LogLevel, UnknownLogLevel};
 pub use context::state::State;
 pub use dispatch::notify::Notifier;
 pub use dispatch::surfaces::{SurfaceError, Surfaces};
-pub use handler::service::{IntoService, McpService};
-pub use handler::{
-    ArgumentDefault, ArgumentError, BoxFuture, IntoToolResult, Json, JsonObject, TaskSupport,
-    ToolAnnotations, ToolCall, ToolDefinition, ToolHandler, ToolParam,
-};
-pub use handler::{
-    BuiltPrompt, BuiltResource, BuiltTool, PromptBuilder, ResourceBuilder, ToolBuilder,
-};
-pub use handler::{
-    Completer, CompletionContext, CompletionRequest, Injected, IntoCompletion, IntoPromptResult,
-    IntoReadResult, IntoResourceList, PromptArgument, PromptArgumentDefinition, PromptDefinition,
-    PromptError, PromptHandler, PromptRequest, Resource, ResourceDefinition, ResourceError,
-    ResourceErrorKind, ResourceHandler, ResourceRead, ResourceTemplate, ResourceVariable,
-};
-pub use handler::{Prompts, Resources, Tools};
-pub use protocol::uri_template::{TemplatePart, UriTemplate, UriTemplateError, UriVariables};
+pub use handler::{Json, PromptError, Prompts, ResourceError, Resources, Tools};
 pub use protocol::{
-    Annotations, CallToolResult, Completion, Content, GetPromptResult, PromptMessage,
-    ResourceContents, Role,
+    CallToolResult, Content, GetPromptResult, PromptMessage, Resource, ResourceContents, Role,
 };
 pub use server::{Server, ServerInfo};
 

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use mcp_runtime::{
-    AskError, Elicitation, RequestContext, SamplingRequest, Server, mcp_prompt, mcp_resource,
+    AskError, Elicitation, RequestContext, Server, ask::SamplingRequest, mcp_prompt, mcp_resource,
     mcp_tool, prompts, resources, server_info, tools,
 };
 use serde::Deserialize;

@@ -3,8 +3,9 @@
 //! Written only against `mcp_runtime`, the way a user would.
 
 use mcp_runtime::{
-    CancellationToken, CompletionContext, PromptBuilder, Resource, ResourceBuilder, Server, State,
-    Surfaces, ToolBuilder, mcp_prompt, mcp_tool, prompts, server_info, tools,
+    CancellationToken, Resource, Server, State, Surfaces, handler::CompletionContext,
+    handler::PromptBuilder, handler::ResourceBuilder, handler::ToolBuilder, mcp_prompt, mcp_tool,
+    prompts, server_info, tools,
 };
 
 /// Holds calls of the `gate` tool until `open_gate` opens it (for good).

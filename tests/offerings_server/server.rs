@@ -6,8 +6,8 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use mcp_runtime::{
-    CompletionContext, Content, GetPromptResult, Notifier, PromptError, PromptMessage,
-    RequestContext, Resource, ResourceContents, ResourceError, Role, Server, mcp_prompt,
+    Content, GetPromptResult, Notifier, PromptError, PromptMessage, RequestContext, Resource,
+    ResourceContents, ResourceError, Role, Server, handler::CompletionContext, mcp_prompt,
     mcp_resource, mcp_tool, prompts, resources, server_info, tools,
 };
 use schemars::JsonSchema;

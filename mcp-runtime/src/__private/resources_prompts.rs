@@ -9,19 +9,21 @@ use std::marker::PhantomData;
 
 use schemars::JsonSchema;
 
+pub use crate::handler::prompt::PromptArgumentReader;
+pub use crate::handler::resource::VariableReader;
 pub use crate::handler::{
-    CompletionRequest, PromptArgumentReader, PromptDefinition, PromptError, PromptHandler,
-    PromptRequest, Resource, ResourceDefinition, ResourceError, ResourceHandler, ResourceRead,
-    VariableReader,
+    CompletionRequest, PromptDefinition, PromptError, PromptHandler, PromptRequest, Resource,
+    ResourceDefinition, ResourceError, ResourceHandler, ResourceRead,
 };
 pub use crate::protocol::uri_template::{TemplatePart, UriTemplate};
 pub use crate::protocol::{Completion, GetPromptResult, ResourceContents, Role};
 pub use crate::{Prompts, RequestContext, Resources};
 
 use super::tools::{ConstMessage, same_name};
+use crate::handler::completion::enum_values;
 use crate::handler::{
     BoxFuture, Completer, Injected, IntoPromptResult, IntoReadResult, IntoResourceList,
-    PromptArgument, PromptArgumentDefinition, ResourceTemplate, ResourceVariable, enum_values,
+    PromptArgument, PromptArgumentDefinition, ResourceTemplate, ResourceVariable,
 };
 use crate::protocol::{Annotations, Icon};
 

@@ -11,11 +11,12 @@ pub use serde_json;
 pub use std::sync::OnceLock;
 
 pub use crate::handler::Tools;
+pub use crate::handler::json::{OutputProbe, ViaIntoToolResult, ViaNoResult};
+pub use crate::handler::params::{ArgumentReader, ParamFns, param};
 pub use crate::handler::{
-    ArgumentDefault, ArgumentReader, BoxFuture, IntoToolResult, JsonObject, ParamFns, TaskSupport,
-    ToolAnnotations, ToolCall, ToolDefinition, ToolHandler, param,
+    ArgumentDefault, BoxFuture, IntoToolResult, JsonObject, TaskSupport, ToolAnnotations, ToolCall,
+    ToolDefinition, ToolHandler,
 };
-pub use crate::handler::{OutputProbe, ViaIntoToolResult, ViaNoResult};
 pub use crate::protocol::CallToolResult;
 pub use crate::schema::{ArgumentSpec, InputSchema, Requirement, SchemaError};
 

@@ -22,7 +22,7 @@ use crate::future::BoxFuture;
 /// use std::sync::Mutex;
 /// use std::time::SystemTime;
 ///
-/// use mcp_runtime::{BoxFuture, ReplayGuard, Server, server_info};
+/// use mcp_runtime::{handler::BoxFuture, ask::ReplayGuard, Server, server_info};
 ///
 /// /// Stands in for a shared store.
 /// #[derive(Default)]

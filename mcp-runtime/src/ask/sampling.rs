@@ -36,7 +36,7 @@ impl SamplingMessage {
 /// A `sampling/createMessage` request, built up from the conversation.
 ///
 /// ```
-/// use mcp_runtime::SamplingRequest;
+/// use mcp_runtime::ask::SamplingRequest;
 ///
 /// let request = SamplingRequest::new(100)
 ///     .system_prompt("You answer in one word.")

@@ -142,7 +142,7 @@ impl RequestContext {
     /// Make this call a task now, if it may become one, and return whether it runs as one.
     ///
     /// A call may become a task when its tool allows it (`#[mcp_tool(task)]`,
-    /// [`TaskSupport`](crate::TaskSupport)) and its request, a 2026-07-28 one, declared the
+    /// [`TaskSupport`](crate::handler::TaskSupport)) and its request, a 2026-07-28 one, declared the
     /// `io.modelcontextprotocol/tasks` extension. Such a call becomes a task by itself the
     /// first time its handler waits on anything; until then it is an ordinary call, which
     /// may finish at once or ask the client (an `InputRequiredResult`) in place. Call this to
@@ -288,7 +288,7 @@ impl RequestContext {
     /// deprecated in 2026-07-28 but still served to clients that declare it.
     ///
     /// ```
-    /// use mcp_runtime::{RequestContext, SamplingRequest, mcp_tool};
+    /// use mcp_runtime::{RequestContext, ask::SamplingRequest, mcp_tool};
     ///
     /// /// Summarize a text with the client's model.
     /// #[mcp_tool]

@@ -33,7 +33,7 @@ use crate::handler::{PromptHandler, ResourceHandler, ToolHandler};
 /// the unknown-tool error.
 ///
 /// ```no_run
-/// use mcp_runtime::{Server, ToolBuilder, server_info};
+/// use mcp_runtime::{Server, handler::ToolBuilder, server_info};
 /// use serde_json::json;
 ///
 /// # async fn run() -> std::io::Result<()> {

@@ -26,7 +26,7 @@ use crate::protocol::{CallToolResult, GetPromptResult, Icon, ResourceContents};
 /// closure's job, answering with an error result (`Err(message)`) the model can act on.
 ///
 /// ```
-/// use mcp_runtime::{ToolBuilder, ToolHandler};
+/// use mcp_runtime::{handler::ToolBuilder, handler::ToolHandler};
 /// use serde_json::json;
 ///
 /// let shout = ToolBuilder::new("shout")
@@ -172,7 +172,7 @@ impl fmt::Debug for BuiltTool {
 /// A resource (or resource template) defined at run time, read by an async closure.
 ///
 /// ```
-/// use mcp_runtime::{Resource, ResourceBuilder, ResourceHandler};
+/// use mcp_runtime::{Resource, handler::ResourceBuilder, handler::ResourceHandler};
 ///
 /// let motd = ResourceBuilder::new(Resource::new("text://motd", "motd").with_mime_type("text/plain"))
 ///     .reader(|_read| async { "Hello!".to_owned() });
@@ -259,7 +259,7 @@ impl fmt::Debug for BuiltResource {
 /// naming it); their values are strings, read with [`PromptRequest::argument`].
 ///
 /// ```
-/// use mcp_runtime::{PromptBuilder, PromptHandler};
+/// use mcp_runtime::{handler::PromptBuilder, handler::PromptHandler};
 ///
 /// let greet = PromptBuilder::new("greet")
 ///     .description("Greet someone.")

@@ -44,7 +44,7 @@ impl CompletionContext {
 /// [`Completion`]. Values beyond the spec's hundred are cut, with `total` and `hasMore` set.
 ///
 /// ```
-/// use mcp_runtime::CompletionContext;
+/// use mcp_runtime::handler::CompletionContext;
 ///
 /// fn complete_language(typed: &str) -> Vec<String> {
 ///     ["rust", "python", "typescript"]

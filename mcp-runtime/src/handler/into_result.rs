@@ -10,7 +10,7 @@ use crate::protocol::{CallToolResult, Content};
 /// `Result<T, E>` maps `Err(e)` to a result with `isError: true` and `e`'s `Display` text.
 ///
 /// ```
-/// use mcp_runtime::IntoToolResult;
+/// use mcp_runtime::handler::IntoToolResult;
 ///
 /// let ok: Result<f64, String> = Ok(3.5);
 /// assert!(!ok.into_tool_result().is_error);
@@ -29,7 +29,7 @@ pub trait IntoToolResult {
     /// The JSON Schema of the results' `structuredContent` (the tool's `outputSchema`), when
     /// this type has one: [`Json<T>`](crate::Json) does, through `Result` too. `#[mcp_tool]`
     /// asks the function's return type.
-    fn output_schema() -> Option<crate::JsonObject>
+    fn output_schema() -> Option<crate::handler::JsonObject>
     where
         Self: Sized,
     {
@@ -102,7 +102,7 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
         }
     }
 
-    fn output_schema() -> Option<crate::JsonObject> {
+    fn output_schema() -> Option<crate::handler::JsonObject> {
         T::output_schema()
     }
 }

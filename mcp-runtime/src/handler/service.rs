@@ -13,7 +13,7 @@ use crate::{Prompts, Resources, Tools};
 /// use std::sync::Arc;
 /// use std::sync::atomic::{AtomicU64, Ordering};
 ///
-/// use mcp_runtime::{McpService, Server, mcp_server, mcp_tool, server_info};
+/// use mcp_runtime::{handler::McpService, Server, mcp_server, mcp_tool, server_info};
 ///
 /// #[derive(Default)]
 /// struct Counter {

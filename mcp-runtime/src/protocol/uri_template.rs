@@ -54,7 +54,7 @@ pub type UriVariables = Vec<(Cow<'static, str>, String)>;
 /// A parsed URI template: its text as clients see it, and its parts for matching.
 ///
 /// ```
-/// use mcp_runtime::UriTemplate;
+/// use mcp_runtime::protocol::uri_template::UriTemplate;
 ///
 /// let template = UriTemplate::parse("file:///{+path}").unwrap();
 /// let values = template.match_uri("file:///src/main%20loop.rs").unwrap();

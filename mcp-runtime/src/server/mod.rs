@@ -95,7 +95,7 @@ impl Server {
 
     /// How long a task stays readable with `tasks/get` once it has ended (`ttlMs`; one hour
     /// unless set). Tasks are calls of tools that allow them
-    /// ([`TaskSupport`](crate::TaskSupport)), from 2026-07-28 clients that declare the
+    /// ([`TaskSupport`](crate::handler::TaskSupport)), from 2026-07-28 clients that declare the
     /// `io.modelcontextprotocol/tasks` extension.
     #[cfg(feature = "tasks")]
     pub fn task_ttl(mut self, ttl: Duration) -> Self {
@@ -164,10 +164,10 @@ impl Server {
 
     /// Where the server records which 2026-07-28 `requestState`s a retry already used, so
     /// that each resumes a call once (a copy is refused with `-32602`). In memory by default
-    /// ([`MemoryReplayGuard`](crate::MemoryReplayGuard)), which is right for one process;
+    /// ([`MemoryReplayGuard`](crate::ask::MemoryReplayGuard)), which is right for one process;
     /// replicas that share a [`request_state_key`](Self::request_state_key) should share this
     /// record too, or a copy of a state could be used once on each of them.
-    pub fn replay_guard(mut self, guard: impl crate::ReplayGuard) -> Self {
+    pub fn replay_guard(mut self, guard: impl crate::ask::ReplayGuard) -> Self {
         self.config.replay_guard = crate::ask::SharedReplayGuard(std::sync::Arc::new(guard));
         self
     }
@@ -275,7 +275,7 @@ impl Server {
     }
 
     /// Offer the tools, resources and prompts of `service`, a type whose `impl` block has
-    /// `#[mcp_server]` (see [`McpService`](crate::McpService)), after those offered before:
+    /// `#[mcp_server]` (see [`McpService`](crate::handler::McpService)), after those offered before:
     /// each call borrows the one shared value as `&self`. Give the value, or an `Arc` of it to
     /// keep a handle.
     ///
@@ -304,8 +304,8 @@ impl Server {
     ///
     /// A later [`tools`](Self::tools), [`resources`](Self::resources) or
     /// [`prompts`](Self::prompts) replaces that kind, the service's included.
-    pub fn service(self, service: impl crate::IntoService) -> Self {
-        use crate::McpService as _;
+    pub fn service(self, service: impl crate::handler::IntoService) -> Self {
+        use crate::handler::McpService as _;
         let service = service.into_service();
         let offered = self.surfaces.sets();
         let tools = service.add_tools(offered.tools_set());

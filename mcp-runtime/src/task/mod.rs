@@ -1,6 +1,6 @@
 //! Tool calls that run as tasks: the `io.modelcontextprotocol/tasks` extension of 2026-07-28.
 //!
-//! A call becomes a task only when its tool allows it ([`TaskSupport`](crate::TaskSupport)) and
+//! A call becomes a task only when its tool allows it ([`TaskSupport`](crate::handler::TaskSupport)) and
 //! its request declared the extension. The handler starts as an ordinary call: if it finishes
 //! without waiting on anything, or asks the client first (an `InputRequiredResult`), the call
 //! is answered in place. The first time it waits on anything else, the task is stored, the

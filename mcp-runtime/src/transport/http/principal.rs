@@ -204,7 +204,7 @@ mod tests {
     use crate::http::HttpConfig;
     use crate::server::{Server, ServerInfo};
     use crate::transport::http::ResponseBody;
-    use crate::{RequestContext, ToolBuilder, Tools};
+    use crate::{RequestContext, Tools, handler::ToolBuilder};
 
     fn whoami_call(principal: Option<&str>) -> Request<ResponseBody> {
         let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {

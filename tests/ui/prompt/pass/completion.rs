@@ -3,7 +3,7 @@
 
 use std::str::FromStr;
 
-use mcp_runtime::{CompletionContext, mcp_prompt, prompts};
+use mcp_runtime::{handler::CompletionContext, mcp_prompt, prompts};
 
 #[derive(Debug, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]

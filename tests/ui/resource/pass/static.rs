@@ -1,7 +1,7 @@
 // A static resource with every option: its definition says what was written.
 #![deny(warnings)]
 
-use mcp_runtime::{ResourceDefinition, Role, mcp_resource, resources};
+use mcp_runtime::{handler::ResourceDefinition, Role, mcp_resource, resources};
 
 /// The application's settings.
 #[mcp_resource(

@@ -4,10 +4,7 @@
 
 use std::str::FromStr;
 
-use mcp_runtime::{
-    CancellationToken, CompletionContext, RequestContext, Resource, ResourceDefinition,
-    mcp_resource, resources,
-};
+use mcp_runtime::{CancellationToken, handler::CompletionContext, RequestContext, Resource, handler::ResourceDefinition, mcp_resource, resources};
 
 #[derive(Debug, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]

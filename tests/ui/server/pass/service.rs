@@ -7,10 +7,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use mcp_runtime::{
-    CancellationToken, McpService, RequestContext, Server, State, mcp_prompt,
-    mcp_resource, mcp_server, mcp_tool, server_info,
-};
+use mcp_runtime::{CancellationToken, handler::McpService, RequestContext, Server, State, mcp_prompt, mcp_resource, mcp_server, mcp_tool, server_info};
 
 #[derive(Default)]
 pub struct Library {

@@ -1,5 +1,5 @@
 // `Json<T>` (also inside `Result`) is a return type and gives the tool an `outputSchema`; `icon` sets its icon.
-use mcp_runtime::{Json, ToolHandler, mcp_tool};
+use mcp_runtime::{Json, handler::ToolHandler, mcp_tool};
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 struct Sum {

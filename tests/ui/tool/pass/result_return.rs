@@ -1,7 +1,7 @@
 // `Result<T, E>` with `E: Display` is a return type; so is anything else `IntoToolResult`.
 #![deny(warnings)]
 
-use mcp_runtime::{CallToolResult, Content, IntoToolResult, mcp_tool, tools};
+use mcp_runtime::{CallToolResult, Content, handler::IntoToolResult, mcp_tool, tools};
 
 /// Parse a number.
 #[mcp_tool]

@@ -2,7 +2,7 @@
 // `= "forbidden"` (the default when absent), on free functions and `#[mcp_server]` methods alike.
 #![deny(warnings)]
 
-use mcp_runtime::{McpService, TaskSupport, mcp_server, mcp_tool, tools};
+use mcp_runtime::{handler::McpService, handler::TaskSupport, mcp_server, mcp_tool, tools};
 
 /// Index everything.
 #[mcp_tool(task)]
