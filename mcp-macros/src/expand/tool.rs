@@ -237,13 +237,14 @@ fn output_schema(tool: &ValidTool) -> TokenStream {
     {
         return quote!(::core::option::Option::None);
     }
+    let schema = Ident::new("__mcp_output_schema", Span::mixed_site());
     quote! {{
         #[allow(unused_imports)]
         use #p::{ViaIntoToolResult as _, ViaNoResult as _};
         // The borrow picks `ViaNoResult` when `ViaIntoToolResult` does not apply.
         #[allow(clippy::needless_borrow)]
-        let __mcp_output_schema = (&#p::OutputProbe::<#ty>::NEW).output_schema();
-        __mcp_output_schema
+        let #schema = (&#p::OutputProbe::<#ty>::NEW).output_schema();
+        #schema
     }}
 }
 

@@ -75,12 +75,13 @@ fn handler_impl(prompt: &ValidPrompt, target: &Ident, bound: Option<&TokenStream
     let p = private_path();
     let definition = definition(prompt);
     let get = get(prompt);
-    let (complete, has_completions) = completions(
+    let completions = completions(
         &prompt.completers,
         prompt
             .arguments()
             .map(|argument| (argument.wire_name.as_str(), &argument.value_ty)),
     );
+    let get_param = get_param();
     quote! {
         impl #p::PromptHandler for #target #bound {
             fn definition(&self) -> #p::PromptDefinition {
@@ -89,23 +90,19 @@ fn handler_impl(prompt: &ValidPrompt, target: &Ident, bound: Option<&TokenStream
 
             fn get(
                 &self,
-                __mcp_request: #p::PromptRequest,
+                #get_param: #p::PromptRequest,
             ) -> #p::BoxFuture<'static, #p::PromptOutcome> {
                 #get
             }
 
-            fn complete(
-                &self,
-                __mcp_request: &#p::CompletionRequest,
-            ) -> ::core::option::Option<#p::Completion> {
-                #complete
-            }
-
-            fn has_completions(&self) -> bool {
-                #has_completions
-            }
+            #completions
         }
     }
+}
+
+/// The parameter of `PromptHandler::get`.
+fn get_param() -> Ident {
+    Ident::new("__mcp_request", Span::mixed_site())
 }
 
 fn default_fn_ident(index: usize) -> Ident {
@@ -165,7 +162,7 @@ fn definition(prompt: &ValidPrompt) -> TokenStream {
 /// the function and convert what it returns.
 fn get(prompt: &ValidPrompt) -> TokenStream {
     let p = private_path();
-    let request = Ident::new("__mcp_request", Span::call_site());
+    let request = get_param();
     let reader = Ident::new("__mcp_reader", Span::mixed_site());
     let values: Vec<Ident> = (0..prompt.params.len())
         .map(|index| format_ident!("__mcp_arg_{}", index, span = Span::mixed_site()))

@@ -63,13 +63,14 @@ fn handler_impl(
     let definition = definition(resource);
     let read = read(resource);
     let list = list(resource);
-    let (complete, has_completions) = completions(
+    let completions = completions(
         &resource.completers,
         resource.params.iter().filter_map(|param| match param {
             ResourceParam::Variable { name, ty } => Some((name.as_str(), ty)),
             ResourceParam::Injected { .. } => None,
         }),
     );
+    let read_param = read_param();
     quote! {
         impl #p::ResourceHandler for #target #bound {
             fn definition(&self) -> #p::ResourceDefinition {
@@ -78,25 +79,21 @@ fn handler_impl(
 
             fn read(
                 &self,
-                __mcp_read: #p::ResourceRead,
+                #read_param: #p::ResourceRead,
             ) -> #p::BoxFuture<'static, #p::ReadOutcome> {
                 #read
             }
 
             #list
 
-            fn complete(
-                &self,
-                __mcp_request: &#p::CompletionRequest,
-            ) -> ::core::option::Option<#p::Completion> {
-                #complete
-            }
-
-            fn has_completions(&self) -> bool {
-                #has_completions
-            }
+            #completions
         }
     }
+}
+
+/// The parameter of `ResourceHandler::read`.
+fn read_param() -> Ident {
+    Ident::new("__mcp_read", Span::mixed_site())
 }
 
 fn definition(resource: &ValidResource) -> TokenStream {
@@ -150,7 +147,7 @@ fn definition(resource: &ValidResource) -> TokenStream {
 /// run the function and convert what it returns.
 fn read(resource: &ValidResource) -> TokenStream {
     let p = private_path();
-    let read = Ident::new("__mcp_read", Span::call_site());
+    let read = read_param();
     let reader = Ident::new("__mcp_reader", Span::mixed_site());
     let uri = Ident::new("__mcp_uri", Span::mixed_site());
     let values: Vec<Ident> = (0..resource.params.len())
@@ -220,14 +217,15 @@ fn list(resource: &ValidResource) -> Option<TokenStream> {
     })
 }
 
-/// The bodies of `complete` and `has_completions`: explicit completers by name, then every
-/// other value whose type is an enum of unit variants (decided by the runtime's probe).
+/// `complete` and `has_completions`: explicit completers by name, then every other value whose
+/// type is an enum of unit variants (decided by the runtime's probe).
 pub fn completions<'a>(
     completers: &[(String, syn::Path)],
     values: impl Iterator<Item = (&'a str, &'a syn::Type)>,
-) -> (TokenStream, TokenStream) {
+) -> TokenStream {
     let p = private_path();
-    let request = Ident::new("__mcp_request", Span::call_site());
+    let request = Ident::new("__mcp_request", Span::mixed_site());
+    let probed = Ident::new("__mcp_values", Span::mixed_site());
     let explicit = completers.iter().map(|(name, path)| {
         let run = quote_spanned!(path.span()=> #p::complete_with(#path, #request));
         quote!(#name => ::core::option::Option::Some(#run),)
@@ -243,8 +241,8 @@ pub fn completions<'a>(
                     use #p::{ViaJsonSchema as _, ViaNothing as _};
                     // The borrow picks `ViaNothing` when `ViaJsonSchema` does not apply.
                     #[allow(clippy::needless_borrow)]
-                    let __mcp_values = (&#p::EnumProbe::<#ty>::NEW).enum_values();
-                    __mcp_values
+                    let #probed = (&#p::EnumProbe::<#ty>::NEW).enum_values();
+                    #probed
                 }},
             )
         })
@@ -267,7 +265,18 @@ pub fn completions<'a>(
     } else {
         quote!(true)
     };
-    (complete, has_completions)
+    quote! {
+        fn complete(
+            &self,
+            #request: &#p::CompletionRequest,
+        ) -> ::core::option::Option<#p::Completion> {
+            #complete
+        }
+
+        fn has_completions(&self) -> bool {
+            #has_completions
+        }
+    }
 }
 
 pub fn optional_str(text: Option<&str>) -> TokenStream {
