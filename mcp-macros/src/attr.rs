@@ -8,7 +8,7 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
-use syn::{Attribute, Expr, ExprLit, Lit, LitBool, Token};
+use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitBool, Path, Token};
 
 use crate::ctxt::Ctxt;
 
@@ -374,6 +374,52 @@ pub fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
         meta.input.parse::<TokenTree>()?;
     }
     Ok(())
+}
+
+/// One `name = path` of `complete(...)`.
+pub struct CompleterAttr {
+    /// The argument (or template variable) it completes.
+    pub name: Ident,
+    /// The completer function.
+    pub path: Path,
+}
+
+/// `complete(language = complete_language, ...)`: a completer per argument.
+pub fn complete_attr(
+    meta: &ParseNestedMeta<'_>,
+    cx: &mut Ctxt,
+    completers: &mut Vec<CompleterAttr>,
+) -> syn::Result<()> {
+    if !meta.input.peek(syn::token::Paren) {
+        cx.error_spanned(
+            &meta.path,
+            "`complete` takes a list of `argument = completer`, like `complete(language = complete_language)`",
+        );
+        return skip_value(meta);
+    }
+    meta.parse_nested_meta(|entry| {
+        let Some(name) = entry.path.get_ident().cloned() else {
+            cx.error_spanned(
+                &entry.path,
+                "expected the name of an argument, like `language`",
+            );
+            return skip_value(&entry);
+        };
+        if !entry.input.peek(syn::Token![=]) {
+            cx.error_spanned(
+                &entry.path,
+                format!("`{name}` needs a completer function, like `{name} = complete_{name}`"),
+            );
+            return skip_value(&entry);
+        }
+        let path: Path = entry.value()?.parse()?;
+        if completers.iter().any(|seen| seen.name == name) {
+            cx.error_spanned(&name, format!("`{name}` already has a completer"));
+        } else {
+            completers.push(CompleterAttr { name, path });
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]

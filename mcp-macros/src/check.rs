@@ -5,13 +5,13 @@
 use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned as _;
-use syn::{Expr, GenericArgument, Ident, ItemFn, Pat, PathArguments, Type};
+use syn::{Expr, Ident, ItemFn, Pat, Type};
 
 use crate::attr::{AnnotationsAttr, DefaultAttr, Spanned, TaskAttr};
 use crate::ctxt::Ctxt;
-use crate::docs::Docs;
-use crate::handler_fn::{self, Callee};
 use crate::model::{Param, ToolFn, ToolList};
+use crate::rules::{self, Callee, check_documented_arguments_exist};
+use crate::syntax::{option_inner, peel, unraw};
 
 /// A tool function every rule accepted.
 pub struct ValidTool {
@@ -84,7 +84,7 @@ impl ValidTool {
 /// Check every rule on `tool`; `Err` with all the problems (and those `cx` already holds).
 pub fn tool(tool: &ToolFn, mut cx: Ctxt) -> syn::Result<ValidTool> {
     let function = &tool.function;
-    let callee = handler_fn::check_receiver(function, &mut cx);
+    let callee = rules::check_receiver(function, &mut cx);
     check_no_generics(tool, &mut cx);
     check_safe_and_not_variadic(tool, &mut cx);
     let (name, name_span) = check_tool_name(tool, &mut cx);
@@ -237,36 +237,6 @@ fn check_task_support(task: Option<&TaskAttr>, cx: &mut Ctxt) -> TaskSupport {
     }
 }
 
-/// A bullet naming no parameter is a description the model never sees, usually left behind by
-/// a rename: say so rather than drop it. Shared by every attribute that reads `# Arguments`.
-pub fn check_documented_arguments_exist(
-    docs: &Docs,
-    params: &[Param],
-    function: &Ident,
-    cx: &mut Ctxt,
-) {
-    let names: Vec<String> = params.iter().filter_map(param_name).collect();
-    for (index, documented) in docs.arguments.iter().enumerate() {
-        if !names.contains(&documented.name) {
-            cx.error_at(
-                documented.span,
-                format!(
-                    "`# Arguments` documents `{}`, which is not a parameter of `{function}`",
-                    documented.name
-                ),
-            );
-        } else if docs.arguments[..index]
-            .iter()
-            .any(|earlier| earlier.name == documented.name)
-        {
-            cx.error_at(
-                documented.span,
-                format!("`# Arguments` documents `{}` twice", documented.name),
-            );
-        }
-    }
-}
-
 /// Every rule about one parameter; `None` when it cannot be turned into an argument.
 fn check_param(tool: &ToolFn, param: &Param, cx: &mut Ctxt) -> Option<ValidParam> {
     check_owned_param(param, cx);
@@ -414,59 +384,6 @@ fn check_listed_once(list: &ToolList, cx: &mut Ctxt) {
     }
 }
 
-fn param_name(param: &Param) -> Option<String> {
-    match &param.pat {
-        Pat::Ident(ident) => Some(unraw(&ident.ident)),
-        _ => None,
-    }
-}
-
-/// `r#type` is the name `type`.
-pub fn unraw(ident: &Ident) -> String {
-    let name = ident.to_string();
-    name.strip_prefix("r#").map(str::to_owned).unwrap_or(name)
-}
-
-/// `T` when `ty` is written `Option<T>` (or `std::option::Option<T>`, `core::...`).
-pub fn option_inner(ty: &Type) -> Option<&Type> {
-    let Type::Path(path) = peel(ty) else {
-        return None;
-    };
-    if path.qself.is_some() {
-        return None;
-    }
-    let segments: Vec<String> = path
-        .path
-        .segments
-        .iter()
-        .map(|segment| segment.ident.to_string())
-        .collect();
-    let is_option = matches!(
-        segments
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .as_slice(),
-        ["Option"] | ["std" | "core", "option", "Option"]
-    );
-    let PathArguments::AngleBracketed(args) = &path.path.segments.last()?.arguments else {
-        return None;
-    };
-    match (is_option, args.args.len(), args.args.first()) {
-        (true, 1, Some(GenericArgument::Type(inner))) => Some(inner),
-        _ => None,
-    }
-}
-
-/// A type as written, without the invisible groups and parentheses macros may wrap it in.
-pub fn peel(ty: &Type) -> &Type {
-    match ty {
-        Type::Group(group) => peel(&group.elem),
-        Type::Paren(paren) => peel(&paren.elem),
-        other => other,
-    }
-}
-
 /// The expression an `#[arg(default ...)]` stands for, for code generation.
 pub fn default_expr(default: &DefaultAttr) -> Expr {
     match default {
@@ -479,21 +396,8 @@ pub fn default_expr(default: &DefaultAttr) -> Expr {
 
 #[cfg(test)]
 mod tests {
-    use syn::parse_quote;
 
     use super::*;
-
-    #[test]
-    fn option_is_recognized_by_path() {
-        let ty: Type = parse_quote!(Option<u8>);
-        assert!(option_inner(&ty).is_some());
-        let ty: Type = parse_quote!(::std::option::Option<String>);
-        assert!(option_inner(&ty).is_some());
-        let ty: Type = parse_quote!(Vec<Option<u8>>);
-        assert!(option_inner(&ty).is_none());
-        let ty: Type = parse_quote!(my::Option<u8>);
-        assert!(option_inner(&ty).is_none());
-    }
 
     #[test]
     fn task_values_are_the_runtime_modes() {

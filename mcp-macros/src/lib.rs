@@ -10,12 +10,14 @@ mod ctxt;
 mod docs;
 mod expand;
 mod fallback;
-mod handler_fn;
+
 mod listing;
 mod model;
 mod prompt;
 mod resource;
+mod rules;
 mod server;
+mod syntax;
 mod uri_template;
 
 use proc_macro::TokenStream;

@@ -98,7 +98,7 @@ impl HandlerFn {
 
     /// The name the function gives by default: its own, without `r#`.
     pub fn default_name(&self) -> String {
-        crate::check::unraw(self.ident())
+        crate::syntax::unraw(self.ident())
     }
 }
 

@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 use syn::{Ident, ItemFn, ReturnType};
 
 use super::private_path;
-use crate::handler_fn::Callee;
+use crate::rules::Callee;
 
 /// A boxed future that calls `item` with `values` and hands its output to `convert`: awaited in
 /// place for an `async fn`, on a thread of the runtime's for a plain `fn` (which may block).

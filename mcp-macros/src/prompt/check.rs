@@ -6,10 +6,11 @@ use syn::{Ident, ItemFn, Path, Type};
 
 use super::attr::PromptAttr;
 use crate::attr::{DefaultAttr, Spanned};
-use crate::check::{check_documented_arguments_exist, option_inner, unraw};
 use crate::ctxt::Ctxt;
-use crate::handler_fn::{self, Callee};
 use crate::model::{HandlerFn, Param};
+use crate::rules::check_documented_arguments_exist;
+use crate::rules::{self, Callee};
+use crate::syntax::{option_inner, unraw};
 
 /// A prompt function every rule accepted.
 pub struct ValidPrompt {
@@ -74,7 +75,7 @@ impl ValidPrompt {
 /// Check every rule; `Err` with all the problems (and those `cx` already holds).
 pub fn prompt(function: &HandlerFn, attr: &PromptAttr, mut cx: Ctxt) -> syn::Result<ValidPrompt> {
     let cx = &mut cx;
-    let callee = handler_fn::check_function(function, "prompt", cx);
+    let callee = rules::check_function(function, "prompt", cx);
     let (name, name_span) = check_prompt_name(function, attr, cx);
     check_documented_arguments_exist(&function.docs, &function.params, function.ident(), cx);
     let params: Vec<PromptParam> = function
@@ -133,11 +134,11 @@ fn check_prompt_name(function: &HandlerFn, attr: &PromptAttr, cx: &mut Ctxt) -> 
 
 /// Every rule about one parameter; `None` when it cannot be turned into an argument.
 fn check_param(function: &HandlerFn, param: &Param, cx: &mut Ctxt) -> Option<PromptParam> {
-    let name = handler_fn::param_name(param, "prompt", cx)?;
-    if !handler_fn::check_owned(param, "prompt", cx) {
+    let name = rules::param_name(param, "prompt", cx)?;
+    if !rules::check_owned(param, "prompt", cx) {
         return None;
     }
-    if handler_fn::is_injected(&param.ty) {
+    if rules::is_injected(&param.ty) {
         return Some(PromptParam::Injected {
             ty: param.ty.clone(),
         });

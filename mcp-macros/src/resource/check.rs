@@ -8,10 +8,10 @@ use syn::{Ident, ItemFn, LitStr, Path, Type};
 
 use super::attr::ResourceAttr;
 use crate::attr::Spanned;
-use crate::check::option_inner;
 use crate::ctxt::Ctxt;
-use crate::handler_fn::{self, Callee};
 use crate::model::HandlerFn;
+use crate::rules::{self, Callee};
+use crate::syntax::option_inner;
 use crate::uri_template::{self, Part, PartKind};
 
 /// A resource function every rule accepted.
@@ -74,7 +74,7 @@ pub fn resource(
     mut cx: Ctxt,
 ) -> syn::Result<ValidResource> {
     let cx = &mut cx;
-    let callee = handler_fn::check_function(function, "resource", cx);
+    let callee = rules::check_function(function, "resource", cx);
     let uri = attr.uri.as_ref().and_then(|literal| check_uri(literal, cx));
     let variables: Vec<(String, std::ops::Range<usize>)> = match &uri {
         Some(ValidUri::Template { parts, .. }) => parts
@@ -178,10 +178,10 @@ fn check_params(
     let mut params = Vec::new();
     for param in &function.params {
         check_no_arg_options(param, cx);
-        let Some(name) = handler_fn::param_name(param, "resource", cx) else {
+        let Some(name) = rules::param_name(param, "resource", cx) else {
             continue;
         };
-        if !handler_fn::check_owned(param, "resource", cx) {
+        if !rules::check_owned(param, "resource", cx) {
             continue;
         }
         // A URI that did not parse was reported already; which parameter binds what is
@@ -202,7 +202,7 @@ fn check_params(
                 name,
                 ty: param.ty.clone(),
             });
-        } else if handler_fn::is_injected(&param.ty) {
+        } else if rules::is_injected(&param.ty) {
             params.push(ResourceParam::Injected {
                 ty: param.ty.clone(),
             });
@@ -263,7 +263,7 @@ fn check_variables_bound(
         .params
         .iter()
         .filter_map(|param| match &param.pat {
-            syn::Pat::Ident(ident) => Some(crate::check::unraw(&ident.ident)),
+            syn::Pat::Ident(ident) => Some(crate::syntax::unraw(&ident.ident)),
             _ => None,
         })
         .collect();
@@ -311,7 +311,7 @@ fn check_completers(
 ) -> Vec<(String, Path)> {
     let mut completers = Vec::new();
     for completer in &attr.complete {
-        let name = crate::check::unraw(&completer.name);
+        let name = crate::syntax::unraw(&completer.name);
         if variables.iter().any(|(variable, _)| *variable == name) {
             completers.push((name, completer.path.clone()));
         } else if is_template || attr.uri.is_none() {

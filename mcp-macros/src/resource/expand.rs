@@ -233,7 +233,7 @@ pub fn completions<'a>(
     let probes: Vec<(&str, TokenStream)> = values
         .filter(|(name, _)| !completers.iter().any(|(completed, _)| completed == name))
         .map(|(name, ty)| {
-            let ty = crate::check::option_inner(ty).unwrap_or(ty);
+            let ty = crate::syntax::option_inner(ty).unwrap_or(ty);
             (
                 name,
                 quote! {{

@@ -8,10 +8,10 @@ use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
 use super::check::ValidServer;
-use crate::check::unraw;
 use crate::expand::{method_tool, private_path};
 use crate::prompt::method_prompt;
 use crate::resource::method_resource;
+use crate::syntax::unraw;
 
 /// Everything `#[mcp_server]` expands to for `server`.
 pub fn server(server: &ValidServer) -> TokenStream {
