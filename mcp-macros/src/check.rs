@@ -1,6 +1,6 @@
 //! Parsed model -> validated model. One function per rule, each saying why the rule exists.
-//! Code generation accepts only a [`ValidTool`] / [`ValidToolList`], which only this module can
-//! make, so nothing reaches it unchecked.
+//! Code generation accepts only a [`ValidTool`], which only this module can make, so nothing
+//! reaches it unchecked.
 
 use proc_macro2::Span;
 use quote::ToTokens;
@@ -9,7 +9,7 @@ use syn::{Expr, Ident, ItemFn, Pat, Type};
 
 use crate::attr::{AnnotationsAttr, DefaultAttr, Spanned, TaskAttr};
 use crate::ctxt::Ctxt;
-use crate::model::{Param, ToolFn, ToolList};
+use crate::model::{Param, ToolFn};
 use crate::rules::{self, Callee, check_documented_arguments_exist};
 use crate::syntax::{option_inner, peel, unraw};
 
@@ -64,12 +64,6 @@ pub enum Presence {
     Optional,
     /// `#[arg(default ...)]`: absent means this value.
     Default(DefaultAttr),
-}
-
-/// The tools of a `tools![...]` every rule accepted.
-pub struct ValidToolList {
-    pub paths: Vec<syn::Path>,
-    _checked: Checked,
 }
 
 /// Only this module can make one, so only it can make the validated models.
@@ -356,30 +350,6 @@ fn check_wire_names_unique(params: &[ValidParam], cx: &mut Ctxt) {
                     param.wire_name
                 ),
             );
-        }
-    }
-}
-
-/// Every rule on a `tools![...]` list.
-pub fn tool_list(list: ToolList) -> syn::Result<ValidToolList> {
-    let mut cx = Ctxt::new();
-    check_listed_once(&list, &mut cx);
-    cx.check().map(|()| ValidToolList {
-        paths: list.paths,
-        _checked: Checked,
-    })
-}
-
-/// A tool listed twice would be offered twice under one name, which clients reject.
-fn check_listed_once(list: &ToolList, cx: &mut Ctxt) {
-    let written: Vec<String> = list
-        .paths
-        .iter()
-        .map(|path| path.to_token_stream().to_string())
-        .collect();
-    for (index, path) in list.paths.iter().enumerate() {
-        if written[..index].contains(&written[index]) {
-            cx.error_spanned(path, format!("`{}` is listed twice", written[index]));
         }
     }
 }

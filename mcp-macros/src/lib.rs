@@ -31,7 +31,7 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
 #[doc = include_str!("../docs/tools.md")]
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
-    tool_list(input.into()).into()
+    listing::list(listing::Kind::Tools, input.into()).into()
 }
 
 #[doc = include_str!("../docs/mcp_resource.md")]
@@ -93,16 +93,5 @@ fn tool_attribute(
         Err(errors) => fallback::tool(&tool, &errors),
     };
     expand::debug_print(&label, &tokens);
-    tokens
-}
-
-fn tool_list(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
-    let tokens = model::ToolList::from_syn(input)
-        .and_then(check::tool_list)
-        .map_or_else(
-            |error| error.to_compile_error(),
-            |list| expand::tool_list(&list),
-        );
-    expand::debug_print("tools", &tokens);
     tokens
 }

@@ -1,32 +1,43 @@
-//! `resources![a, b]` and `prompts![a, b]`: the paths of annotated functions -> the runtime's
-//! set, with every pair compared at compile time (URIs for resources, names for prompts).
+//! `tools![a, b]`, `resources![a, b]` and `prompts![a, b]`: the paths of annotated functions ->
+//! the runtime's set, with every pair compared at compile time (names for tools and prompts,
+//! URIs for resources). One pipeline for the three: they differ only in the runtime's names.
 //!
-//! As for `tools![...]`, each entry is named once at its path (`<path as StaticResource>::ENTRY`,
-//! where the compiler checks that it is an annotated function), and a constant per entry
-//! panics (a compile error, spanned at the entry) when it repeats an earlier one.
+//! The macro sees only the listed paths; the names are constants the compiler knows. So each
+//! entry is named once, spanned at its path (`<path as StaticTool>::ENTRY`, where the compiler
+//! checks that it is an annotated function), and for each entry a constant compares it with
+//! those before it, panicking (a compile error, spanned at the entry) on a repeat.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
-use syn::Ident;
+use syn::parse::Parser as _;
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
+use syn::{Ident, Path, Token};
 
-use crate::check::{self, ValidToolList};
+use crate::ctxt::Ctxt;
 use crate::expand::{debug_print, private_path};
-use crate::model::ToolList;
 
 /// Which list macro.
 #[derive(Clone, Copy)]
 pub enum Kind {
+    Tools,
     Resources,
     Prompts,
 }
 
-/// Everything `resources![...]` or `prompts![...]` expands to.
+/// The paths of a list every rule accepted.
+struct ValidList {
+    paths: Vec<Path>,
+}
+
+/// Everything `tools![...]`, `resources![...]` or `prompts![...]` expands to.
 pub fn list(kind: Kind, input: TokenStream) -> TokenStream {
-    let tokens = ToolList::from_syn(input)
-        .and_then(check::tool_list)
+    let tokens = Punctuated::<Path, Token![,]>::parse_terminated
+        .parse2(input)
+        .and_then(|paths| check(paths.into_iter().collect()))
         .map_or_else(|error| error.to_compile_error(), |list| expand(kind, &list));
     let label = match kind {
+        Kind::Tools => "tools",
         Kind::Resources => "resources",
         Kind::Prompts => "prompts",
     };
@@ -34,9 +45,31 @@ pub fn list(kind: Kind, input: TokenStream) -> TokenStream {
     tokens
 }
 
-fn expand(kind: Kind, list: &ValidToolList) -> TokenStream {
+/// An entry listed twice would be offered twice under one name (or URI), which clients reject.
+fn check(paths: Vec<Path>) -> syn::Result<ValidList> {
+    let mut cx = Ctxt::new();
+    let written: Vec<String> = paths
+        .iter()
+        .map(|path| path.to_token_stream().to_string())
+        .collect();
+    for (index, path) in paths.iter().enumerate() {
+        if written[..index].contains(&written[index]) {
+            cx.error_spanned(path, format!("`{}` is listed twice", written[index]));
+        }
+    }
+    cx.check().map(|()| ValidList { paths })
+}
+
+fn expand(kind: Kind, list: &ValidList) -> TokenStream {
     let p = private_path();
     let (set, trait_name, entry, from, duplicate) = match kind {
+        Kind::Tools => (
+            quote!(#p::Tools),
+            quote!(#p::StaticTool),
+            quote!(#p::ToolEntry),
+            quote!(#p::tools_from),
+            quote!(#p::duplicate_name_message),
+        ),
         Kind::Resources => (
             quote!(#p::Resources),
             quote!(#p::StaticResource),

@@ -2,10 +2,8 @@
 //! nothing; `check` decides what is acceptable.
 
 use proc_macro2::{Span, TokenStream};
-use syn::parse::Parser as _;
-use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{FnArg, Ident, Item, ItemFn, Pat, Path, Receiver, Token, Type};
+use syn::{FnArg, Ident, Item, ItemFn, Pat, Receiver, Type};
 
 use crate::attr::{self, ArgAttr, ToolAttr};
 use crate::ctxt::Ctxt;
@@ -137,19 +135,5 @@ pub fn item_keyword_span(item: &Item) -> Span {
         Item::Type(item) => item.type_token.span,
         Item::Use(item) => item.use_token.span,
         other => other.span(),
-    }
-}
-
-/// The input of `tools![a, b, module::c]`.
-pub struct ToolList {
-    pub paths: Vec<Path>,
-}
-
-impl ToolList {
-    pub fn from_syn(input: TokenStream) -> syn::Result<Self> {
-        let paths = Punctuated::<Path, Token![,]>::parse_terminated.parse2(input)?;
-        Ok(ToolList {
-            paths: paths.into_iter().collect(),
-        })
     }
 }

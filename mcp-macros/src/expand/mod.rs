@@ -3,14 +3,12 @@
 mod call;
 mod paths;
 mod tool;
-mod tools_list;
 
 use proc_macro2::TokenStream;
 
 pub use call::call_user_fn;
 pub use paths::private as private_path;
 pub use tool::{companion_struct, method_tool, tool};
-pub use tools_list::tool_list;
 
 /// With `MCP_MACROS_DEBUG` set, print an expansion to stderr at compile time: `1` (or `all`)
 /// prints every one, otherwise a comma-separated list of tool function names (and `tools` for
