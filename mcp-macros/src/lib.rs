@@ -4,34 +4,25 @@
 //! `check` -> `expand`, or `fallback` when `check` reports problems. Errors are gathered in a
 //! `ctxt::Ctxt` so every problem is reported at once, each at its tokens.
 
-mod attr;
-mod check;
-mod ctxt;
-mod docs;
-mod expand;
-mod fallback;
-
-mod listing;
-mod model;
+mod list;
 mod prompt;
 mod resource;
-mod rules;
 mod server;
-mod syntax;
-mod uri_template;
+mod shared;
+mod tool;
 
 use proc_macro::TokenStream;
 
 #[doc = include_str!("../docs/mcp_tool.md")]
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    method_or(args, item, tool_attribute)
+    method_or(args, item, tool::attribute)
 }
 
 #[doc = include_str!("../docs/tools.md")]
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
-    listing::list(listing::Kind::Tools, input.into()).into()
+    list::list(list::Kind::Tools, input.into()).into()
 }
 
 #[doc = include_str!("../docs/mcp_resource.md")]
@@ -43,7 +34,7 @@ pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
 #[doc = include_str!("../docs/resources.md")]
 #[proc_macro]
 pub fn resources(input: TokenStream) -> TokenStream {
-    listing::list(listing::Kind::Resources, input.into()).into()
+    list::list(list::Kind::Resources, input.into()).into()
 }
 
 #[doc = include_str!("../docs/mcp_prompt.md")]
@@ -61,7 +52,7 @@ pub fn mcp_server(args: TokenStream, item: TokenStream) -> TokenStream {
 #[doc = include_str!("../docs/prompts.md")]
 #[proc_macro]
 pub fn prompts(input: TokenStream) -> TokenStream {
-    listing::list(listing::Kind::Prompts, input.into()).into()
+    list::list(list::Kind::Prompts, input.into()).into()
 }
 
 /// A method `#[mcp_server]` has read (its attribute rewritten to the marker) goes out as it is;
@@ -76,22 +67,4 @@ fn method_or(
         return item;
     }
     expand(args, item.into()).into()
-}
-
-fn tool_attribute(
-    args: proc_macro2::TokenStream,
-    item: proc_macro2::TokenStream,
-) -> proc_macro2::TokenStream {
-    let mut cx = ctxt::Ctxt::new();
-    let tool = match model::ToolFn::from_syn(args, item.clone(), &mut cx) {
-        Ok(tool) => tool,
-        Err(error) => return fallback::unparsed(item, &error),
-    };
-    let label = tool.function.ident().to_string();
-    let tokens = match check::tool(&tool, cx) {
-        Ok(valid) => expand::tool(&valid),
-        Err(errors) => fallback::tool(&tool, &errors),
-    };
-    expand::debug_print(&label, &tokens);
-    tokens
 }

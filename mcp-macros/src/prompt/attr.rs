@@ -3,8 +3,8 @@
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
 
-use crate::attr::{self, CompleterAttr, Seen, Spanned, skip_value, string_value};
-use crate::ctxt::Ctxt;
+use crate::shared::attr::{self, CompleterAttr, Seen, Spanned, skip_value, string_value};
+use crate::shared::ctxt::Ctxt;
 
 /// The options of `#[mcp_prompt(...)]`.
 #[derive(Default)]

@@ -5,12 +5,12 @@ use proc_macro2::Span;
 use syn::{Ident, ItemFn, Path, Type};
 
 use super::attr::PromptAttr;
-use crate::attr::{DefaultAttr, Spanned};
-use crate::ctxt::Ctxt;
-use crate::model::{HandlerFn, Param};
-use crate::rules::check_documented_arguments_exist;
-use crate::rules::{self, Callee};
-use crate::syntax::{option_inner, unraw};
+use crate::shared::attr::{DefaultAttr, Spanned};
+use crate::shared::ctxt::Ctxt;
+use crate::shared::function::{HandlerFn, Param};
+use crate::shared::rules::check_documented_arguments_exist;
+use crate::shared::rules::{self, Callee};
+use crate::shared::syntax::{option_inner, unraw};
 
 /// A prompt function every rule accepted.
 pub struct ValidPrompt {

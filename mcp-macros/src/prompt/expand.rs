@@ -7,13 +7,13 @@ use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
 use super::check::{Presence, PromptParam, ValidPrompt};
-use crate::check::default_expr;
-use crate::expand::{call_user_fn, companion_struct, private_path};
 use crate::resource::{completions, optional_str};
+use crate::shared::expand::{call_user_fn, companion_struct, default_expr};
+use crate::shared::paths;
 
 /// Everything `#[mcp_prompt]` expands to for the free function of `prompt`.
 pub fn prompt(prompt: &ValidPrompt) -> TokenStream {
-    let p = private_path();
+    let p = paths::private();
     let item = &prompt.item;
     let ident = prompt.fn_ident();
     let name = &prompt.name;
@@ -72,7 +72,7 @@ pub fn method_prompt(
 
 /// `impl PromptHandler for #target`.
 fn handler_impl(prompt: &ValidPrompt, target: &Ident, bound: Option<&TokenStream>) -> TokenStream {
-    let p = private_path();
+    let p = paths::private();
     let definition = definition(prompt);
     let get = get(prompt);
     let completions = completions(
@@ -129,7 +129,7 @@ fn default_fn((index, param): (usize, &PromptParam)) -> Option<TokenStream> {
 }
 
 fn definition(prompt: &ValidPrompt) -> TokenStream {
-    let p = private_path();
+    let p = paths::private();
     let name = &prompt.name;
     let title = optional_str(prompt.title.as_deref());
     let description = optional_str(prompt.description.as_deref());
@@ -161,7 +161,7 @@ fn definition(prompt: &ValidPrompt) -> TokenStream {
 /// The body of `PromptHandler::get`: read every argument (gathering every problem), then run
 /// the function and convert what it returns.
 fn get(prompt: &ValidPrompt) -> TokenStream {
-    let p = private_path();
+    let p = paths::private();
     let request = get_param();
     let reader = Ident::new("__mcp_reader", Span::mixed_site());
     let values: Vec<Ident> = (0..prompt.params.len())

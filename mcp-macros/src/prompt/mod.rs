@@ -12,10 +12,11 @@ pub use attr::{PromptAttr, prompt_attr};
 pub use check::{ValidPrompt, prompt as check_prompt};
 pub use expand::method_prompt;
 
-use crate::ctxt::Ctxt;
-use crate::expand::{companion_struct, debug_print, private_path};
-use crate::fallback;
-use crate::model::HandlerFn;
+use crate::shared::ctxt::Ctxt;
+use crate::shared::expand::{companion_struct, debug_print};
+use crate::shared::fallback;
+use crate::shared::function::HandlerFn;
+use crate::shared::paths;
 
 /// Everything `#[mcp_prompt(args)]` on `item` expands to.
 pub fn attribute(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -50,7 +51,7 @@ fn fallback_prompt(
             #errors
         };
     }
-    let p = private_path();
+    let p = paths::private();
     let ident = function.ident();
     let companion = companion_struct(&item.vis, ident);
     let name = attr

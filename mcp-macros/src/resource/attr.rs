@@ -5,8 +5,8 @@ use syn::meta::ParseNestedMeta;
 use syn::parse::{ParseStream, Parser};
 use syn::{Expr, ExprLit, Lit, LitStr, Path, Token};
 
-use crate::attr::{self, CompleterAttr, Seen, Spanned, skip_value, string_value};
-use crate::ctxt::Ctxt;
+use crate::shared::attr::{self, CompleterAttr, Seen, Spanned, skip_value, string_value};
+use crate::shared::ctxt::Ctxt;
 
 /// The options of `#[mcp_resource(...)]`.
 #[derive(Default)]

@@ -7,12 +7,12 @@ use proc_macro2::Span;
 use syn::{Ident, ItemFn, LitStr, Path, Type};
 
 use super::attr::ResourceAttr;
-use crate::attr::Spanned;
-use crate::ctxt::Ctxt;
-use crate::model::HandlerFn;
-use crate::rules::{self, Callee};
-use crate::syntax::option_inner;
-use crate::uri_template::{self, Part, PartKind};
+use super::uri_template::{self, Part, PartKind};
+use crate::shared::attr::Spanned;
+use crate::shared::ctxt::Ctxt;
+use crate::shared::function::HandlerFn;
+use crate::shared::rules::{self, Callee};
+use crate::shared::syntax::option_inner;
 
 /// A resource function every rule accepted.
 pub struct ValidResource {
@@ -232,13 +232,13 @@ fn check_params(
 
 /// Resource parameters take no options: a variable has no description on the wire, no default
 /// (a matching URI always gives it a value), and binds by its own name.
-fn check_no_arg_options(param: &crate::model::Param, cx: &mut Ctxt) {
+fn check_no_arg_options(param: &crate::shared::function::Param, cx: &mut Ctxt) {
     let options = [
         param.attr.description.as_ref().map(|d| d.span),
         param.attr.rename.as_ref().map(|r| r.span),
         param.attr.default.as_ref().map(|default| match default {
-            crate::attr::DefaultAttr::Value(expr) => syn::spanned::Spanned::span(expr),
-            crate::attr::DefaultAttr::TypeDefault(span) => *span,
+            crate::shared::attr::DefaultAttr::Value(expr) => syn::spanned::Spanned::span(expr),
+            crate::shared::attr::DefaultAttr::TypeDefault(span) => *span,
         }),
     ];
     for span in options.into_iter().flatten() {
@@ -263,7 +263,7 @@ fn check_variables_bound(
         .params
         .iter()
         .filter_map(|param| match &param.pat {
-            syn::Pat::Ident(ident) => Some(crate::syntax::unraw(&ident.ident)),
+            syn::Pat::Ident(ident) => Some(crate::shared::syntax::unraw(&ident.ident)),
             _ => None,
         })
         .collect();
@@ -311,7 +311,7 @@ fn check_completers(
 ) -> Vec<(String, Path)> {
     let mut completers = Vec::new();
     for completer in &attr.complete {
-        let name = crate::syntax::unraw(&completer.name);
+        let name = crate::shared::syntax::unraw(&completer.name);
         if variables.iter().any(|(variable, _)| *variable == name) {
             completers.push((name, completer.path.clone()));
         } else if is_template || attr.uri.is_none() {

@@ -9,12 +9,13 @@ use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
 use super::check::{ResourceParam, ValidResource, ValidUri};
-use crate::expand::{call_user_fn, companion_struct, private_path};
-use crate::uri_template::PartKind;
+use super::uri_template::PartKind;
+use crate::shared::expand::{call_user_fn, companion_struct};
+use crate::shared::paths;
 
 /// Everything `#[mcp_resource]` expands to for the free function of `resource`.
 pub fn resource(resource: &ValidResource) -> TokenStream {
-    let p = private_path();
+    let p = paths::private();
     let item = &resource.item;
     let ident = resource.fn_ident();
     let companion = companion_struct(&item.vis, ident);
@@ -59,7 +60,7 @@ fn handler_impl(
     target: &Ident,
     bound: Option<&TokenStream>,
 ) -> TokenStream {
-    let p = private_path();
+    let p = paths::private();
     let definition = definition(resource);
     let read = read(resource);
     let list = list(resource);
@@ -97,7 +98,7 @@ fn read_param() -> Ident {
 }
 
 fn definition(resource: &ValidResource) -> TokenStream {
-    let p = private_path();
+    let p = paths::private();
     let name = &resource.name;
     let title = optional_str(resource.title.as_deref());
     let description = optional_str(resource.description.as_deref());
@@ -146,7 +147,7 @@ fn definition(resource: &ValidResource) -> TokenStream {
 /// The body of `ResourceHandler::read`: parse every variable (gathering every problem), then
 /// run the function and convert what it returns.
 fn read(resource: &ValidResource) -> TokenStream {
-    let p = private_path();
+    let p = paths::private();
     let read = read_param();
     let reader = Ident::new("__mcp_reader", Span::mixed_site());
     let uri = Ident::new("__mcp_uri", Span::mixed_site());
@@ -199,7 +200,7 @@ fn read(resource: &ValidResource) -> TokenStream {
 
 /// `ResourceHandler::list`, when the resource has a lister.
 fn list(resource: &ValidResource) -> Option<TokenStream> {
-    let p = private_path();
+    let p = paths::private();
     let lister = resource.list.as_ref()?;
     let start = quote_spanned!(lister.span()=> #p::list_with(#lister));
     Some(quote! {
@@ -223,7 +224,7 @@ pub fn completions<'a>(
     completers: &[(String, syn::Path)],
     values: impl Iterator<Item = (&'a str, &'a syn::Type)>,
 ) -> TokenStream {
-    let p = private_path();
+    let p = paths::private();
     let request = Ident::new("__mcp_request", Span::mixed_site());
     let probed = Ident::new("__mcp_values", Span::mixed_site());
     let explicit = completers.iter().map(|(name, path)| {
@@ -233,7 +234,7 @@ pub fn completions<'a>(
     let probes: Vec<(&str, TokenStream)> = values
         .filter(|(name, _)| !completers.iter().any(|(completed, _)| completed == name))
         .map(|(name, ty)| {
-            let ty = crate::syntax::option_inner(ty).unwrap_or(ty);
+            let ty = crate::shared::syntax::option_inner(ty).unwrap_or(ty);
             (
                 name,
                 quote! {{

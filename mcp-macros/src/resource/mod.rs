@@ -4,6 +4,7 @@
 mod attr;
 mod check;
 mod expand;
+mod uri_template;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -12,10 +13,11 @@ pub use attr::{ResourceAttr, resource_attr};
 pub use check::{ValidResource, resource as check_resource};
 pub use expand::{completions, method_resource, optional_str};
 
-use crate::ctxt::Ctxt;
-use crate::expand::{companion_struct, debug_print, private_path};
-use crate::fallback;
-use crate::model::HandlerFn;
+use crate::shared::ctxt::Ctxt;
+use crate::shared::expand::{companion_struct, debug_print};
+use crate::shared::fallback;
+use crate::shared::function::HandlerFn;
+use crate::shared::paths;
 
 /// Everything `#[mcp_resource(args)]` on `item` expands to.
 pub fn attribute(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -46,7 +48,7 @@ fn fallback_resource(function: &HandlerFn, error: &syn::Error) -> TokenStream {
             #errors
         };
     }
-    let p = private_path();
+    let p = paths::private();
     let ident = function.ident();
     let companion = companion_struct(&item.vis, ident);
     // Unique, so the duplicate check of `resources![...]` stays quiet.

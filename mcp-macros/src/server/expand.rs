@@ -8,10 +8,11 @@ use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
 use super::check::ValidServer;
-use crate::expand::{method_tool, private_path};
 use crate::prompt::method_prompt;
 use crate::resource::method_resource;
-use crate::syntax::unraw;
+use crate::shared::paths;
+use crate::shared::syntax::unraw;
+use crate::tool::method_tool;
 
 /// Everything `#[mcp_server]` expands to for `server`.
 pub fn server(server: &ValidServer) -> TokenStream {
@@ -88,7 +89,7 @@ pub fn service_impl(
     resources: &[Ident],
     prompts: &[Ident],
 ) -> TokenStream {
-    let p = private_path();
+    let p = paths::private();
     let set = Ident::new("__mcp_set", Span::mixed_site());
     quote! {
         impl #p::McpService for #self_ty #bound {
@@ -115,7 +116,7 @@ pub fn service_impl(
 /// The check that the type can be served, at the type: its error says what is required; the
 /// errors of [`shared_bound`] then name the fields that are not.
 pub fn assert_shared(self_ty: &Type) -> TokenStream {
-    let p = private_path();
+    let p = paths::private();
     quote_spanned! {self_ty.span()=>
         const _: () = #p::assert_service::<#self_ty>();
     }

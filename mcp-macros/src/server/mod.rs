@@ -11,8 +11,8 @@ use quote::quote;
 
 pub use model::is_method_marker;
 
-use crate::expand::debug_print;
-use crate::fallback;
+use crate::shared::expand::debug_print;
+use crate::shared::fallback;
 
 /// Everything `#[mcp_server(args)]` on `item` expands to.
 pub fn attribute(args: TokenStream, item: TokenStream) -> TokenStream {

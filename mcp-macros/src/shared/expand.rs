@@ -1,13 +1,25 @@
-//! The call of the user's function inside a generated handler, shared by tools, resources and
-//! prompts.
+//! The pieces of generated code that tools, resources and prompts share: the companion struct
+//! of a free function, the call of the user's function inside a handler, a default parameter's
+//! expression, and the debug print of an expansion.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, ItemFn, ReturnType};
+use syn::{Expr, Ident, ItemFn, ReturnType, Visibility};
 
-use super::private_path;
-use crate::rules::Callee;
+use crate::shared::attr::DefaultAttr;
+use crate::shared::paths;
+use crate::shared::rules::Callee;
+
+/// The braced struct named like the function: it lives in the type namespace, so it coexists
+/// with the function, and `tools![name]` finds it by the function's name.
+pub fn companion_struct(vis: &Visibility, ident: &Ident) -> TokenStream {
+    quote! {
+        #[allow(non_camel_case_types)]
+        #[doc(hidden)]
+        #vis struct #ident {}
+    }
+}
 
 /// A boxed future that calls `item` with `values` and hands its output to `convert`: awaited in
 /// place for an `async fn`, on a thread of the runtime's for a plain `fn` (which may block).
@@ -21,7 +33,7 @@ pub fn call_user_fn(
     values: &[Ident],
     convert: impl FnOnce(&Ident, Span) -> TokenStream,
 ) -> TokenStream {
-    let p = private_path();
+    let p = paths::private();
     let ident = &item.sig.ident;
     let output_span = match &item.sig.output {
         ReturnType::Type(_, ty) => ty.span(),
@@ -60,5 +72,35 @@ pub fn call_user_fn(
             #setup
             #run
         }},
+    }
+}
+
+/// The expression an `#[arg(default ...)]` stands for, for code generation.
+pub fn default_expr(default: &DefaultAttr) -> Expr {
+    match default {
+        DefaultAttr::Value(expr) => expr.clone(),
+        DefaultAttr::TypeDefault(span) => {
+            syn::parse_quote_spanned!(*span=> ::core::default::Default::default())
+        }
+    }
+}
+
+/// With `MCP_MACROS_DEBUG` set, print an expansion to stderr at compile time: `1` (or `all`)
+/// prints every one, otherwise a comma-separated list of tool function names (and `tools` for
+/// `tools![...]`) selects some.
+///
+/// Cargo does not rebuild when only an environment variable changes: touch the source file (or
+/// `cargo clean -p <crate>`) to see an expansion again.
+pub fn debug_print(label: &str, tokens: &TokenStream) {
+    let Ok(wanted) = std::env::var("MCP_MACROS_DEBUG") else {
+        return;
+    };
+    let selected = match wanted.trim() {
+        "" | "0" | "false" => false,
+        "1" | "true" | "all" => true,
+        names => names.split(',').any(|name| name.trim() == label),
+    };
+    if selected {
+        eprintln!("[mcp_macros] expansion of `{label}`:\n{tokens}\n");
     }
 }

@@ -8,7 +8,7 @@
 use proc_macro2::Span;
 use syn::{Attribute, Expr, ExprLit, Lit, Meta};
 
-use crate::ctxt::Ctxt;
+use crate::shared::ctxt::Ctxt;
 
 /// What a function's doc comment says.
 #[derive(Debug, Default)]

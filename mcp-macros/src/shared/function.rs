@@ -1,13 +1,14 @@
-//! The parsed model of each macro's input: what was written, with spans. Records and judges
-//! nothing; `check` decides what is acceptable.
+//! The model of a function under `#[mcp_tool]`, `#[mcp_resource]` or `#[mcp_prompt]`: what was
+//! written, with spans, its docs and the `#[arg]` of its parameters read. Records and judges
+//! nothing; the checks decide what is acceptable.
 
 use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
 use syn::{FnArg, Ident, Item, ItemFn, Pat, Receiver, Type};
 
-use crate::attr::{self, ArgAttr, ToolAttr};
-use crate::ctxt::Ctxt;
-use crate::docs::{self, Docs};
+use crate::shared::attr::{self, ArgAttr};
+use crate::shared::ctxt::Ctxt;
+use crate::shared::docs::{self, Docs};
 
 /// A function under `#[mcp_tool]`, `#[mcp_resource]` or `#[mcp_prompt]`: free, or a method of
 /// an `#[mcp_server]` impl block.
@@ -33,12 +34,6 @@ pub enum Owner {
     Free,
     /// A method or associated function in `#[mcp_server] impl Type`.
     Impl(Box<Type>),
-}
-
-/// A function under `#[mcp_tool(...)]`.
-pub struct ToolFn {
-    pub function: HandlerFn,
-    pub attr: ToolAttr,
 }
 
 /// One typed parameter of the function.
@@ -96,23 +91,12 @@ impl HandlerFn {
 
     /// The name the function gives by default: its own, without `r#`.
     pub fn default_name(&self) -> String {
-        crate::syntax::unraw(self.ident())
-    }
-}
-
-impl ToolFn {
-    /// Read `#[mcp_tool(args)]` on `item`. `Err` when `item` is not a function; problems with
-    /// the options and docs go to `cx`.
-    pub fn from_syn(args: TokenStream, item: TokenStream, cx: &mut Ctxt) -> syn::Result<Self> {
-        let item = parse_fn(item, "#[mcp_tool]")?;
-        let attr = attr::tool_attr(args, cx);
-        let function = HandlerFn::from_fn(item, Owner::Free, "#[mcp_tool]", cx);
-        Ok(ToolFn { function, attr })
+        crate::shared::syntax::unraw(self.ident())
     }
 }
 
 /// `item` as a function; `Err` at its keyword when it is something else.
-fn parse_fn(item: TokenStream, attribute: &str) -> syn::Result<ItemFn> {
+pub fn parse_fn(item: TokenStream, attribute: &str) -> syn::Result<ItemFn> {
     match syn::parse2::<Item>(item)? {
         Item::Fn(item) => Ok(item),
         other => Err(syn::Error::new(

@@ -6,10 +6,10 @@
 use quote::ToTokens;
 use syn::{Ident, Pat, Type};
 
-use crate::ctxt::Ctxt;
-use crate::docs::Docs;
-use crate::model::{HandlerFn, Owner, Param};
-use crate::syntax::{peel, unraw};
+use crate::shared::ctxt::Ctxt;
+use crate::shared::docs::Docs;
+use crate::shared::function::{HandlerFn, Owner, Param};
+use crate::shared::syntax::{peel, unraw};
 
 /// How generated code calls the function, once its receiver is accepted.
 #[derive(Clone)]

@@ -5,13 +5,14 @@
 use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned as _;
-use syn::{Expr, Ident, ItemFn, Pat, Type};
+use syn::{Ident, ItemFn, Pat, Type};
 
-use crate::attr::{AnnotationsAttr, DefaultAttr, Spanned, TaskAttr};
-use crate::ctxt::Ctxt;
-use crate::model::{Param, ToolFn};
-use crate::rules::{self, Callee, check_documented_arguments_exist};
-use crate::syntax::{option_inner, peel, unraw};
+use super::attr::{AnnotationsAttr, TaskAttr, ToolAttr};
+use crate::shared::attr::{DefaultAttr, Spanned};
+use crate::shared::ctxt::Ctxt;
+use crate::shared::function::{HandlerFn, Param};
+use crate::shared::rules::{self, Callee, check_documented_arguments_exist};
+use crate::shared::syntax::{option_inner, peel, unraw};
 
 /// A tool function every rule accepted.
 pub struct ValidTool {
@@ -75,19 +76,19 @@ impl ValidTool {
     }
 }
 
-/// Check every rule on `tool`; `Err` with all the problems (and those `cx` already holds).
-pub fn tool(tool: &ToolFn, mut cx: Ctxt) -> syn::Result<ValidTool> {
-    let function = &tool.function;
+/// Check every rule on `function` under `attr`; `Err` with all the problems (and those `cx`
+/// already holds).
+pub fn tool(function: &HandlerFn, attr: &ToolAttr, mut cx: Ctxt) -> syn::Result<ValidTool> {
     let callee = rules::check_receiver(function, &mut cx);
-    check_no_generics(tool, &mut cx);
-    check_safe_and_not_variadic(tool, &mut cx);
-    let (name, name_span) = check_tool_name(tool, &mut cx);
-    let task_support = check_task_support(tool.attr.task.as_ref(), &mut cx);
+    check_no_generics(function, &mut cx);
+    check_safe_and_not_variadic(function, &mut cx);
+    let (name, name_span) = check_tool_name(function, attr, &mut cx);
+    let task_support = check_task_support(attr.task.as_ref(), &mut cx);
     check_documented_arguments_exist(&function.docs, &function.params, function.ident(), &mut cx);
     let params: Vec<ValidParam> = function
         .params
         .iter()
-        .filter_map(|param| check_param(tool, param, &mut cx))
+        .filter_map(|param| check_param(function, param, &mut cx))
         .collect();
     check_wire_names_unique(&params, &mut cx);
     let valid = ValidTool {
@@ -95,16 +96,15 @@ pub fn tool(tool: &ToolFn, mut cx: Ctxt) -> syn::Result<ValidTool> {
         callee,
         name,
         name_span,
-        title: tool.attr.title.as_ref().map(|title| title.value.clone()),
-        description: tool
-            .attr
+        title: attr.title.as_ref().map(|title| title.value.clone()),
+        description: attr
             .description
             .as_ref()
             .map(|description| description.value.clone())
             .or_else(|| function.docs.description.clone()),
-        annotations: tool.attr.annotations,
-        recursive: tool.attr.recursive,
-        icon: tool.attr.icon.as_ref().map(|icon| icon.value.clone()),
+        annotations: attr.annotations,
+        recursive: attr.recursive,
+        icon: attr.icon.as_ref().map(|icon| icon.value.clone()),
         task_support,
         params,
         _checked: Checked,
@@ -114,8 +114,8 @@ pub fn tool(tool: &ToolFn, mut cx: Ctxt) -> syn::Result<ValidTool> {
 
 /// Each parameter needs one concrete type: its schema is generated once and its value
 /// deserialized as that type, so there is nothing to pick a generic parameter with.
-fn check_no_generics(tool: &ToolFn, cx: &mut Ctxt) {
-    let generics = &tool.function.item.sig.generics;
+fn check_no_generics(function: &HandlerFn, cx: &mut Ctxt) {
+    let generics = &function.item.sig.generics;
     if !generics.params.is_empty() || generics.where_clause.is_some() {
         cx.error_spanned(
             generics,
@@ -123,7 +123,7 @@ fn check_no_generics(tool: &ToolFn, cx: &mut Ctxt) {
              for its schema",
         );
     }
-    for param in &tool.function.params {
+    for param in &function.params {
         if matches!(peel(&param.ty), Type::ImplTrait(_)) {
             cx.error_spanned(
                 &param.ty,
@@ -155,8 +155,8 @@ fn check_owned_param(param: &Param, cx: &mut Ctxt) {
 
 /// Clients call a tool with whatever arguments they like, so it cannot have preconditions the
 /// caller must uphold (`unsafe`), nor take a C variadic list.
-fn check_safe_and_not_variadic(tool: &ToolFn, cx: &mut Ctxt) {
-    let sig = &tool.function.item.sig;
+fn check_safe_and_not_variadic(function: &HandlerFn, cx: &mut Ctxt) {
+    let sig = &function.item.sig;
     if let Some(unsafety) = &sig.unsafety {
         cx.error_spanned(
             unsafety,
@@ -171,11 +171,11 @@ fn check_safe_and_not_variadic(tool: &ToolFn, cx: &mut Ctxt) {
 
 /// Clients reject a whole tool list when one name has characters outside `[A-Za-z0-9_-]` or is
 /// longer than 64 (stricter than the spec's 128 and `.`, but what real clients enforce).
-fn check_tool_name(tool: &ToolFn, cx: &mut Ctxt) -> (String, Span) {
-    let (name, span, from_fn) = match &tool.attr.name {
+fn check_tool_name(function: &HandlerFn, attr: &ToolAttr, cx: &mut Ctxt) -> (String, Span) {
+    let (name, span, from_fn) = match &attr.name {
         Some(Spanned { value, span }) => (value.clone(), *span, false),
         None => {
-            let ident = tool.function.ident();
+            let ident = function.ident();
             (unraw(ident), ident.span(), true)
         }
     };
@@ -232,7 +232,7 @@ fn check_task_support(task: Option<&TaskAttr>, cx: &mut Ctxt) -> TaskSupport {
 }
 
 /// Every rule about one parameter; `None` when it cannot be turned into an argument.
-fn check_param(tool: &ToolFn, param: &Param, cx: &mut Ctxt) -> Option<ValidParam> {
+fn check_param(function: &HandlerFn, param: &Param, cx: &mut Ctxt) -> Option<ValidParam> {
     check_owned_param(param, cx);
     let name = check_param_pattern(param, cx)?;
     let option_inner = option_inner(&param.ty);
@@ -262,7 +262,7 @@ fn check_param(tool: &ToolFn, param: &Param, cx: &mut Ctxt) -> Option<ValidParam
         wire_name_span,
         value_ty: option_inner.unwrap_or(&param.ty).clone(),
         presence,
-        description: check_described_once(tool, param, &name, cx),
+        description: check_described_once(function, param, &name, cx),
     })
 }
 
@@ -314,13 +314,13 @@ fn check_rename_not_empty(rename: &Spanned<String>, cx: &mut Ctxt) {
 
 /// One description per parameter: when both `#[arg(description)]` and `# Arguments` give one,
 /// whichever won, the other would be silently lost.
-fn check_described_once(tool: &ToolFn, param: &Param, name: &str, cx: &mut Ctxt) -> Option<String> {
-    let documented = tool
-        .function
-        .docs
-        .arguments
-        .iter()
-        .find(|doc| doc.name == name);
+fn check_described_once(
+    function: &HandlerFn,
+    param: &Param,
+    name: &str,
+    cx: &mut Ctxt,
+) -> Option<String> {
+    let documented = function.docs.arguments.iter().find(|doc| doc.name == name);
     match (&param.attr.description, documented) {
         (Some(attr), Some(_)) => {
             cx.error_at(
@@ -354,19 +354,8 @@ fn check_wire_names_unique(params: &[ValidParam], cx: &mut Ctxt) {
     }
 }
 
-/// The expression an `#[arg(default ...)]` stands for, for code generation.
-pub fn default_expr(default: &DefaultAttr) -> Expr {
-    match default {
-        DefaultAttr::Value(expr) => expr.clone(),
-        DefaultAttr::TypeDefault(span) => {
-            syn::parse_quote_spanned!(*span=> ::core::default::Default::default())
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-
     use super::*;
 
     #[test]

@@ -14,8 +14,9 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Ident, Path, Token};
 
-use crate::ctxt::Ctxt;
-use crate::expand::{debug_print, private_path};
+use crate::shared::ctxt::Ctxt;
+use crate::shared::expand::debug_print;
+use crate::shared::paths;
 
 /// Which list macro.
 #[derive(Clone, Copy)]
@@ -61,7 +62,7 @@ fn check(paths: Vec<Path>) -> syn::Result<ValidList> {
 }
 
 fn expand(kind: Kind, list: &ValidList) -> TokenStream {
-    let p = private_path();
+    let p = paths::private();
     let (set, trait_name, entry, from, duplicate) = match kind {
         Kind::Tools => (
             quote!(#p::Tools),

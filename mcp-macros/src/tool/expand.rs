@@ -9,11 +9,13 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, ReturnType, Type, Visibility};
+use syn::{Ident, ReturnType, Type};
 
-use super::{call_user_fn, paths};
-use crate::attr::{AnnotationsAttr, DefaultAttr};
-use crate::check::{self, Presence, TaskSupport, ValidParam, ValidTool};
+use super::attr::AnnotationsAttr;
+use super::check::{Presence, TaskSupport, ValidParam, ValidTool};
+use crate::shared::attr::DefaultAttr;
+use crate::shared::expand::{call_user_fn, companion_struct, default_expr};
+use crate::shared::paths;
 
 /// Everything `#[mcp_tool]` expands to for the free function of `tool`.
 pub fn tool(tool: &ValidTool) -> TokenStream {
@@ -120,16 +122,6 @@ fn handler_impl(
     }
 }
 
-/// The braced struct named like the function: it lives in the type namespace, so it coexists
-/// with the function, and `tools![name]` finds it by the function's name.
-pub fn companion_struct(vis: &Visibility, ident: &Ident) -> TokenStream {
-    quote! {
-        #[allow(non_camel_case_types)]
-        #[doc(hidden)]
-        #vis struct #ident {}
-    }
-}
-
 /// `fn __mcp_default_N() -> T { expr }`, an associated function of the handler (so the tools
 /// of one `#[mcp_server]` impl do not collide): one place where the default expression is
 /// type-checked against the parameter, used by both the schema and the call.
@@ -139,7 +131,7 @@ fn default_fn((index, param): (usize, &ValidParam)) -> Option<TokenStream> {
     };
     let ident = default_fn_ident(index);
     let ty = &param.value_ty;
-    let expr = check::default_expr(default);
+    let expr = default_expr(default);
     Some(quote! {
         fn #ident() -> #ty {
             #expr
