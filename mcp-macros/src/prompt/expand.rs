@@ -7,8 +7,8 @@ use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
 use super::check::{Presence, PromptParam, ValidPrompt};
-use crate::resource::{completions, optional_str};
-use crate::shared::expand::{call_user_fn, companion_struct, default_expr};
+use crate::resource::completions;
+use crate::shared::expand::{call_user_fn, companion_struct, default_expr, optional};
 use crate::shared::paths;
 
 /// Everything `#[mcp_prompt]` expands to for the free function of `prompt`.
@@ -131,12 +131,12 @@ fn default_fn((index, param): (usize, &PromptParam)) -> Option<TokenStream> {
 fn definition(prompt: &ValidPrompt) -> TokenStream {
     let p = paths::private();
     let name = &prompt.name;
-    let title = optional_str(prompt.title.as_deref());
-    let description = optional_str(prompt.description.as_deref());
+    let title = optional(prompt.title.as_deref());
+    let description = optional(prompt.description.as_deref());
     let icons = prompt.icon.iter();
     let arguments = prompt.arguments().map(|argument| {
         let name = &argument.wire_name;
-        let description = optional_str(argument.description.as_deref());
+        let description = optional(argument.description.as_deref());
         let required = matches!(argument.presence, Presence::Required);
         quote! {
             #p::PromptArgumentSpec {

@@ -10,7 +10,7 @@ use syn::{Ident, Type};
 
 use super::check::{ResourceParam, ValidResource, ValidUri};
 use super::uri_template::PartKind;
-use crate::shared::expand::{call_user_fn, companion_struct};
+use crate::shared::expand::{call_user_fn, companion_struct, optional};
 use crate::shared::paths;
 
 /// Everything `#[mcp_resource]` expands to for the free function of `resource`.
@@ -100,21 +100,15 @@ fn read_param() -> Ident {
 fn definition(resource: &ValidResource) -> TokenStream {
     let p = paths::private();
     let name = &resource.name;
-    let title = optional_str(resource.title.as_deref());
-    let description = optional_str(resource.description.as_deref());
-    let mime_type = optional_str(resource.mime_type.as_deref());
-    let size = match resource.size {
-        Some(size) => quote!(::core::option::Option::Some(#size)),
-        None => quote!(::core::option::Option::None),
-    };
+    let title = optional(resource.title.as_deref());
+    let description = optional(resource.description.as_deref());
+    let mime_type = optional(resource.mime_type.as_deref());
+    let size = optional(resource.size);
     let audience = resource.audience.iter().map(|role| {
         let role = Ident::new(role, Span::call_site());
         quote!(#p::Role::#role)
     });
-    let priority = match resource.priority {
-        Some(priority) => quote!(::core::option::Option::Some(#priority)),
-        None => quote!(::core::option::Option::None),
-    };
+    let priority = optional(resource.priority);
     let icons = resource.icon.iter();
     let spec = quote! {
         #p::ResourceSpec {
@@ -168,7 +162,7 @@ fn read(resource: &ValidResource) -> TokenStream {
                 quote!(let #value = ::core::option::Option::Some(#inject);)
             }
         });
-    let mime_type = optional_str(resource.mime_type.as_deref());
+    let mime_type = optional(resource.mime_type.as_deref());
     let run = call_user_fn(
         &resource.item,
         &resource.callee,
@@ -277,12 +271,5 @@ pub fn completions<'a>(
         fn has_completions(&self) -> bool {
             #has_completions
         }
-    }
-}
-
-pub fn optional_str(text: Option<&str>) -> TokenStream {
-    match text {
-        Some(text) => quote!(::core::option::Option::Some(#text)),
-        None => quote!(::core::option::Option::None),
     }
 }

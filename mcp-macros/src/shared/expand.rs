@@ -3,7 +3,7 @@
 //! expression, and the debug print of an expansion.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, ItemFn, ReturnType, Visibility};
 
@@ -72,6 +72,15 @@ pub fn call_user_fn(
             #setup
             #run
         }},
+    }
+}
+
+/// `Some(value)` or `None`, for a fact the runtime takes as an `Option` (a title, a size, a
+/// hint).
+pub fn optional(value: Option<impl ToTokens>) -> TokenStream {
+    match value {
+        Some(value) => quote!(::core::option::Option::Some(#value)),
+        None => quote!(::core::option::Option::None),
     }
 }
 

@@ -14,7 +14,7 @@ use syn::{Ident, ReturnType, Type};
 use super::attr::AnnotationsAttr;
 use super::check::{Presence, TaskSupport, ValidParam, ValidTool};
 use crate::shared::attr::DefaultAttr;
-use crate::shared::expand::{call_user_fn, companion_struct, default_expr};
+use crate::shared::expand::{call_user_fn, companion_struct, default_expr, optional};
 use crate::shared::paths;
 
 /// Everything `#[mcp_tool]` expands to for the free function of `tool`.
@@ -155,8 +155,8 @@ fn param_fns(param: &ValidParam) -> TokenStream {
 fn definition(tool: &ValidTool) -> TokenStream {
     let p = paths::private();
     let name = &tool.name;
-    let title = optional_str(tool.title.as_deref());
-    let description = optional_str(tool.description.as_deref());
+    let title = optional(tool.title.as_deref());
+    let description = optional(tool.description.as_deref());
     let annotations = annotations(&tool.annotations);
     let recursive = tool.recursive;
     let output_schema = output_schema(tool);
@@ -166,7 +166,7 @@ fn definition(tool: &ValidTool) -> TokenStream {
     let params = tool.params.iter().enumerate().map(|(index, param)| {
         let fns = param_fns(param);
         let wire_name = &param.wire_name;
-        let description = optional_str(param.description.as_deref());
+        let description = optional(param.description.as_deref());
         let requirement = match &param.presence {
             Presence::Required => quote!(#p::Requirement::Required),
             Presence::Optional => quote!(#p::Requirement::Optional),
@@ -310,10 +310,7 @@ fn annotations(hints: &AnnotationsAttr) -> TokenStream {
         hints.idempotent,
         hints.open_world,
     ]
-    .map(|hint| match hint {
-        Some(value) => quote!(::core::option::Option::Some(#value)),
-        None => quote!(::core::option::Option::None),
-    });
+    .map(optional);
     quote!(#p::annotations(#(#hints),*))
 }
 
@@ -324,12 +321,5 @@ fn task_support(support: TaskSupport) -> TokenStream {
         // Through `with_tasks`: a runtime built without its `tasks` feature refuses these.
         TaskSupport::Optional => quote!(#p::with_tasks(#p::TaskSupport::Optional)),
         TaskSupport::Required => quote!(#p::with_tasks(#p::TaskSupport::Required)),
-    }
-}
-
-fn optional_str(text: Option<&str>) -> TokenStream {
-    match text {
-        Some(text) => quote!(::core::option::Option::Some(#text)),
-        None => quote!(::core::option::Option::None),
     }
 }
