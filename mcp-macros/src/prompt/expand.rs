@@ -7,8 +7,7 @@ use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
 use super::check::{Presence, PromptParam, ValidPrompt};
-use crate::resource::completions;
-use crate::shared::expand::{call_user_fn, companion_struct, default_expr, optional};
+use crate::shared::expand::{call_user_fn, companion_struct, completions, default_expr, optional};
 use crate::shared::paths;
 
 /// Everything `#[mcp_prompt]` expands to for the free function of `prompt`.

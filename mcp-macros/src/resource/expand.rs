@@ -10,7 +10,7 @@ use syn::{Ident, Type};
 
 use super::check::{ResourceParam, ValidResource, ValidUri};
 use super::uri_template::PartKind;
-use crate::shared::expand::{call_user_fn, companion_struct, optional};
+use crate::shared::expand::{call_user_fn, companion_struct, completions, optional};
 use crate::shared::paths;
 
 /// Everything `#[mcp_resource]` expands to for the free function of `resource`.
@@ -210,66 +210,4 @@ fn list(resource: &ValidResource) -> Option<TokenStream> {
             ::core::option::Option::Some(#start)
         }
     })
-}
-
-/// `complete` and `has_completions`: explicit completers by name, then every other value whose
-/// type is an enum of unit variants (decided by the runtime's probe).
-pub fn completions<'a>(
-    completers: &[(String, syn::Path)],
-    values: impl Iterator<Item = (&'a str, &'a syn::Type)>,
-) -> TokenStream {
-    let p = paths::private();
-    let request = Ident::new("__mcp_request", Span::mixed_site());
-    let probed = Ident::new("__mcp_values", Span::mixed_site());
-    let explicit = completers.iter().map(|(name, path)| {
-        let run = quote_spanned!(path.span()=> #p::complete_with(#path, #request));
-        quote!(#name => ::core::option::Option::Some(#run),)
-    });
-    let probes: Vec<(&str, TokenStream)> = values
-        .filter(|(name, _)| !completers.iter().any(|(completed, _)| completed == name))
-        .map(|(name, ty)| {
-            let ty = crate::shared::syntax::option_inner(ty).unwrap_or(ty);
-            (
-                name,
-                quote! {{
-                    #[allow(unused_imports)]
-                    use #p::{ViaJsonSchema as _, ViaNothing as _};
-                    // The borrow picks `ViaNothing` when `ViaJsonSchema` does not apply.
-                    #[allow(clippy::needless_borrow)]
-                    let #probed = (&#p::EnumProbe::<#ty>::NEW).enum_values();
-                    #probed
-                }},
-            )
-        })
-        .collect();
-    let automatic = probes
-        .iter()
-        .map(|(name, probe)| quote!(#name => #p::complete_enum(#probe, #request),));
-    let complete = quote! {
-        match #request.argument.as_str() {
-            #(#explicit)*
-            #(#automatic)*
-            _ => ::core::option::Option::None,
-        }
-    };
-    let has_completions = if completers.is_empty() {
-        let checks = probes
-            .iter()
-            .map(|(_, probe)| quote!(::core::option::Option::is_some(&#probe)));
-        quote!(false #(|| #checks)*)
-    } else {
-        quote!(true)
-    };
-    quote! {
-        fn complete(
-            &self,
-            #request: &#p::CompletionRequest,
-        ) -> ::core::option::Option<#p::Completion> {
-            #complete
-        }
-
-        fn has_completions(&self) -> bool {
-            #has_completions
-        }
-    }
 }

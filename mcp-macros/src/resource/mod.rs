@@ -11,7 +11,7 @@ use quote::quote;
 
 pub use attr::{ResourceAttr, resource_attr};
 pub use check::{ValidResource, resource as check_resource};
-pub use expand::{completions, method_resource};
+pub use expand::method_resource;
 
 use crate::shared::ctxt::Ctxt;
 use crate::shared::expand::{companion_struct, debug_print};

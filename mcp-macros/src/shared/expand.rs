@@ -1,6 +1,6 @@
 //! The pieces of generated code that tools, resources and prompts share: the companion struct
-//! of a free function, the call of the user's function inside a handler, a default parameter's
-//! expression, and the debug print of an expansion.
+//! of a free function, the call of the user's function inside a handler, completions, optional
+//! facts, a default parameter's expression, and the debug print of an expansion.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
@@ -10,6 +10,7 @@ use syn::{Expr, Ident, ItemFn, ReturnType, Visibility};
 use crate::shared::attr::DefaultAttr;
 use crate::shared::paths;
 use crate::shared::rules::Callee;
+use crate::shared::syntax::option_inner;
 
 /// The braced struct named like the function: it lives in the type namespace, so it coexists
 /// with the function, and `tools![name]` finds it by the function's name.
@@ -72,6 +73,68 @@ pub fn call_user_fn(
             #setup
             #run
         }},
+    }
+}
+
+/// `complete` and `has_completions`: explicit completers by name, then every other value whose
+/// type is an enum of unit variants (decided by the runtime's probe).
+pub fn completions<'a>(
+    completers: &[(String, syn::Path)],
+    values: impl Iterator<Item = (&'a str, &'a syn::Type)>,
+) -> TokenStream {
+    let p = paths::private();
+    let request = Ident::new("__mcp_request", Span::mixed_site());
+    let probed = Ident::new("__mcp_values", Span::mixed_site());
+    let explicit = completers.iter().map(|(name, path)| {
+        let run = quote_spanned!(path.span()=> #p::complete_with(#path, #request));
+        quote!(#name => ::core::option::Option::Some(#run),)
+    });
+    let probes: Vec<(&str, TokenStream)> = values
+        .filter(|(name, _)| !completers.iter().any(|(completed, _)| completed == name))
+        .map(|(name, ty)| {
+            let ty = option_inner(ty).unwrap_or(ty);
+            (
+                name,
+                quote! {{
+                    #[allow(unused_imports)]
+                    use #p::{ViaJsonSchema as _, ViaNothing as _};
+                    // The borrow picks `ViaNothing` when `ViaJsonSchema` does not apply.
+                    #[allow(clippy::needless_borrow)]
+                    let #probed = (&#p::EnumProbe::<#ty>::NEW).enum_values();
+                    #probed
+                }},
+            )
+        })
+        .collect();
+    let automatic = probes
+        .iter()
+        .map(|(name, probe)| quote!(#name => #p::complete_enum(#probe, #request),));
+    let complete = quote! {
+        match #request.argument.as_str() {
+            #(#explicit)*
+            #(#automatic)*
+            _ => ::core::option::Option::None,
+        }
+    };
+    let has_completions = if completers.is_empty() {
+        let checks = probes
+            .iter()
+            .map(|(_, probe)| quote!(::core::option::Option::is_some(&#probe)));
+        quote!(false #(|| #checks)*)
+    } else {
+        quote!(true)
+    };
+    quote! {
+        fn complete(
+            &self,
+            #request: &#p::CompletionRequest,
+        ) -> ::core::option::Option<#p::Completion> {
+            #complete
+        }
+
+        fn has_completions(&self) -> bool {
+            #has_completions
+        }
     }
 }
 
