@@ -7,39 +7,36 @@ use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
 use super::check::{Presence, PromptParam, ValidPrompt};
-use crate::shared::expand::{call_user_fn, companion_struct, completions, default_expr, optional};
+use crate::shared::expand::{call_user_fn, companion, completions, default_expr, optional};
 use crate::shared::paths;
 
 /// Everything `#[mcp_prompt]` expands to for the free function of `prompt`.
 pub fn prompt(prompt: &ValidPrompt) -> TokenStream {
-    let p = paths::private();
     let item = &prompt.item;
     let ident = prompt.fn_ident();
-    let name = &prompt.name;
-    let companion = companion_struct(&item.vis, ident);
-    let default_fns: Vec<TokenStream> = prompt
-        .params
-        .iter()
-        .enumerate()
-        .filter_map(default_fn)
-        .collect();
-    let defaults = (!default_fns.is_empty()).then(|| quote!(impl #ident { #(#default_fns)* }));
-    let handler = handler_impl(prompt, ident, None);
+    let defaults = defaults(prompt, ident);
+    let impls = companion_impls(ident, &prompt.name, Some(prompt));
+    let companion = companion(&item.vis, ident, quote!(#defaults #impls));
     quote! {
         #item
 
         #companion
+    }
+}
 
-        const _: () = {
-            #defaults
+/// `StaticPrompt` and `PromptHandler` for the companion struct `ident` of the prompt `name`:
+/// those of `prompt`, or with `None` the fallback's, whose bodies never run (the crate does not
+/// compile).
+pub fn companion_impls(ident: &Ident, name: &str, prompt: Option<&ValidPrompt>) -> TokenStream {
+    let p = paths::private();
+    let handler = handler_impl(ident, None, prompt);
+    quote! {
+        impl #p::StaticPrompt for #ident {
+            const NAME: &'static str = #name;
+            const INSTANCE: Self = #ident {};
+        }
 
-            impl #p::StaticPrompt for #ident {
-                const NAME: &'static str = #name;
-                const INSTANCE: Self = #ident {};
-            }
-
-            #handler
-        };
+        #handler
     }
 }
 
@@ -51,14 +48,8 @@ pub fn method_prompt(
     self_ty: &Type,
     bound: &TokenStream,
 ) -> TokenStream {
-    let default_fns: Vec<TokenStream> = prompt
-        .params
-        .iter()
-        .enumerate()
-        .filter_map(default_fn)
-        .collect();
-    let defaults = (!default_fns.is_empty()).then(|| quote!(impl #handler { #(#default_fns)* }));
-    let handler_impl = handler_impl(prompt, handler, Some(bound));
+    let defaults = defaults(prompt, handler);
+    let handler_impl = handler_impl(handler, Some(bound), Some(prompt));
     quote! {
         #[allow(non_camel_case_types)]
         struct #handler(::std::sync::Arc<#self_ty>);
@@ -69,17 +60,41 @@ pub fn method_prompt(
     }
 }
 
-/// `impl PromptHandler for #target`.
-fn handler_impl(prompt: &ValidPrompt, target: &Ident, bound: Option<&TokenStream>) -> TokenStream {
+/// `impl #target { fn __mcp_default_N ... }` for the defaulted arguments, if there are any.
+fn defaults(prompt: &ValidPrompt, target: &Ident) -> Option<TokenStream> {
+    let default_fns: Vec<TokenStream> = prompt
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(default_fn)
+        .collect();
+    (!default_fns.is_empty()).then(|| quote!(impl #target { #(#default_fns)* }))
+}
+
+/// `impl PromptHandler for #target`: that of `prompt`, or with `None` one whose required methods
+/// never run and whose others are the trait's.
+fn handler_impl(
+    target: &Ident,
+    bound: Option<&TokenStream>,
+    prompt: Option<&ValidPrompt>,
+) -> TokenStream {
     let p = paths::private();
-    let definition = definition(prompt);
-    let get = get(prompt);
-    let completions = completions(
-        &prompt.completers,
-        prompt
-            .arguments()
-            .map(|argument| (argument.wire_name.as_str(), &argument.value_ty)),
-    );
+    let (definition, get, completions) = match prompt {
+        Some(prompt) => (
+            definition(prompt),
+            get(prompt),
+            Some(completions(
+                &prompt.completers,
+                prompt
+                    .arguments()
+                    .map(|argument| (argument.wire_name.as_str(), &argument.value_ty)),
+            )),
+        ),
+        None => {
+            let unreachable = quote!(::core::unreachable!());
+            (unreachable.clone(), unreachable, None)
+        }
+    };
     let get_param = get_param();
     quote! {
         impl #p::PromptHandler for #target #bound {

@@ -99,10 +99,7 @@ pub fn resource(
         item: function.item.clone(),
         callee,
         uri,
-        name: attr
-            .name
-            .as_ref()
-            .map_or_else(|| function.default_name(), |name| name.value.clone()),
+        name: function.name(attr.name.as_ref()),
         title: attr.title.as_ref().map(|title| title.value.clone()),
         description: attr
             .description

@@ -10,30 +10,39 @@ use syn::{Ident, Type};
 
 use super::check::{ResourceParam, ValidResource, ValidUri};
 use super::uri_template::PartKind;
-use crate::shared::expand::{call_user_fn, companion_struct, completions, optional};
+use crate::shared::expand::{call_user_fn, companion, completions, optional};
 use crate::shared::paths;
 
 /// Everything `#[mcp_resource]` expands to for the free function of `resource`.
 pub fn resource(resource: &ValidResource) -> TokenStream {
-    let p = paths::private();
     let item = &resource.item;
     let ident = resource.fn_ident();
-    let companion = companion_struct(&item.vis, ident);
-    let route = resource.uri.route();
-    let handler = handler_impl(resource, ident, None);
+    let impls = companion_impls(ident, &resource.uri.route(), Some(resource));
+    let companion = companion(&item.vis, ident, impls);
     quote! {
         #item
 
         #companion
+    }
+}
 
-        const _: () = {
-            impl #p::StaticResource for #ident {
-                const ROUTE: &'static str = #route;
-                const INSTANCE: Self = #ident {};
-            }
+/// `StaticResource` and `ResourceHandler` for the companion struct `ident` of the resource
+/// answering `route`: those of `resource`, or with `None` the fallback's, whose bodies never run
+/// (the crate does not compile).
+pub fn companion_impls(
+    ident: &Ident,
+    route: &str,
+    resource: Option<&ValidResource>,
+) -> TokenStream {
+    let p = paths::private();
+    let handler = handler_impl(ident, None, resource);
+    quote! {
+        impl #p::StaticResource for #ident {
+            const ROUTE: &'static str = #route;
+            const INSTANCE: Self = #ident {};
+        }
 
-            #handler
-        };
+        #handler
     }
 }
 
@@ -45,7 +54,7 @@ pub fn method_resource(
     self_ty: &Type,
     bound: &TokenStream,
 ) -> TokenStream {
-    let handler_impl = handler_impl(resource, handler, Some(bound));
+    let handler_impl = handler_impl(handler, Some(bound), Some(resource));
     quote! {
         #[allow(non_camel_case_types)]
         struct #handler(::std::sync::Arc<#self_ty>);
@@ -54,23 +63,32 @@ pub fn method_resource(
     }
 }
 
-/// `impl ResourceHandler for #target`.
+/// `impl ResourceHandler for #target`: that of `resource`, or with `None` one whose required
+/// methods never run and whose others are the trait's.
 fn handler_impl(
-    resource: &ValidResource,
     target: &Ident,
     bound: Option<&TokenStream>,
+    resource: Option<&ValidResource>,
 ) -> TokenStream {
     let p = paths::private();
-    let definition = definition(resource);
-    let read = read(resource);
-    let list = list(resource);
-    let completions = completions(
-        &resource.completers,
-        resource.params.iter().filter_map(|param| match param {
-            ResourceParam::Variable { name, ty } => Some((name.as_str(), ty)),
-            ResourceParam::Injected { .. } => None,
-        }),
-    );
+    let (definition, read, list, completions) = match resource {
+        Some(resource) => (
+            definition(resource),
+            read(resource),
+            list(resource),
+            Some(completions(
+                &resource.completers,
+                resource.params.iter().filter_map(|param| match param {
+                    ResourceParam::Variable { name, ty } => Some((name.as_str(), ty)),
+                    ResourceParam::Injected { .. } => None,
+                }),
+            )),
+        ),
+        None => {
+            let unreachable = quote!(::core::unreachable!());
+            (unreachable.clone(), unreachable, None, None)
+        }
+    };
     let read_param = read_param();
     quote! {
         impl #p::ResourceHandler for #target #bound {

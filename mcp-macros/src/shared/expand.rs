@@ -1,5 +1,5 @@
-//! The pieces of generated code that tools, resources and prompts share: the companion struct
-//! of a free function, the call of the user's function inside a handler, completions, optional
+//! The pieces of generated code that tools, resources and prompts share: the companion of a
+//! free function, the call of the user's function inside a handler, completions, optional
 //! facts, a default parameter's expression, and the debug print of an expansion.
 
 use proc_macro2::{Span, TokenStream};
@@ -12,13 +12,19 @@ use crate::shared::paths;
 use crate::shared::rules::Callee;
 use crate::shared::syntax::option_inner;
 
-/// The braced struct named like the function: it lives in the type namespace, so it coexists
-/// with the function, and `tools![name]` finds it by the function's name.
-pub fn companion_struct(vis: &Visibility, ident: &Ident) -> TokenStream {
+/// The companion of a free function: a braced struct named like it, which carries the runtime's
+/// traits (`impls`). The struct lives in the type namespace, so it coexists with the function,
+/// and `tools![name]` finds it by the function's name; the impls sit in an unnamed `const`, so
+/// their imports and helper items stay out of the user's module.
+pub fn companion(vis: &Visibility, ident: &Ident, impls: TokenStream) -> TokenStream {
     quote! {
         #[allow(non_camel_case_types)]
         #[doc(hidden)]
         #vis struct #ident {}
+
+        const _: () = {
+            #impls
+        };
     }
 }
 

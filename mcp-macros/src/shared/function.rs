@@ -3,12 +3,13 @@
 //! nothing; the checks decide what is acceptable.
 
 use proc_macro2::{Span, TokenStream};
-use syn::spanned::Spanned;
+use syn::spanned::Spanned as _;
 use syn::{FnArg, Ident, Item, ItemFn, Pat, Receiver, Type};
 
-use crate::shared::attr::{self, ArgAttr};
+use crate::shared::attr::{self, ArgAttr, Spanned};
 use crate::shared::ctxt::Ctxt;
 use crate::shared::docs::{self, Docs};
+use crate::shared::syntax::unraw;
 
 /// A function under `#[mcp_tool]`, `#[mcp_resource]` or `#[mcp_prompt]`: free, or a method of
 /// an `#[mcp_server]` impl block.
@@ -91,7 +92,12 @@ impl HandlerFn {
 
     /// The name the function gives by default: its own, without `r#`.
     pub fn default_name(&self) -> String {
-        crate::shared::syntax::unraw(self.ident())
+        unraw(self.ident())
+    }
+
+    /// The name set by `name = "..."`, or else the default one.
+    pub fn name(&self, option: Option<&Spanned<String>>) -> String {
+        option.map_or_else(|| self.default_name(), |name| name.value.clone())
     }
 }
 

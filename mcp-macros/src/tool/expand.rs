@@ -14,50 +14,54 @@ use syn::{Ident, ReturnType, Type};
 use super::attr::AnnotationsAttr;
 use super::check::{Presence, TaskSupport, ValidParam, ValidTool};
 use crate::shared::attr::DefaultAttr;
-use crate::shared::expand::{call_user_fn, companion_struct, default_expr, optional};
+use crate::shared::expand::{call_user_fn, companion, default_expr, optional};
 use crate::shared::paths;
 
 /// Everything `#[mcp_tool]` expands to for the free function of `tool`.
 pub fn tool(tool: &ValidTool) -> TokenStream {
-    let p = paths::private();
     let item = &tool.item;
     let ident = tool.fn_ident();
-    let name = &tool.name;
-    let companion = companion_struct(&item.vis, ident);
-    let default_fns: Vec<TokenStream> = tool
-        .params
-        .iter()
-        .enumerate()
-        .filter_map(default_fn)
-        .collect();
+    let default_fns = default_fns(tool);
     let defaults = (!default_fns.is_empty()).then(|| quote!(impl #ident { #(#default_fns)* }));
-    let definition = definition(tool);
-    let handler = handler_impl(
-        tool,
-        ident,
-        &quote!(#p::definition_or_panic::<Self>()),
-        None,
-    );
+    let impls = companion_impls(ident, &tool.name, Some(tool));
+    let companion = companion(&item.vis, ident, quote!(#defaults #impls));
     quote! {
         #item
 
         #companion
+    }
+}
 
-        const _: () = {
-            #defaults
+/// `StaticTool` and `ToolHandler` for the companion struct `ident` of the tool `name`: those of
+/// `tool`, or with `None` the fallback's, whose bodies never run (the crate does not compile).
+pub fn companion_impls(ident: &Ident, name: &str, tool: Option<&ValidTool>) -> TokenStream {
+    let p = paths::private();
+    let (definition, handler) = match tool {
+        Some(tool) => (
+            definition(tool),
+            handler_impl(
+                ident,
+                None,
+                &quote!(#p::definition_or_panic::<Self>()),
+                &call(tool),
+            ),
+        ),
+        None => {
+            let unreachable = quote!(::core::unreachable!());
+            let handler = handler_impl(ident, None, &unreachable, &unreachable);
+            (unreachable, handler)
+        }
+    };
+    let checked_definition = checked_definition(&definition);
+    quote! {
+        impl #p::StaticTool for #ident {
+            const NAME: &'static str = #name;
+            const INSTANCE: Self = #ident {};
 
-            impl #p::StaticTool for #ident {
-                const NAME: &'static str = #name;
-                const INSTANCE: Self = #ident {};
+            #checked_definition
+        }
 
-                fn checked_definition(
-                ) -> &'static ::core::result::Result<#p::ToolDefinition, #p::SchemaError> {
-                    #definition
-                }
-            }
-
-            #handler
-        };
+        #handler
     }
 }
 
@@ -71,13 +75,13 @@ pub fn method_tool(
     bound: &TokenStream,
 ) -> TokenStream {
     let p = paths::private();
-    let default_fns = tool.params.iter().enumerate().filter_map(default_fn);
-    let definition = definition(tool);
+    let default_fns = default_fns(tool);
+    let checked_definition = checked_definition(&definition(tool));
     let handler_impl = handler_impl(
-        tool,
         handler,
-        &quote!(#p::unwrap_definition(Self::checked_definition())),
         Some(bound),
+        &quote!(#p::unwrap_definition(Self::checked_definition())),
+        &call(tool),
     );
     quote! {
         #[allow(non_camel_case_types)]
@@ -86,26 +90,33 @@ pub fn method_tool(
         impl #handler {
             #(#default_fns)*
 
-            fn checked_definition(
-            ) -> &'static ::core::result::Result<#p::ToolDefinition, #p::SchemaError> {
-                #definition
-            }
+            #checked_definition
         }
 
         #handler_impl
     }
 }
 
-/// `impl ToolHandler for #target`: the definition (as `definition` computes it) and the call.
+/// `fn checked_definition()`, of `StaticTool` or of a method's handler, returning `definition`.
+fn checked_definition(definition: &TokenStream) -> TokenStream {
+    let p = paths::private();
+    quote! {
+        fn checked_definition(
+        ) -> &'static ::core::result::Result<#p::ToolDefinition, #p::SchemaError> {
+            #definition
+        }
+    }
+}
+
+/// `impl ToolHandler for #target`, with the bodies of `definition` and `call`.
 fn handler_impl(
-    tool: &ValidTool,
     target: &Ident,
-    definition: &TokenStream,
     bound: Option<&TokenStream>,
+    definition: &TokenStream,
+    call: &TokenStream,
 ) -> TokenStream {
     let p = paths::private();
     let call_param = call_param_ident();
-    let call = call(tool);
     quote! {
         impl #p::ToolHandler for #target #bound {
             fn definition(&self) -> #p::ToolDefinition {
@@ -120,6 +131,15 @@ fn handler_impl(
             }
         }
     }
+}
+
+/// The `fn __mcp_default_N` of every defaulted parameter.
+fn default_fns(tool: &ValidTool) -> Vec<TokenStream> {
+    tool.params
+        .iter()
+        .enumerate()
+        .filter_map(default_fn)
+        .collect()
 }
 
 /// `fn __mcp_default_N() -> T { expr }`, an associated function of the handler (so the tools
