@@ -15,7 +15,7 @@ use syn::spanned::Spanned;
 use syn::{Ident, Path, Token};
 
 use crate::shared::ctxt::Ctxt;
-use crate::shared::expand::debug_print;
+use crate::shared::expand::{debug_print, local};
 use crate::shared::paths;
 
 /// Which list macro.
@@ -100,7 +100,7 @@ fn expand(kind: Kind, list: &ValidList) -> TokenStream {
         .iter()
         .map(|path| path.to_token_stream().to_string().replace(' ', ""));
     let checks = list.paths.iter().enumerate().skip(1).map(|(index, path)| {
-        let message = Ident::new("__mcp_message", Span::mixed_site());
+        let message = local("__mcp_message");
         quote_spanned! {path.span()=>
             const _: () = if let ::core::option::Option::Some(#message) =
                 #duplicate(#entries_ident, #listed_ident, #index)

@@ -8,8 +8,9 @@ use super::attr::PromptAttr;
 use crate::shared::attr::{DefaultAttr, Spanned};
 use crate::shared::ctxt::Ctxt;
 use crate::shared::function::{HandlerFn, Param};
-use crate::shared::rules::check_documented_arguments_exist;
-use crate::shared::rules::{self, Callee};
+use crate::shared::rules::{
+    self, Callee, Presence, check_described_once, check_documented_arguments_exist,
+};
 use crate::shared::syntax::{option_inner, unraw};
 
 /// A prompt function every rule accepted.
@@ -46,15 +47,6 @@ pub struct PromptArgument {
     pub value_ty: Type,
     pub presence: Presence,
     pub description: Option<String>,
-}
-
-/// Whether the client must pass an argument.
-pub enum Presence {
-    Required,
-    /// Written `Option<T>`: absent means `None`.
-    Optional,
-    /// `#[arg(default ...)]`: absent means this value.
-    Default(DefaultAttr),
 }
 
 struct Checked;
@@ -181,29 +173,6 @@ fn check_param(function: &HandlerFn, param: &Param, cx: &mut Ctxt) -> Option<Pro
         presence,
         description: check_described_once(function, param, &name, cx),
     }))
-}
-
-/// One description per argument: with both `#[arg(description)]` and `# Arguments`, one
-/// would be silently lost.
-fn check_described_once(
-    function: &HandlerFn,
-    param: &Param,
-    name: &str,
-    cx: &mut Ctxt,
-) -> Option<String> {
-    let documented = function.docs.arguments.iter().find(|doc| doc.name == name);
-    match (&param.attr.description, documented) {
-        (Some(attr), Some(_)) => {
-            cx.error_at(
-                attr.span,
-                format!("`{name}` is described twice, here and in `# Arguments`; keep one"),
-            );
-            Some(attr.value.clone())
-        }
-        (Some(attr), None) => Some(attr.value.clone()),
-        (None, Some(doc)) => (!doc.text.is_empty()).then(|| doc.text.clone()),
-        (None, None) => None,
-    }
 }
 
 /// Two parameters with the same wire name would read the same argument.

@@ -1,14 +1,17 @@
 //! A validated prompt -> the function as written, its companion struct, and the runtime traits
 //! implemented for it.
 
-use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
-use super::check::{Presence, PromptParam, ValidPrompt};
-use crate::shared::expand::{call_user_fn, companion, completions, default_expr, optional};
+use super::check::{PromptArgument, PromptParam, ValidPrompt};
+use crate::shared::expand::{
+    arg_locals, call_user_fn, companion, completions, default_fn, default_fn_ident, local, optional,
+};
 use crate::shared::paths;
+use crate::shared::rules::Presence;
 
 /// Everything `#[mcp_prompt]` expands to for the free function of `prompt`.
 pub fn prompt(prompt: &ValidPrompt) -> TokenStream {
@@ -66,7 +69,14 @@ fn defaults(prompt: &ValidPrompt, target: &Ident) -> Option<TokenStream> {
         .params
         .iter()
         .enumerate()
-        .filter_map(default_fn)
+        .filter_map(|(index, param)| match param {
+            PromptParam::Argument(PromptArgument {
+                presence: Presence::Default(default),
+                value_ty,
+                ..
+            }) => Some(default_fn(index, value_ty, default)),
+            PromptParam::Argument(_) | PromptParam::Injected { .. } => None,
+        })
         .collect();
     (!default_fns.is_empty()).then(|| quote!(impl #target { #(#default_fns)* }))
 }
@@ -116,30 +126,7 @@ fn handler_impl(
 
 /// The parameter of `PromptHandler::get`.
 fn get_param() -> Ident {
-    Ident::new("__mcp_request", Span::mixed_site())
-}
-
-fn default_fn_ident(index: usize) -> Ident {
-    format_ident!("__mcp_default_{}", index, span = Span::mixed_site())
-}
-
-/// `fn __mcp_default_N() -> T { expr }`, an associated function of the handler: where the
-/// default is type-checked against the parameter.
-fn default_fn((index, param): (usize, &PromptParam)) -> Option<TokenStream> {
-    let PromptParam::Argument(argument) = param else {
-        return None;
-    };
-    let Presence::Default(default) = &argument.presence else {
-        return None;
-    };
-    let ident = default_fn_ident(index);
-    let ty = &argument.value_ty;
-    let expr = default_expr(default);
-    Some(quote! {
-        fn #ident() -> #ty {
-            #expr
-        }
-    })
+    local("__mcp_request")
 }
 
 fn definition(prompt: &ValidPrompt) -> TokenStream {
@@ -177,10 +164,8 @@ fn definition(prompt: &ValidPrompt) -> TokenStream {
 fn get(prompt: &ValidPrompt) -> TokenStream {
     let p = paths::private();
     let request = get_param();
-    let reader = Ident::new("__mcp_reader", Span::mixed_site());
-    let values: Vec<Ident> = (0..prompt.params.len())
-        .map(|index| format_ident!("__mcp_arg_{}", index, span = Span::mixed_site()))
-        .collect();
+    let reader = local("__mcp_reader");
+    let values = arg_locals(prompt.params.len());
     let reads = prompt
         .params
         .iter()

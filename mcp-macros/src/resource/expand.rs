@@ -4,13 +4,13 @@
 //! spanned there, so a type error is reported on the user's tokens.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
 use super::check::{ResourceParam, ValidResource, ValidUri};
 use super::uri_template::PartKind;
-use crate::shared::expand::{call_user_fn, companion, completions, optional};
+use crate::shared::expand::{arg_locals, call_user_fn, companion, completions, local, optional};
 use crate::shared::paths;
 
 /// Everything `#[mcp_resource]` expands to for the free function of `resource`.
@@ -112,7 +112,7 @@ fn handler_impl(
 
 /// The parameter of `ResourceHandler::read`.
 fn read_param() -> Ident {
-    Ident::new("__mcp_read", Span::mixed_site())
+    local("__mcp_read")
 }
 
 fn definition(resource: &ValidResource) -> TokenStream {
@@ -161,11 +161,9 @@ fn definition(resource: &ValidResource) -> TokenStream {
 fn read(resource: &ValidResource) -> TokenStream {
     let p = paths::private();
     let read = read_param();
-    let reader = Ident::new("__mcp_reader", Span::mixed_site());
-    let uri = Ident::new("__mcp_uri", Span::mixed_site());
-    let values: Vec<Ident> = (0..resource.params.len())
-        .map(|index| format_ident!("__mcp_arg_{}", index, span = Span::mixed_site()))
-        .collect();
+    let reader = local("__mcp_reader");
+    let uri = local("__mcp_uri");
+    let values = arg_locals(resource.params.len());
     let reads = resource
         .params
         .iter()

@@ -10,6 +10,7 @@ use syn::{Ident, ItemImpl, Type};
 use super::check::ValidServer;
 use crate::prompt::method_prompt;
 use crate::resource::method_resource;
+use crate::shared::expand::local;
 use crate::shared::paths;
 use crate::shared::syntax::unraw;
 use crate::tool::method_tool;
@@ -110,7 +111,7 @@ fn service_impl(
     prompts: &[Ident],
 ) -> TokenStream {
     let p = paths::private();
-    let set = Ident::new("__mcp_set", Span::mixed_site());
+    let set = local("__mcp_set");
     quote! {
         impl #p::McpService for #self_ty #bound {
             fn add_tools(self: &::std::sync::Arc<Self>, #set: #p::Tools) -> #p::Tools {

@@ -3,14 +3,27 @@
 //! facts, a default parameter's expression, and the debug print of an expansion.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Expr, Ident, ItemFn, ReturnType, Visibility};
+use syn::{Expr, Ident, ItemFn, ReturnType, Type, Visibility};
 
 use crate::shared::attr::DefaultAttr;
 use crate::shared::paths;
 use crate::shared::rules::Callee;
 use crate::shared::syntax::option_inner;
+
+/// A local of generated code, at `Span::mixed_site()`: the user's tokens spliced beside it (a
+/// function's name, a completer, a type) cannot see it, so no name of the user's clashes with it.
+pub fn local(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
+}
+
+/// The locals that hold the values of `count` parameters between reading and the call.
+pub fn arg_locals(count: usize) -> Vec<Ident> {
+    (0..count)
+        .map(|index| local(&format!("__mcp_arg_{index}")))
+        .collect()
+}
 
 /// The companion of a free function: a braced struct named like it, which carries the runtime's
 /// traits (`impls`). The struct lives in the type namespace, so it coexists with the function,
@@ -48,7 +61,7 @@ pub fn call_user_fn(
     };
     let output = Ident::new("__mcp_output", Span::mixed_site().located_at(output_span));
     let convert = convert(&output, output_span);
-    let service = Ident::new("__mcp_service", Span::mixed_site());
+    let service = local("__mcp_service");
     let (setup, function, receiver) = match callee {
         Callee::Free => (None, quote!(#ident), None),
         Callee::Associated(self_ty) => (None, quote!(<#self_ty>::#ident), None),
@@ -89,8 +102,8 @@ pub fn completions<'a>(
     values: impl Iterator<Item = (&'a str, &'a syn::Type)>,
 ) -> TokenStream {
     let p = paths::private();
-    let request = Ident::new("__mcp_request", Span::mixed_site());
-    let probed = Ident::new("__mcp_values", Span::mixed_site());
+    let request = local("__mcp_request");
+    let probed = local("__mcp_values");
     let explicit = completers.iter().map(|(name, path)| {
         let run = quote_spanned!(path.span()=> #p::complete_with(#path, #request));
         quote!(#name => ::core::option::Option::Some(#run),)
@@ -153,14 +166,28 @@ pub fn optional(value: Option<impl ToTokens>) -> TokenStream {
     }
 }
 
-/// The expression an `#[arg(default ...)]` stands for, for code generation.
-pub fn default_expr(default: &DefaultAttr) -> Expr {
-    match default {
+/// `fn __mcp_default_N() -> T { expr }` for the parameter at `index`, of type `ty`: an
+/// associated function of the handler (so the handlers of one `#[mcp_server]` impl do not
+/// collide), the one place the default expression is type-checked against the parameter, for
+/// both the definition and the call.
+pub fn default_fn(index: usize, ty: &Type, default: &DefaultAttr) -> TokenStream {
+    let ident = default_fn_ident(index);
+    let expr: Expr = match default {
         DefaultAttr::Value(expr) => expr.clone(),
         DefaultAttr::TypeDefault(span) => {
             syn::parse_quote_spanned!(*span=> ::core::default::Default::default())
         }
+    };
+    quote! {
+        fn #ident() -> #ty {
+            #expr
+        }
     }
+}
+
+/// The name of the [`default_fn`] of the parameter at `index`.
+pub fn default_fn_ident(index: usize) -> Ident {
+    format_ident!("__mcp_default_{}", index, span = Span::mixed_site())
 }
 
 /// With `MCP_MACROS_DEBUG` set, print an expansion to stderr at compile time: `1` (or `all`)

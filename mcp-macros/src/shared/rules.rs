@@ -1,11 +1,12 @@
 //! The check rules the three attributes share: the rule on `self` (and how generated code then
 //! calls the function), the rules every resource and prompt function follows (the same as a
-//! tool's, for the same reasons), which parameters are injected, and `# Arguments` naming only
-//! parameters.
+//! tool's, for the same reasons), which parameters are injected, and the rules on describing
+//! arguments; and whether an argument may be absent.
 
 use quote::ToTokens;
 use syn::{Ident, Pat, Type};
 
+use crate::shared::attr::DefaultAttr;
 use crate::shared::ctxt::Ctxt;
 use crate::shared::docs::Docs;
 use crate::shared::function::{HandlerFn, Owner, Param};
@@ -226,5 +227,37 @@ fn plain_name(param: &Param) -> Option<String> {
     match &param.pat {
         Pat::Ident(ident) => Some(unraw(&ident.ident)),
         _ => None,
+    }
+}
+
+/// Whether the client must send a tool's or prompt's argument.
+pub enum Presence {
+    Required,
+    /// Written `Option<T>`: absent means `None`.
+    Optional,
+    /// `#[arg(default ...)]`: absent means this value.
+    Default(DefaultAttr),
+}
+
+/// One description per parameter: when both `#[arg(description)]` and `# Arguments` give one,
+/// whichever won, the other would be silently lost.
+pub fn check_described_once(
+    function: &HandlerFn,
+    param: &Param,
+    name: &str,
+    cx: &mut Ctxt,
+) -> Option<String> {
+    let documented = function.docs.arguments.iter().find(|doc| doc.name == name);
+    match (&param.attr.description, documented) {
+        (Some(attr), Some(_)) => {
+            cx.error_at(
+                attr.span,
+                format!("`{name}` is described twice, here and in `# Arguments`; keep one"),
+            );
+            Some(attr.value.clone())
+        }
+        (Some(attr), None) => Some(attr.value.clone()),
+        (None, Some(doc)) => (!doc.text.is_empty()).then(|| doc.text.clone()),
+        (None, None) => None,
     }
 }

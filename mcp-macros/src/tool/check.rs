@@ -11,7 +11,9 @@ use super::attr::{AnnotationsAttr, TaskAttr, ToolAttr};
 use crate::shared::attr::{DefaultAttr, Spanned};
 use crate::shared::ctxt::Ctxt;
 use crate::shared::function::{HandlerFn, Param};
-use crate::shared::rules::{self, Callee, check_documented_arguments_exist};
+use crate::shared::rules::{
+    self, Callee, Presence, check_described_once, check_documented_arguments_exist,
+};
 use crate::shared::syntax::{option_inner, peel, unraw};
 
 /// A tool function every rule accepted.
@@ -56,15 +58,6 @@ pub struct ValidParam {
     pub value_ty: Type,
     pub presence: Presence,
     pub description: Option<String>,
-}
-
-/// Whether the client must send a parameter.
-pub enum Presence {
-    Required,
-    /// Written `Option<T>`: absent means `None`.
-    Optional,
-    /// `#[arg(default ...)]`: absent means this value.
-    Default(DefaultAttr),
 }
 
 /// Only this module can make one, so only it can make the validated models.
@@ -309,29 +302,6 @@ fn check_default_with_option(param: &Param, cx: &mut Ctxt) {
 fn check_rename_not_empty(rename: &Spanned<String>, cx: &mut Ctxt) {
     if rename.value.is_empty() {
         cx.error_at(rename.span, "`rename` cannot be empty");
-    }
-}
-
-/// One description per parameter: when both `#[arg(description)]` and `# Arguments` give one,
-/// whichever won, the other would be silently lost.
-fn check_described_once(
-    function: &HandlerFn,
-    param: &Param,
-    name: &str,
-    cx: &mut Ctxt,
-) -> Option<String> {
-    let documented = function.docs.arguments.iter().find(|doc| doc.name == name);
-    match (&param.attr.description, documented) {
-        (Some(attr), Some(_)) => {
-            cx.error_at(
-                attr.span,
-                format!("`{name}` is described twice, here and in `# Arguments`; keep one"),
-            );
-            Some(attr.value.clone())
-        }
-        (Some(attr), None) => Some(attr.value.clone()),
-        (None, Some(doc)) => (!doc.text.is_empty()).then(|| doc.text.clone()),
-        (None, None) => None,
     }
 }
 

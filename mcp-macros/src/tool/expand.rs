@@ -6,16 +6,19 @@
 //! functions. Each use of a parameter's or the return type's trait is spanned at that type, so a
 //! type error is reported on the user's tokens.
 
-use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, ReturnType, Type};
 
 use super::attr::AnnotationsAttr;
-use super::check::{Presence, TaskSupport, ValidParam, ValidTool};
+use super::check::{TaskSupport, ValidParam, ValidTool};
 use crate::shared::attr::DefaultAttr;
-use crate::shared::expand::{call_user_fn, companion, default_expr, optional};
+use crate::shared::expand::{
+    arg_locals, call_user_fn, companion, default_fn, default_fn_ident, local, optional,
+};
 use crate::shared::paths;
+use crate::shared::rules::Presence;
 
 /// Everything `#[mcp_tool]` expands to for the free function of `tool`.
 pub fn tool(tool: &ValidTool) -> TokenStream {
@@ -138,29 +141,11 @@ fn default_fns(tool: &ValidTool) -> Vec<TokenStream> {
     tool.params
         .iter()
         .enumerate()
-        .filter_map(default_fn)
+        .filter_map(|(index, param)| match &param.presence {
+            Presence::Default(default) => Some(default_fn(index, &param.value_ty, default)),
+            Presence::Required | Presence::Optional => None,
+        })
         .collect()
-}
-
-/// `fn __mcp_default_N() -> T { expr }`, an associated function of the handler (so the tools
-/// of one `#[mcp_server]` impl do not collide): one place where the default expression is
-/// type-checked against the parameter, used by both the schema and the call.
-fn default_fn((index, param): (usize, &ValidParam)) -> Option<TokenStream> {
-    let Presence::Default(default) = &param.presence else {
-        return None;
-    };
-    let ident = default_fn_ident(index);
-    let ty = &param.value_ty;
-    let expr = default_expr(default);
-    Some(quote! {
-        fn #ident() -> #ty {
-            #expr
-        }
-    })
-}
-
-fn default_fn_ident(index: usize) -> Ident {
-    format_ident!("__mcp_default_{}", index, span = Span::mixed_site())
 }
 
 /// `::mcp_runtime::__private::param::<T>()`, spanned at `T`: the one place the parameter's type
@@ -182,7 +167,7 @@ fn definition(tool: &ValidTool) -> TokenStream {
     let output_schema = output_schema(tool);
     let icons = tool.icon.iter();
     let task_support = task_support(tool.task_support);
-    let schema = Ident::new("__mcp_schema", Span::mixed_site());
+    let schema = local("__mcp_schema");
     let params = tool.params.iter().enumerate().map(|(index, param)| {
         let fns = param_fns(param);
         let wire_name = &param.wire_name;
@@ -249,7 +234,7 @@ fn output_schema(tool: &ValidTool) -> TokenStream {
     {
         return quote!(::core::option::Option::None);
     }
-    let schema = Ident::new("__mcp_output_schema", Span::mixed_site());
+    let schema = local("__mcp_output_schema");
     quote! {{
         #[allow(unused_imports)]
         use #p::{ViaIntoToolResult as _, ViaNoResult as _};
@@ -265,13 +250,8 @@ fn output_schema(tool: &ValidTool) -> TokenStream {
 fn call(tool: &ValidTool) -> TokenStream {
     let p = paths::private();
     let call = call_param_ident();
-    let reader = Ident::new("__mcp_reader", Span::mixed_site());
-    let values: Vec<Ident> = tool
-        .params
-        .iter()
-        .enumerate()
-        .map(|(index, _)| format_ident!("__mcp_arg_{}", index, span = Span::mixed_site()))
-        .collect();
+    let reader = local("__mcp_reader");
+    let values = arg_locals(tool.params.len());
     let run = run(tool, &values);
     if tool.params.is_empty() {
         return quote! {
@@ -308,7 +288,7 @@ fn call(tool: &ValidTool) -> TokenStream {
 }
 
 fn call_param_ident() -> Ident {
-    Ident::new("__mcp_call", Span::mixed_site())
+    local("__mcp_call")
 }
 
 /// Call the function with the values read, on the blocking pool when it is not `async`.
