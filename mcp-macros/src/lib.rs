@@ -1,8 +1,16 @@
 //! Procedural macros of `mcp-runtime`. Use them through `mcp_runtime`, which re-exports them.
 //!
-//! Each macro is a fixed pipeline: attribute and item -> `model` (with `attr` and `docs`) ->
-//! `check` -> `expand`, or `fallback` when `check` reports problems. Errors are gathered in a
-//! `ctxt::Ctxt` so every problem is reported at once, each at its tokens.
+//! Each attribute is a fixed pipeline, serde_derive-style: its options (`attr`) and the item
+//! (the model) -> `check` -> `expand`, or the fallback when `check` reports problems. Errors are
+//! gathered in a `Ctxt` so every problem is reported at once, each at its tokens.
+//!
+//! - `tool/`, `resource/`, `prompt/`: `#[mcp_tool]`, `#[mcp_resource]`, `#[mcp_prompt]`, each as
+//!   `attr`, `check` and `expand` of its own;
+//! - `server/`: `#[mcp_server]`, whose methods go through those three;
+//! - `list`: `tools![...]`, `resources![...]` and `prompts![...]`;
+//! - `shared/`: what they all use (the error accumulator, the shared attribute parsing, the
+//!   model of a function, the shared rules, pieces of expansion, the path to `__private` and the
+//!   fallback).
 
 mod list;
 mod prompt;

@@ -1,6 +1,7 @@
-//! The pieces of generated code that tools, resources and prompts share: the companion of a
-//! free function, the call of the user's function inside a handler, completions, optional
-//! facts, a default parameter's expression, and the debug print of an expansion.
+//! The pieces of generated code that tools, resources and prompts share: hygienic locals, the
+//! companion of a free function, the call of the user's function inside a handler,
+//! completions, optional facts, default parameters' functions, and the debug print of an
+//! expansion.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};

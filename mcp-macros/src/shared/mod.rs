@@ -1,6 +1,6 @@
-//! What the attributes share, one module a stage: reading (`attr`, `docs`, `function`), judging
-//! (`rules`, `syntax`), generating (`expand`, `paths`) and the `fallback` when there are errors;
-//! `ctxt` gathers the errors of every stage.
+//! What the attributes and list macros share, by stage: reading (`attr`, `docs`, `function`),
+//! judging (`rules`, with `syntax`), generating (`expand`, `paths`) and the `fallback` when
+//! there are errors; `ctxt` gathers the errors of every stage.
 
 pub mod attr;
 pub mod ctxt;

@@ -1,7 +1,7 @@
 //! The check rules the three attributes share: the rule on `self` (and how generated code then
 //! calls the function), the rules every resource and prompt function follows (the same as a
-//! tool's, for the same reasons), which parameters are injected, and the rules on describing
-//! arguments; and whether an argument may be absent.
+//! tool's, for the same reasons), which parameters are injected, the rules on describing
+//! arguments, and [`Presence`], whether an argument may be absent.
 
 use quote::ToTokens;
 use syn::{Ident, Pat, Type};

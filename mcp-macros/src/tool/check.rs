@@ -1,6 +1,6 @@
-//! Parsed model -> validated model. One function per rule, each saying why the rule exists.
-//! Code generation accepts only a [`ValidTool`], which only this module can make, so nothing
-//! reaches it unchecked.
+//! A tool function and its options -> a validated tool. One function per rule, each saying why
+//! the rule exists. Code generation accepts only a [`ValidTool`], which only this module can
+//! make, so nothing reaches it unchecked.
 
 use proc_macro2::Span;
 use quote::ToTokens;

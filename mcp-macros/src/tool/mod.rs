@@ -23,7 +23,7 @@ pub fn attribute(args: TokenStream, item: TokenStream) -> TokenStream {
         Ok(item_fn) => item_fn,
         Err(error) => return fallback::expand(&item, &error, None),
     };
-    // The options before the function, as written: their problems are reported first.
+    // Read before the function, so its errors come first, as the options do in the source.
     let attr = attr::tool_attr(args, &mut cx);
     let function = HandlerFn::from_fn(item_fn, Owner::Free, "#[mcp_tool]", &mut cx);
     let label = function.ident().to_string();
