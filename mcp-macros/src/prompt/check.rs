@@ -84,11 +84,7 @@ pub fn prompt(function: &HandlerFn, attr: &PromptAttr, mut cx: Ctxt) -> syn::Res
         name_span,
         title: attr.title.as_ref().map(|title| title.value.clone()),
         icon: attr.icon.as_ref().map(|icon| icon.value.clone()),
-        description: attr
-            .description
-            .as_ref()
-            .map(|description| description.value.clone())
-            .or_else(|| function.docs.description.clone()),
+        description: function.description(attr.description.as_ref()),
         params,
         completers,
         _checked: Checked,

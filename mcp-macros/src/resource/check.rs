@@ -101,11 +101,7 @@ pub fn resource(
         uri,
         name: function.name(attr.name.as_ref()),
         title: attr.title.as_ref().map(|title| title.value.clone()),
-        description: attr
-            .description
-            .as_ref()
-            .map(|description| description.value.clone())
-            .or_else(|| function.docs.description.clone()),
+        description: function.description(attr.description.as_ref()),
         mime_type: attr.mime_type.as_ref().map(|mime| mime.value.clone()),
         size: attr.size.as_ref().map(|size| size.value),
         audience,

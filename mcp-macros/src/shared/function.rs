@@ -99,6 +99,14 @@ impl HandlerFn {
     pub fn name(&self, option: Option<&Spanned<String>>) -> String {
         option.map_or_else(|| self.default_name(), |name| name.value.clone())
     }
+
+    /// The description set by `description = "..."`, or else the doc comment's.
+    pub fn description(&self, option: Option<&Spanned<String>>) -> Option<String> {
+        option.map_or_else(
+            || self.docs.description.clone(),
+            |description| Some(description.value.clone()),
+        )
+    }
 }
 
 /// `item` as a function; `Err` at its keyword when it is something else.

@@ -90,11 +90,7 @@ pub fn tool(function: &HandlerFn, attr: &ToolAttr, mut cx: Ctxt) -> syn::Result<
         name,
         name_span,
         title: attr.title.as_ref().map(|title| title.value.clone()),
-        description: attr
-            .description
-            .as_ref()
-            .map(|description| description.value.clone())
-            .or_else(|| function.docs.description.clone()),
+        description: function.description(attr.description.as_ref()),
         annotations: attr.annotations,
         recursive: attr.recursive,
         icon: attr.icon.as_ref().map(|icon| icon.value.clone()),
