@@ -1,35 +1,36 @@
 //! Procedural macros of `mcp-runtime`. Use them through `mcp_runtime`, which re-exports them.
 //!
-//! Each macro is a fixed pipeline: attribute and item -> `model` (with `attr` and `docs`) ->
-//! `check` -> `expand`, or `fallback` when `check` reports problems. Errors are gathered in a
-//! `ctxt::Ctxt` so every problem is reported at once, each at its tokens.
+//! Each attribute is a fixed pipeline, serde_derive-style: its options (`attr`) and the item
+//! (the model) -> `check` -> `expand`, or the fallback when `check` reports problems. Errors are
+//! gathered in a `Ctxt` so every problem is reported at once, each at its tokens.
+//!
+//! - `tool/`, `resource/`, `prompt/`: `#[mcp_tool]`, `#[mcp_resource]`, `#[mcp_prompt]`, each as
+//!   `attr`, `check` and `expand` of its own;
+//! - `server/`: `#[mcp_server]`, whose methods go through those three;
+//! - `list`: `tools![...]`, `resources![...]` and `prompts![...]`;
+//! - `shared/`: what they all use (the error accumulator, the shared attribute parsing, the
+//!   model of a function, the shared rules, pieces of expansion, the path to `__private` and the
+//!   fallback).
 
-mod attr;
-mod check;
-mod ctxt;
-mod docs;
-mod expand;
-mod fallback;
-mod handler_fn;
-mod listing;
-mod model;
+mod list;
 mod prompt;
 mod resource;
 mod server;
-mod uri_template;
+mod shared;
+mod tool;
 
 use proc_macro::TokenStream;
 
 #[doc = include_str!("../docs/mcp_tool.md")]
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    method_or(args, item, tool_attribute)
+    method_or(args, item, tool::attribute)
 }
 
 #[doc = include_str!("../docs/tools.md")]
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
-    tool_list(input.into()).into()
+    list::list(list::Kind::Tools, input.into()).into()
 }
 
 #[doc = include_str!("../docs/mcp_resource.md")]
@@ -41,7 +42,7 @@ pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
 #[doc = include_str!("../docs/resources.md")]
 #[proc_macro]
 pub fn resources(input: TokenStream) -> TokenStream {
-    listing::list(listing::Kind::Resources, input.into()).into()
+    list::list(list::Kind::Resources, input.into()).into()
 }
 
 #[doc = include_str!("../docs/mcp_prompt.md")]
@@ -59,7 +60,7 @@ pub fn mcp_server(args: TokenStream, item: TokenStream) -> TokenStream {
 #[doc = include_str!("../docs/prompts.md")]
 #[proc_macro]
 pub fn prompts(input: TokenStream) -> TokenStream {
-    listing::list(listing::Kind::Prompts, input.into()).into()
+    list::list(list::Kind::Prompts, input.into()).into()
 }
 
 /// A method `#[mcp_server]` has read (its attribute rewritten to the marker) goes out as it is;
@@ -74,33 +75,4 @@ fn method_or(
         return item;
     }
     expand(args, item.into()).into()
-}
-
-fn tool_attribute(
-    args: proc_macro2::TokenStream,
-    item: proc_macro2::TokenStream,
-) -> proc_macro2::TokenStream {
-    let mut cx = ctxt::Ctxt::new();
-    let tool = match model::ToolFn::from_syn(args, item.clone(), &mut cx) {
-        Ok(tool) => tool,
-        Err(error) => return fallback::unparsed(item, &error),
-    };
-    let label = tool.function.ident().to_string();
-    let tokens = match check::tool(&tool, cx) {
-        Ok(valid) => expand::tool(&valid),
-        Err(errors) => fallback::tool(&tool, &errors),
-    };
-    expand::debug_print(&label, &tokens);
-    tokens
-}
-
-fn tool_list(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
-    let tokens = model::ToolList::from_syn(input)
-        .and_then(check::tool_list)
-        .map_or_else(
-            |error| error.to_compile_error(),
-            |list| expand::tool_list(&list),
-        );
-    expand::debug_print("tools", &tokens);
-    tokens
 }

@@ -3,9 +3,8 @@
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
 
-use crate::attr::{Seen, Spanned, skip_value, string_value};
-use crate::ctxt::Ctxt;
-use crate::handler_fn::{self, CompleterAttr};
+use crate::shared::attr::{self, CompleterAttr, Seen, Spanned, skip_value, string_value};
+use crate::shared::ctxt::Ctxt;
 
 /// The options of `#[mcp_prompt(...)]`.
 #[derive(Default)]
@@ -37,7 +36,7 @@ pub fn prompt_attr(args: TokenStream, cx: &mut Ctxt) -> PromptAttr {
             "icon" => {
                 attr.icon = string_value(&meta, cx, "icon = \"https://example.com/icon.svg\"")?;
             }
-            _complete => handler_fn::complete_attr(&meta, cx, &mut attr.complete)?,
+            _complete => attr::complete_attr(&meta, cx, &mut attr.complete)?,
         }
         Ok(())
     });

@@ -5,11 +5,13 @@ use proc_macro2::Span;
 use syn::{Ident, ItemFn, Path, Type};
 
 use super::attr::PromptAttr;
-use crate::attr::{DefaultAttr, Spanned};
-use crate::check::{check_documented_arguments_exist, option_inner, unraw};
-use crate::ctxt::Ctxt;
-use crate::handler_fn::{self, Callee};
-use crate::model::{HandlerFn, Param};
+use crate::shared::attr::{DefaultAttr, Spanned};
+use crate::shared::ctxt::Ctxt;
+use crate::shared::function::{HandlerFn, Param};
+use crate::shared::rules::{
+    self, Callee, Presence, check_described_once, check_documented_arguments_exist,
+};
+use crate::shared::syntax::{option_inner, unraw};
 
 /// A prompt function every rule accepted.
 pub struct ValidPrompt {
@@ -47,15 +49,6 @@ pub struct PromptArgument {
     pub description: Option<String>,
 }
 
-/// Whether the client must pass an argument.
-pub enum Presence {
-    Required,
-    /// Written `Option<T>`: absent means `None`.
-    Optional,
-    /// `#[arg(default ...)]`: absent means this value.
-    Default(DefaultAttr),
-}
-
 struct Checked;
 
 impl ValidPrompt {
@@ -74,7 +67,7 @@ impl ValidPrompt {
 /// Check every rule; `Err` with all the problems (and those `cx` already holds).
 pub fn prompt(function: &HandlerFn, attr: &PromptAttr, mut cx: Ctxt) -> syn::Result<ValidPrompt> {
     let cx = &mut cx;
-    let callee = handler_fn::check_function(function, "prompt", cx);
+    let callee = rules::check_function(function, "prompt", cx);
     let (name, name_span) = check_prompt_name(function, attr, cx);
     check_documented_arguments_exist(&function.docs, &function.params, function.ident(), cx);
     let params: Vec<PromptParam> = function
@@ -91,11 +84,7 @@ pub fn prompt(function: &HandlerFn, attr: &PromptAttr, mut cx: Ctxt) -> syn::Res
         name_span,
         title: attr.title.as_ref().map(|title| title.value.clone()),
         icon: attr.icon.as_ref().map(|icon| icon.value.clone()),
-        description: attr
-            .description
-            .as_ref()
-            .map(|description| description.value.clone())
-            .or_else(|| function.docs.description.clone()),
+        description: function.description(attr.description.as_ref()),
         params,
         completers,
         _checked: Checked,
@@ -133,11 +122,11 @@ fn check_prompt_name(function: &HandlerFn, attr: &PromptAttr, cx: &mut Ctxt) -> 
 
 /// Every rule about one parameter; `None` when it cannot be turned into an argument.
 fn check_param(function: &HandlerFn, param: &Param, cx: &mut Ctxt) -> Option<PromptParam> {
-    let name = handler_fn::param_name(param, "prompt", cx)?;
-    if !handler_fn::check_owned(param, "prompt", cx) {
+    let name = rules::param_name(param, "prompt", cx)?;
+    if !rules::check_owned(param, "prompt", cx) {
         return None;
     }
-    if handler_fn::is_injected(&param.ty) {
+    if rules::is_injected(&param.ty) {
         return Some(PromptParam::Injected {
             ty: param.ty.clone(),
         });
@@ -180,29 +169,6 @@ fn check_param(function: &HandlerFn, param: &Param, cx: &mut Ctxt) -> Option<Pro
         presence,
         description: check_described_once(function, param, &name, cx),
     }))
-}
-
-/// One description per argument: with both `#[arg(description)]` and `# Arguments`, one
-/// would be silently lost.
-fn check_described_once(
-    function: &HandlerFn,
-    param: &Param,
-    name: &str,
-    cx: &mut Ctxt,
-) -> Option<String> {
-    let documented = function.docs.arguments.iter().find(|doc| doc.name == name);
-    match (&param.attr.description, documented) {
-        (Some(attr), Some(_)) => {
-            cx.error_at(
-                attr.span,
-                format!("`{name}` is described twice, here and in `# Arguments`; keep one"),
-            );
-            Some(attr.value.clone())
-        }
-        (Some(attr), None) => Some(attr.value.clone()),
-        (None, Some(doc)) => (!doc.text.is_empty()).then(|| doc.text.clone()),
-        (None, None) => None,
-    }
 }
 
 /// Two parameters with the same wire name would read the same argument.

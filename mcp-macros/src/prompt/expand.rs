@@ -1,46 +1,45 @@
 //! A validated prompt -> the function as written, its companion struct, and the runtime traits
 //! implemented for it.
 
-use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
-use super::check::{Presence, PromptParam, ValidPrompt};
-use crate::check::default_expr;
-use crate::expand::{call_user_fn, companion_struct, private_path};
-use crate::resource::{completions, optional_str};
+use super::check::{PromptArgument, PromptParam, ValidPrompt};
+use crate::shared::expand::{
+    arg_locals, call_user_fn, companion, completions, default_fn, default_fn_ident, local, optional,
+};
+use crate::shared::paths;
+use crate::shared::rules::Presence;
 
 /// Everything `#[mcp_prompt]` expands to for the free function of `prompt`.
 pub fn prompt(prompt: &ValidPrompt) -> TokenStream {
-    let p = private_path();
     let item = &prompt.item;
     let ident = prompt.fn_ident();
-    let name = &prompt.name;
-    let companion = companion_struct(&item.vis, ident);
-    let default_fns: Vec<TokenStream> = prompt
-        .params
-        .iter()
-        .enumerate()
-        .filter_map(default_fn)
-        .collect();
-    let defaults = (!default_fns.is_empty()).then(|| quote!(impl #ident { #(#default_fns)* }));
-    let handler = handler_impl(prompt, ident, None);
+    let defaults = defaults(prompt, ident);
+    let impls = companion_impls(ident, &prompt.name, Some(prompt));
+    let companion = companion(&item.vis, ident, quote!(#defaults #impls));
     quote! {
         #item
 
         #companion
+    }
+}
 
-        const _: () = {
-            #defaults
+/// `StaticPrompt` and `PromptHandler` for the companion struct `ident` of the prompt `name`:
+/// those of `prompt`, or with `None` the fallback's, whose bodies never run (the crate does not
+/// compile).
+pub fn companion_impls(ident: &Ident, name: &str, prompt: Option<&ValidPrompt>) -> TokenStream {
+    let p = paths::private();
+    let handler = handler_impl(ident, None, prompt);
+    quote! {
+        impl #p::StaticPrompt for #ident {
+            const NAME: &'static str = #name;
+            const INSTANCE: Self = #ident {};
+        }
 
-            impl #p::StaticPrompt for #ident {
-                const NAME: &'static str = #name;
-                const INSTANCE: Self = #ident {};
-            }
-
-            #handler
-        };
+        #handler
     }
 }
 
@@ -52,14 +51,8 @@ pub fn method_prompt(
     self_ty: &Type,
     bound: &TokenStream,
 ) -> TokenStream {
-    let default_fns: Vec<TokenStream> = prompt
-        .params
-        .iter()
-        .enumerate()
-        .filter_map(default_fn)
-        .collect();
-    let defaults = (!default_fns.is_empty()).then(|| quote!(impl #handler { #(#default_fns)* }));
-    let handler_impl = handler_impl(prompt, handler, Some(bound));
+    let defaults = defaults(prompt, handler);
+    let handler_impl = handler_impl(handler, Some(bound), Some(prompt));
     quote! {
         #[allow(non_camel_case_types)]
         struct #handler(::std::sync::Arc<#self_ty>);
@@ -70,17 +63,49 @@ pub fn method_prompt(
     }
 }
 
-/// `impl PromptHandler for #target`.
-fn handler_impl(prompt: &ValidPrompt, target: &Ident, bound: Option<&TokenStream>) -> TokenStream {
-    let p = private_path();
-    let definition = definition(prompt);
-    let get = get(prompt);
-    let (complete, has_completions) = completions(
-        &prompt.completers,
-        prompt
-            .arguments()
-            .map(|argument| (argument.wire_name.as_str(), &argument.value_ty)),
-    );
+/// `impl #target { fn __mcp_default_N ... }` for the defaulted arguments, if there are any.
+fn defaults(prompt: &ValidPrompt, target: &Ident) -> Option<TokenStream> {
+    let default_fns: Vec<TokenStream> = prompt
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(|(index, param)| match param {
+            PromptParam::Argument(PromptArgument {
+                presence: Presence::Default(default),
+                value_ty,
+                ..
+            }) => Some(default_fn(index, value_ty, default)),
+            PromptParam::Argument(_) | PromptParam::Injected { .. } => None,
+        })
+        .collect();
+    (!default_fns.is_empty()).then(|| quote!(impl #target { #(#default_fns)* }))
+}
+
+/// `impl PromptHandler for #target`: that of `prompt`, or with `None` one whose required methods
+/// never run and whose others are the trait's.
+fn handler_impl(
+    target: &Ident,
+    bound: Option<&TokenStream>,
+    prompt: Option<&ValidPrompt>,
+) -> TokenStream {
+    let p = paths::private();
+    let (definition, get, completions) = match prompt {
+        Some(prompt) => (
+            definition(prompt),
+            get(prompt),
+            Some(completions(
+                &prompt.completers,
+                prompt
+                    .arguments()
+                    .map(|argument| (argument.wire_name.as_str(), &argument.value_ty)),
+            )),
+        ),
+        None => {
+            let unreachable = quote!(::core::unreachable!());
+            (unreachable.clone(), unreachable, None)
+        }
+    };
+    let get_param = get_param();
     quote! {
         impl #p::PromptHandler for #target #bound {
             fn definition(&self) -> #p::PromptDefinition {
@@ -89,57 +114,30 @@ fn handler_impl(prompt: &ValidPrompt, target: &Ident, bound: Option<&TokenStream
 
             fn get(
                 &self,
-                __mcp_request: #p::PromptRequest,
+                #get_param: #p::PromptRequest,
             ) -> #p::BoxFuture<'static, #p::PromptOutcome> {
                 #get
             }
 
-            fn complete(
-                &self,
-                __mcp_request: &#p::CompletionRequest,
-            ) -> ::core::option::Option<#p::Completion> {
-                #complete
-            }
-
-            fn has_completions(&self) -> bool {
-                #has_completions
-            }
+            #completions
         }
     }
 }
 
-fn default_fn_ident(index: usize) -> Ident {
-    format_ident!("__mcp_default_{}", index, span = Span::mixed_site())
-}
-
-/// `fn __mcp_default_N() -> T { expr }`, an associated function of the handler: where the
-/// default is type-checked against the parameter.
-fn default_fn((index, param): (usize, &PromptParam)) -> Option<TokenStream> {
-    let PromptParam::Argument(argument) = param else {
-        return None;
-    };
-    let Presence::Default(default) = &argument.presence else {
-        return None;
-    };
-    let ident = default_fn_ident(index);
-    let ty = &argument.value_ty;
-    let expr = default_expr(default);
-    Some(quote! {
-        fn #ident() -> #ty {
-            #expr
-        }
-    })
+/// The parameter of `PromptHandler::get`.
+fn get_param() -> Ident {
+    local("__mcp_request")
 }
 
 fn definition(prompt: &ValidPrompt) -> TokenStream {
-    let p = private_path();
+    let p = paths::private();
     let name = &prompt.name;
-    let title = optional_str(prompt.title.as_deref());
-    let description = optional_str(prompt.description.as_deref());
+    let title = optional(prompt.title.as_deref());
+    let description = optional(prompt.description.as_deref());
     let icons = prompt.icon.iter();
     let arguments = prompt.arguments().map(|argument| {
         let name = &argument.wire_name;
-        let description = optional_str(argument.description.as_deref());
+        let description = optional(argument.description.as_deref());
         let required = matches!(argument.presence, Presence::Required);
         quote! {
             #p::PromptArgumentSpec {
@@ -164,12 +162,10 @@ fn definition(prompt: &ValidPrompt) -> TokenStream {
 /// The body of `PromptHandler::get`: read every argument (gathering every problem), then run
 /// the function and convert what it returns.
 fn get(prompt: &ValidPrompt) -> TokenStream {
-    let p = private_path();
-    let request = Ident::new("__mcp_request", Span::call_site());
-    let reader = Ident::new("__mcp_reader", Span::mixed_site());
-    let values: Vec<Ident> = (0..prompt.params.len())
-        .map(|index| format_ident!("__mcp_arg_{}", index, span = Span::mixed_site()))
-        .collect();
+    let p = paths::private();
+    let request = get_param();
+    let reader = local("__mcp_reader");
+    let values = arg_locals(prompt.params.len());
     let reads = prompt
         .params
         .iter()

@@ -5,9 +5,8 @@ use syn::meta::ParseNestedMeta;
 use syn::parse::{ParseStream, Parser};
 use syn::{Expr, ExprLit, Lit, LitStr, Path, Token};
 
-use crate::attr::{Seen, Spanned, skip_value, string_value};
-use crate::ctxt::Ctxt;
-use crate::handler_fn::{self, CompleterAttr};
+use crate::shared::attr::{self, CompleterAttr, Seen, Spanned, skip_value, string_value};
+use crate::shared::ctxt::Ctxt;
 
 /// The options of `#[mcp_resource(...)]`.
 #[derive(Default)]
@@ -81,7 +80,7 @@ pub fn resource_attr(args: TokenStream, cx: &mut Ctxt) -> ResourceAttr {
                     attr.icon = string_value(&meta, cx, "icon = \"https://example.com/icon.svg\"")?;
                 }
                 "list" => attr.list = path_value(&meta, cx, "list = list_docs")?,
-                _complete => handler_fn::complete_attr(&meta, cx, &mut attr.complete)?,
+                _complete => attr::complete_attr(&meta, cx, &mut attr.complete)?,
             }
             Ok(())
         })

@@ -7,12 +7,12 @@ use proc_macro2::Span;
 use syn::{Ident, ItemFn, LitStr, Path, Type};
 
 use super::attr::ResourceAttr;
-use crate::attr::Spanned;
-use crate::check::option_inner;
-use crate::ctxt::Ctxt;
-use crate::handler_fn::{self, Callee};
-use crate::model::HandlerFn;
-use crate::uri_template::{self, Part, PartKind};
+use super::uri_template::{self, Part, PartKind};
+use crate::shared::attr::Spanned;
+use crate::shared::ctxt::Ctxt;
+use crate::shared::function::HandlerFn;
+use crate::shared::rules::{self, Callee};
+use crate::shared::syntax::option_inner;
 
 /// A resource function every rule accepted.
 pub struct ValidResource {
@@ -74,7 +74,7 @@ pub fn resource(
     mut cx: Ctxt,
 ) -> syn::Result<ValidResource> {
     let cx = &mut cx;
-    let callee = handler_fn::check_function(function, "resource", cx);
+    let callee = rules::check_function(function, "resource", cx);
     let uri = attr.uri.as_ref().and_then(|literal| check_uri(literal, cx));
     let variables: Vec<(String, std::ops::Range<usize>)> = match &uri {
         Some(ValidUri::Template { parts, .. }) => parts
@@ -99,16 +99,9 @@ pub fn resource(
         item: function.item.clone(),
         callee,
         uri,
-        name: attr
-            .name
-            .as_ref()
-            .map_or_else(|| function.default_name(), |name| name.value.clone()),
+        name: function.name(attr.name.as_ref()),
         title: attr.title.as_ref().map(|title| title.value.clone()),
-        description: attr
-            .description
-            .as_ref()
-            .map(|description| description.value.clone())
-            .or_else(|| function.docs.description.clone()),
+        description: function.description(attr.description.as_ref()),
         mime_type: attr.mime_type.as_ref().map(|mime| mime.value.clone()),
         size: attr.size.as_ref().map(|size| size.value),
         audience,
@@ -178,10 +171,10 @@ fn check_params(
     let mut params = Vec::new();
     for param in &function.params {
         check_no_arg_options(param, cx);
-        let Some(name) = handler_fn::param_name(param, "resource", cx) else {
+        let Some(name) = rules::param_name(param, "resource", cx) else {
             continue;
         };
-        if !handler_fn::check_owned(param, "resource", cx) {
+        if !rules::check_owned(param, "resource", cx) {
             continue;
         }
         // A URI that did not parse was reported already; which parameter binds what is
@@ -202,7 +195,7 @@ fn check_params(
                 name,
                 ty: param.ty.clone(),
             });
-        } else if handler_fn::is_injected(&param.ty) {
+        } else if rules::is_injected(&param.ty) {
             params.push(ResourceParam::Injected {
                 ty: param.ty.clone(),
             });
@@ -232,13 +225,13 @@ fn check_params(
 
 /// Resource parameters take no options: a variable has no description on the wire, no default
 /// (a matching URI always gives it a value), and binds by its own name.
-fn check_no_arg_options(param: &crate::model::Param, cx: &mut Ctxt) {
+fn check_no_arg_options(param: &crate::shared::function::Param, cx: &mut Ctxt) {
     let options = [
         param.attr.description.as_ref().map(|d| d.span),
         param.attr.rename.as_ref().map(|r| r.span),
         param.attr.default.as_ref().map(|default| match default {
-            crate::attr::DefaultAttr::Value(expr) => syn::spanned::Spanned::span(expr),
-            crate::attr::DefaultAttr::TypeDefault(span) => *span,
+            crate::shared::attr::DefaultAttr::Value(expr) => syn::spanned::Spanned::span(expr),
+            crate::shared::attr::DefaultAttr::TypeDefault(span) => *span,
         }),
     ];
     for span in options.into_iter().flatten() {
@@ -263,7 +256,7 @@ fn check_variables_bound(
         .params
         .iter()
         .filter_map(|param| match &param.pat {
-            syn::Pat::Ident(ident) => Some(crate::check::unraw(&ident.ident)),
+            syn::Pat::Ident(ident) => Some(crate::shared::syntax::unraw(&ident.ident)),
             _ => None,
         })
         .collect();
@@ -311,7 +304,7 @@ fn check_completers(
 ) -> Vec<(String, Path)> {
     let mut completers = Vec::new();
     for completer in &attr.complete {
-        let name = crate::check::unraw(&completer.name);
+        let name = crate::shared::syntax::unraw(&completer.name);
         if variables.iter().any(|(variable, _)| *variable == name) {
             completers.push((name, completer.path.clone()));
         } else if is_template || attr.uri.is_none() {

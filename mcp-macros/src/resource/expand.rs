@@ -4,35 +4,45 @@
 //! spanned there, so a type error is reported on the user's tokens.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
 use super::check::{ResourceParam, ValidResource, ValidUri};
-use crate::expand::{call_user_fn, companion_struct, private_path};
-use crate::uri_template::PartKind;
+use super::uri_template::PartKind;
+use crate::shared::expand::{arg_locals, call_user_fn, companion, completions, local, optional};
+use crate::shared::paths;
 
 /// Everything `#[mcp_resource]` expands to for the free function of `resource`.
 pub fn resource(resource: &ValidResource) -> TokenStream {
-    let p = private_path();
     let item = &resource.item;
     let ident = resource.fn_ident();
-    let companion = companion_struct(&item.vis, ident);
-    let route = resource.uri.route();
-    let handler = handler_impl(resource, ident, None);
+    let impls = companion_impls(ident, &resource.uri.route(), Some(resource));
+    let companion = companion(&item.vis, ident, impls);
     quote! {
         #item
 
         #companion
+    }
+}
 
-        const _: () = {
-            impl #p::StaticResource for #ident {
-                const ROUTE: &'static str = #route;
-                const INSTANCE: Self = #ident {};
-            }
+/// `StaticResource` and `ResourceHandler` for the companion struct `ident` of the resource
+/// answering `route`: those of `resource`, or with `None` the fallback's, whose bodies never run
+/// (the crate does not compile).
+pub fn companion_impls(
+    ident: &Ident,
+    route: &str,
+    resource: Option<&ValidResource>,
+) -> TokenStream {
+    let p = paths::private();
+    let handler = handler_impl(ident, None, resource);
+    quote! {
+        impl #p::StaticResource for #ident {
+            const ROUTE: &'static str = #route;
+            const INSTANCE: Self = #ident {};
+        }
 
-            #handler
-        };
+        #handler
     }
 }
 
@@ -44,7 +54,7 @@ pub fn method_resource(
     self_ty: &Type,
     bound: &TokenStream,
 ) -> TokenStream {
-    let handler_impl = handler_impl(resource, handler, Some(bound));
+    let handler_impl = handler_impl(handler, Some(bound), Some(resource));
     quote! {
         #[allow(non_camel_case_types)]
         struct #handler(::std::sync::Arc<#self_ty>);
@@ -53,23 +63,33 @@ pub fn method_resource(
     }
 }
 
-/// `impl ResourceHandler for #target`.
+/// `impl ResourceHandler for #target`: that of `resource`, or with `None` one whose required
+/// methods never run and whose others are the trait's.
 fn handler_impl(
-    resource: &ValidResource,
     target: &Ident,
     bound: Option<&TokenStream>,
+    resource: Option<&ValidResource>,
 ) -> TokenStream {
-    let p = private_path();
-    let definition = definition(resource);
-    let read = read(resource);
-    let list = list(resource);
-    let (complete, has_completions) = completions(
-        &resource.completers,
-        resource.params.iter().filter_map(|param| match param {
-            ResourceParam::Variable { name, ty } => Some((name.as_str(), ty)),
-            ResourceParam::Injected { .. } => None,
-        }),
-    );
+    let p = paths::private();
+    let (definition, read, list, completions) = match resource {
+        Some(resource) => (
+            definition(resource),
+            read(resource),
+            list(resource),
+            Some(completions(
+                &resource.completers,
+                resource.params.iter().filter_map(|param| match param {
+                    ResourceParam::Variable { name, ty } => Some((name.as_str(), ty)),
+                    ResourceParam::Injected { .. } => None,
+                }),
+            )),
+        ),
+        None => {
+            let unreachable = quote!(::core::unreachable!());
+            (unreachable.clone(), unreachable, None, None)
+        }
+    };
+    let read_param = read_param();
     quote! {
         impl #p::ResourceHandler for #target #bound {
             fn definition(&self) -> #p::ResourceDefinition {
@@ -78,45 +98,35 @@ fn handler_impl(
 
             fn read(
                 &self,
-                __mcp_read: #p::ResourceRead,
+                #read_param: #p::ResourceRead,
             ) -> #p::BoxFuture<'static, #p::ReadOutcome> {
                 #read
             }
 
             #list
 
-            fn complete(
-                &self,
-                __mcp_request: &#p::CompletionRequest,
-            ) -> ::core::option::Option<#p::Completion> {
-                #complete
-            }
-
-            fn has_completions(&self) -> bool {
-                #has_completions
-            }
+            #completions
         }
     }
 }
 
+/// The parameter of `ResourceHandler::read`.
+fn read_param() -> Ident {
+    local("__mcp_read")
+}
+
 fn definition(resource: &ValidResource) -> TokenStream {
-    let p = private_path();
+    let p = paths::private();
     let name = &resource.name;
-    let title = optional_str(resource.title.as_deref());
-    let description = optional_str(resource.description.as_deref());
-    let mime_type = optional_str(resource.mime_type.as_deref());
-    let size = match resource.size {
-        Some(size) => quote!(::core::option::Option::Some(#size)),
-        None => quote!(::core::option::Option::None),
-    };
+    let title = optional(resource.title.as_deref());
+    let description = optional(resource.description.as_deref());
+    let mime_type = optional(resource.mime_type.as_deref());
+    let size = optional(resource.size);
     let audience = resource.audience.iter().map(|role| {
         let role = Ident::new(role, Span::call_site());
         quote!(#p::Role::#role)
     });
-    let priority = match resource.priority {
-        Some(priority) => quote!(::core::option::Option::Some(#priority)),
-        None => quote!(::core::option::Option::None),
-    };
+    let priority = optional(resource.priority);
     let icons = resource.icon.iter();
     let spec = quote! {
         #p::ResourceSpec {
@@ -149,13 +159,11 @@ fn definition(resource: &ValidResource) -> TokenStream {
 /// The body of `ResourceHandler::read`: parse every variable (gathering every problem), then
 /// run the function and convert what it returns.
 fn read(resource: &ValidResource) -> TokenStream {
-    let p = private_path();
-    let read = Ident::new("__mcp_read", Span::call_site());
-    let reader = Ident::new("__mcp_reader", Span::mixed_site());
-    let uri = Ident::new("__mcp_uri", Span::mixed_site());
-    let values: Vec<Ident> = (0..resource.params.len())
-        .map(|index| format_ident!("__mcp_arg_{}", index, span = Span::mixed_site()))
-        .collect();
+    let p = paths::private();
+    let read = read_param();
+    let reader = local("__mcp_reader");
+    let uri = local("__mcp_uri");
+    let values = arg_locals(resource.params.len());
     let reads = resource
         .params
         .iter()
@@ -170,7 +178,7 @@ fn read(resource: &ValidResource) -> TokenStream {
                 quote!(let #value = ::core::option::Option::Some(#inject);)
             }
         });
-    let mime_type = optional_str(resource.mime_type.as_deref());
+    let mime_type = optional(resource.mime_type.as_deref());
     let run = call_user_fn(
         &resource.item,
         &resource.callee,
@@ -202,7 +210,7 @@ fn read(resource: &ValidResource) -> TokenStream {
 
 /// `ResourceHandler::list`, when the resource has a lister.
 fn list(resource: &ValidResource) -> Option<TokenStream> {
-    let p = private_path();
+    let p = paths::private();
     let lister = resource.list.as_ref()?;
     let start = quote_spanned!(lister.span()=> #p::list_with(#lister));
     Some(quote! {
@@ -218,61 +226,4 @@ fn list(resource: &ValidResource) -> Option<TokenStream> {
             ::core::option::Option::Some(#start)
         }
     })
-}
-
-/// The bodies of `complete` and `has_completions`: explicit completers by name, then every
-/// other value whose type is an enum of unit variants (decided by the runtime's probe).
-pub fn completions<'a>(
-    completers: &[(String, syn::Path)],
-    values: impl Iterator<Item = (&'a str, &'a syn::Type)>,
-) -> (TokenStream, TokenStream) {
-    let p = private_path();
-    let request = Ident::new("__mcp_request", Span::call_site());
-    let explicit = completers.iter().map(|(name, path)| {
-        let run = quote_spanned!(path.span()=> #p::complete_with(#path, #request));
-        quote!(#name => ::core::option::Option::Some(#run),)
-    });
-    let probes: Vec<(&str, TokenStream)> = values
-        .filter(|(name, _)| !completers.iter().any(|(completed, _)| completed == name))
-        .map(|(name, ty)| {
-            let ty = crate::check::option_inner(ty).unwrap_or(ty);
-            (
-                name,
-                quote! {{
-                    #[allow(unused_imports)]
-                    use #p::{ViaJsonSchema as _, ViaNothing as _};
-                    // The borrow picks `ViaNothing` when `ViaJsonSchema` does not apply.
-                    #[allow(clippy::needless_borrow)]
-                    let __mcp_values = (&#p::EnumProbe::<#ty>::NEW).enum_values();
-                    __mcp_values
-                }},
-            )
-        })
-        .collect();
-    let automatic = probes
-        .iter()
-        .map(|(name, probe)| quote!(#name => #p::complete_enum(#probe, #request),));
-    let complete = quote! {
-        match #request.argument.as_str() {
-            #(#explicit)*
-            #(#automatic)*
-            _ => ::core::option::Option::None,
-        }
-    };
-    let has_completions = if completers.is_empty() {
-        let checks = probes
-            .iter()
-            .map(|(_, probe)| quote!(::core::option::Option::is_some(&#probe)));
-        quote!(false #(|| #checks)*)
-    } else {
-        quote!(true)
-    };
-    (complete, has_completions)
-}
-
-pub fn optional_str(text: Option<&str>) -> TokenStream {
-    match text {
-        Some(text) => quote!(::core::option::Option::Some(#text)),
-        None => quote!(::core::option::Option::None),
-    }
 }

@@ -4,73 +4,38 @@
 mod attr;
 mod check;
 mod expand;
+mod uri_template;
 
 use proc_macro2::TokenStream;
-use quote::quote;
 
 pub use attr::{ResourceAttr, resource_attr};
 pub use check::{ValidResource, resource as check_resource};
-pub use expand::{completions, method_resource, optional_str};
+pub use expand::method_resource;
 
-use crate::ctxt::Ctxt;
-use crate::expand::{companion_struct, debug_print, private_path};
-use crate::fallback;
-use crate::model::HandlerFn;
+use crate::shared::ctxt::Ctxt;
+use crate::shared::expand::debug_print;
+use crate::shared::fallback;
+use crate::shared::function::HandlerFn;
 
 /// Everything `#[mcp_resource(args)]` on `item` expands to.
 pub fn attribute(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut cx = Ctxt::new();
     let function = match HandlerFn::from_syn(item.clone(), "#[mcp_resource]", &mut cx) {
         Ok(function) => function,
-        Err(error) => return fallback::unparsed(item, &error),
+        Err(error) => return fallback::expand(&item, &error, None),
     };
     let attr = attr::resource_attr(args, &mut cx);
     let label = function.ident().to_string();
     let tokens = match check::resource(&function, &attr, cx) {
         Ok(valid) => expand::resource(&valid),
-        Err(errors) => fallback_resource(&function, &errors),
+        Err(errors) => {
+            // Unique, so the duplicate check of `resources![...]` stays quiet.
+            let route = format!("invalid:{}", function.ident());
+            fallback::function(&function, &errors, |ident| {
+                expand::companion_impls(ident, &route, None)
+            })
+        }
     };
     debug_print(&label, &tokens);
     tokens
-}
-
-/// The function as written (minus `#[arg]`), the errors, and a companion whose impls never run
-/// (the crate does not compile), so `resources![name]` adds no error of its own.
-fn fallback_resource(function: &HandlerFn, error: &syn::Error) -> TokenStream {
-    let item = &function.item;
-    let errors = error.to_compile_error();
-    // A function taking `self` sits in an `impl` block, where a struct cannot be declared.
-    if function.receiver.is_some() {
-        return quote! {
-            #item
-            #errors
-        };
-    }
-    let p = private_path();
-    let ident = function.ident();
-    let companion = companion_struct(&item.vis, ident);
-    // Unique, so the duplicate check of `resources![...]` stays quiet.
-    let route = format!("invalid:{ident}");
-    quote! {
-        #item
-        #errors
-        #companion
-        const _: () = {
-            impl #p::StaticResource for #ident {
-                const ROUTE: &'static str = #route;
-                const INSTANCE: Self = #ident {};
-            }
-            impl #p::ResourceHandler for #ident {
-                fn definition(&self) -> #p::ResourceDefinition {
-                    ::core::unreachable!()
-                }
-                fn read(
-                    &self,
-                    _: #p::ResourceRead,
-                ) -> #p::BoxFuture<'static, #p::ReadOutcome> {
-                    ::core::unreachable!()
-                }
-            }
-        };
-    }
 }

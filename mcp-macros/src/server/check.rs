@@ -7,10 +7,10 @@ use quote::ToTokens;
 use syn::{ItemImpl, Type};
 
 use super::model::{MemberKind, ServerImpl};
-use crate::check::{self, ValidTool};
-use crate::ctxt::Ctxt;
 use crate::prompt::{self, ValidPrompt};
 use crate::resource::{self, ValidResource};
+use crate::shared::ctxt::Ctxt;
+use crate::tool::{self, ValidTool};
 
 /// An `#[mcp_server]` impl every rule accepted.
 pub struct ValidServer {
@@ -40,10 +40,12 @@ pub fn server(server: ServerImpl) -> syn::Result<ValidServer> {
     let mut routes: Vec<(String, Span)> = Vec::new();
     for member in server.members {
         let result = match &member.kind {
-            MemberKind::Tool(tool) => check::tool(tool, member.cx).map(|valid| {
-                tool_names.push((valid.name.clone(), valid.name_span));
-                tools.push(valid);
-            }),
+            MemberKind::Tool(function, attr) => {
+                tool::check_tool(function, attr, member.cx).map(|valid| {
+                    tool_names.push((valid.name.clone(), valid.name_span));
+                    tools.push(valid);
+                })
+            }
             MemberKind::Resource(function, attr) => {
                 resource::check_resource(function, attr, member.cx).map(|valid| {
                     let span = attr

@@ -5,13 +5,15 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, Type};
+use syn::{Ident, ItemImpl, Type};
 
 use super::check::ValidServer;
-use crate::check::unraw;
-use crate::expand::{method_tool, private_path};
 use crate::prompt::method_prompt;
 use crate::resource::method_resource;
+use crate::shared::expand::local;
+use crate::shared::paths;
+use crate::shared::syntax::unraw;
+use crate::tool::method_tool;
 
 /// Everything `#[mcp_server]` expands to for `server`.
 pub fn server(server: &ValidServer) -> TokenStream {
@@ -79,17 +81,37 @@ pub fn server(server: &ValidServer) -> TokenStream {
     }
 }
 
+/// The fallback's dummy for the block `item` (its inner attributes rewritten to their marker, so
+/// they emit the methods untouched): an `McpService` impl serving nothing, so
+/// `Server::service(value)` adds no error of its own. A generic block or a trait's impl gets
+/// none: its type cannot be named alone.
+pub fn dummy(item: &ItemImpl) -> Option<TokenStream> {
+    if item.trait_.is_some() || !item.generics.params.is_empty() {
+        return None;
+    }
+    let self_ty = &item.self_ty;
+    let bound = shared_bound(self_ty);
+    let service = service_impl(self_ty, &bound, &[], &[], &[]);
+    let assert = assert_shared(self_ty);
+    Some(quote! {
+        const _: () = {
+            #assert
+            #service
+        };
+    })
+}
+
 /// `impl McpService for Service`: each set gets a handler per method, holding a clone of the
 /// `Arc`.
-pub fn service_impl(
+fn service_impl(
     self_ty: &Type,
     bound: &TokenStream,
     tools: &[Ident],
     resources: &[Ident],
     prompts: &[Ident],
 ) -> TokenStream {
-    let p = private_path();
-    let set = Ident::new("__mcp_set", Span::mixed_site());
+    let p = paths::private();
+    let set = local("__mcp_set");
     quote! {
         impl #p::McpService for #self_ty #bound {
             fn add_tools(self: &::std::sync::Arc<Self>, #set: #p::Tools) -> #p::Tools {
@@ -114,8 +136,8 @@ pub fn service_impl(
 
 /// The check that the type can be served, at the type: its error says what is required; the
 /// errors of [`shared_bound`] then name the fields that are not.
-pub fn assert_shared(self_ty: &Type) -> TokenStream {
-    let p = private_path();
+fn assert_shared(self_ty: &Type) -> TokenStream {
+    let p = paths::private();
     quote_spanned! {self_ty.span()=>
         const _: () = #p::assert_service::<#self_ty>();
     }
@@ -125,7 +147,7 @@ pub fn assert_shared(self_ty: &Type) -> TokenStream {
 /// service shared across threads says so the same way at the same tokens, so a type that is
 /// not is reported once (rustc merges identical errors), at the type, rather than at every
 /// impl and every `async` method.
-pub fn shared_bound(self_ty: &Type) -> TokenStream {
+fn shared_bound(self_ty: &Type) -> TokenStream {
     quote_spanned! {self_ty.span()=>
         where #self_ty: ::core::marker::Send + ::core::marker::Sync + 'static
     }

@@ -6,11 +6,12 @@ use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::{Attribute, FnArg, ImplItem, ImplItemFn, Item, ItemFn, ItemImpl, Meta, Signature, Type};
 
-use crate::attr;
-use crate::ctxt::Ctxt;
-use crate::model::{HandlerFn, Owner, ToolFn, item_keyword_span};
 use crate::prompt::{self, PromptAttr};
 use crate::resource::{self, ResourceAttr};
+use crate::shared::attr;
+use crate::shared::ctxt::Ctxt;
+use crate::shared::function::{HandlerFn, Owner, item_keyword_span};
+use crate::tool::{self, ToolAttr};
 
 /// The arguments an inner attribute is rewritten to once `#[mcp_server]` has read it: the
 /// attribute still expands (so its import is used), and with these it emits the method as is.
@@ -34,7 +35,7 @@ pub struct Member {
 }
 
 pub enum MemberKind {
-    Tool(ToolFn),
+    Tool(HandlerFn, ToolAttr),
     Resource(HandlerFn, ResourceAttr),
     Prompt(HandlerFn, PromptAttr),
 }
@@ -123,9 +124,9 @@ fn read_method(method: &mut ImplItemFn, self_ty: &Type, members: &mut Vec<Member
         };
         let kind = match kind {
             Inner::Tool => {
-                let attr = attr::tool_attr(args, &mut cx);
+                let attr = tool::tool_attr(args, &mut cx);
                 let function = HandlerFn::from_fn(item, owner, attribute, &mut cx);
-                MemberKind::Tool(ToolFn { function, attr })
+                MemberKind::Tool(function, attr)
             }
             Inner::Resource => {
                 let function = HandlerFn::from_fn(item, owner, attribute, &mut cx);
@@ -141,10 +142,9 @@ fn read_method(method: &mut ImplItemFn, self_ty: &Type, members: &mut Vec<Member
         let mut member = Member { kind, cx };
         // Messages about the receiver quote it as written.
         match &mut member.kind {
-            MemberKind::Tool(tool) => tool.function.receiver = receiver.clone(),
-            MemberKind::Resource(function, _) | MemberKind::Prompt(function, _) => {
-                function.receiver = receiver.clone();
-            }
+            MemberKind::Tool(function, _)
+            | MemberKind::Resource(function, _)
+            | MemberKind::Prompt(function, _) => function.receiver = receiver.clone(),
         }
         members.push(member);
     }

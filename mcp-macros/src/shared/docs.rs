@@ -1,14 +1,14 @@
-//! Doc comments -> the tool's description and its parameters' descriptions.
+//! Doc comments -> the description of a tool, resource or prompt and its parameters'.
 //!
-//! A tool function is documented the rustdoc way: what it does, then an `# Arguments` section
+//! A function is documented the rustdoc way: what it does, then an `# Arguments` section
 //! listing each parameter as `` * `name` - what it is ``. The model sees the first part as the
-//! tool's description and each bullet as its parameter's description, so the section is not
-//! repeated in the tool description.
+//! function's description and each bullet as its parameter's description, so the section is
+//! not repeated in the description.
 
 use proc_macro2::Span;
 use syn::{Attribute, Expr, ExprLit, Lit, Meta};
 
-use crate::ctxt::Ctxt;
+use crate::shared::ctxt::Ctxt;
 
 /// What a function's doc comment says.
 #[derive(Debug, Default)]

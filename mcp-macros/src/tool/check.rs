@@ -1,17 +1,20 @@
-//! Parsed model -> validated model. One function per rule, each saying why the rule exists.
-//! Code generation accepts only a [`ValidTool`] / [`ValidToolList`], which only this module can
+//! A tool function and its options -> a validated tool. One function per rule, each saying why
+//! the rule exists. Code generation accepts only a [`ValidTool`], which only this module can
 //! make, so nothing reaches it unchecked.
 
 use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned as _;
-use syn::{Expr, GenericArgument, Ident, ItemFn, Pat, PathArguments, Type};
+use syn::{Ident, ItemFn, Pat, Type};
 
-use crate::attr::{AnnotationsAttr, DefaultAttr, Spanned, TaskAttr};
-use crate::ctxt::Ctxt;
-use crate::docs::Docs;
-use crate::handler_fn::{self, Callee};
-use crate::model::{Param, ToolFn, ToolList};
+use super::attr::{AnnotationsAttr, TaskAttr, ToolAttr};
+use crate::shared::attr::{DefaultAttr, Spanned};
+use crate::shared::ctxt::Ctxt;
+use crate::shared::function::{HandlerFn, Param};
+use crate::shared::rules::{
+    self, Callee, Presence, check_described_once, check_documented_arguments_exist,
+};
+use crate::shared::syntax::{option_inner, peel, unraw};
 
 /// A tool function every rule accepted.
 pub struct ValidTool {
@@ -57,21 +60,6 @@ pub struct ValidParam {
     pub description: Option<String>,
 }
 
-/// Whether the client must send a parameter.
-pub enum Presence {
-    Required,
-    /// Written `Option<T>`: absent means `None`.
-    Optional,
-    /// `#[arg(default ...)]`: absent means this value.
-    Default(DefaultAttr),
-}
-
-/// The tools of a `tools![...]` every rule accepted.
-pub struct ValidToolList {
-    pub paths: Vec<syn::Path>,
-    _checked: Checked,
-}
-
 /// Only this module can make one, so only it can make the validated models.
 struct Checked;
 
@@ -81,19 +69,19 @@ impl ValidTool {
     }
 }
 
-/// Check every rule on `tool`; `Err` with all the problems (and those `cx` already holds).
-pub fn tool(tool: &ToolFn, mut cx: Ctxt) -> syn::Result<ValidTool> {
-    let function = &tool.function;
-    let callee = handler_fn::check_receiver(function, &mut cx);
-    check_no_generics(tool, &mut cx);
-    check_safe_and_not_variadic(tool, &mut cx);
-    let (name, name_span) = check_tool_name(tool, &mut cx);
-    let task_support = check_task_support(tool.attr.task.as_ref(), &mut cx);
+/// Check every rule on `function` under `attr`; `Err` with all the problems (and those `cx`
+/// already holds).
+pub fn tool(function: &HandlerFn, attr: &ToolAttr, mut cx: Ctxt) -> syn::Result<ValidTool> {
+    let callee = rules::check_receiver(function, &mut cx);
+    check_no_generics(function, &mut cx);
+    check_safe_and_not_variadic(function, &mut cx);
+    let (name, name_span) = check_tool_name(function, attr, &mut cx);
+    let task_support = check_task_support(attr.task.as_ref(), &mut cx);
     check_documented_arguments_exist(&function.docs, &function.params, function.ident(), &mut cx);
     let params: Vec<ValidParam> = function
         .params
         .iter()
-        .filter_map(|param| check_param(tool, param, &mut cx))
+        .filter_map(|param| check_param(function, param, &mut cx))
         .collect();
     check_wire_names_unique(&params, &mut cx);
     let valid = ValidTool {
@@ -101,16 +89,11 @@ pub fn tool(tool: &ToolFn, mut cx: Ctxt) -> syn::Result<ValidTool> {
         callee,
         name,
         name_span,
-        title: tool.attr.title.as_ref().map(|title| title.value.clone()),
-        description: tool
-            .attr
-            .description
-            .as_ref()
-            .map(|description| description.value.clone())
-            .or_else(|| function.docs.description.clone()),
-        annotations: tool.attr.annotations,
-        recursive: tool.attr.recursive,
-        icon: tool.attr.icon.as_ref().map(|icon| icon.value.clone()),
+        title: attr.title.as_ref().map(|title| title.value.clone()),
+        description: function.description(attr.description.as_ref()),
+        annotations: attr.annotations,
+        recursive: attr.recursive,
+        icon: attr.icon.as_ref().map(|icon| icon.value.clone()),
         task_support,
         params,
         _checked: Checked,
@@ -120,8 +103,8 @@ pub fn tool(tool: &ToolFn, mut cx: Ctxt) -> syn::Result<ValidTool> {
 
 /// Each parameter needs one concrete type: its schema is generated once and its value
 /// deserialized as that type, so there is nothing to pick a generic parameter with.
-fn check_no_generics(tool: &ToolFn, cx: &mut Ctxt) {
-    let generics = &tool.function.item.sig.generics;
+fn check_no_generics(function: &HandlerFn, cx: &mut Ctxt) {
+    let generics = &function.item.sig.generics;
     if !generics.params.is_empty() || generics.where_clause.is_some() {
         cx.error_spanned(
             generics,
@@ -129,7 +112,7 @@ fn check_no_generics(tool: &ToolFn, cx: &mut Ctxt) {
              for its schema",
         );
     }
-    for param in &tool.function.params {
+    for param in &function.params {
         if matches!(peel(&param.ty), Type::ImplTrait(_)) {
             cx.error_spanned(
                 &param.ty,
@@ -161,8 +144,8 @@ fn check_owned_param(param: &Param, cx: &mut Ctxt) {
 
 /// Clients call a tool with whatever arguments they like, so it cannot have preconditions the
 /// caller must uphold (`unsafe`), nor take a C variadic list.
-fn check_safe_and_not_variadic(tool: &ToolFn, cx: &mut Ctxt) {
-    let sig = &tool.function.item.sig;
+fn check_safe_and_not_variadic(function: &HandlerFn, cx: &mut Ctxt) {
+    let sig = &function.item.sig;
     if let Some(unsafety) = &sig.unsafety {
         cx.error_spanned(
             unsafety,
@@ -177,11 +160,11 @@ fn check_safe_and_not_variadic(tool: &ToolFn, cx: &mut Ctxt) {
 
 /// Clients reject a whole tool list when one name has characters outside `[A-Za-z0-9_-]` or is
 /// longer than 64 (stricter than the spec's 128 and `.`, but what real clients enforce).
-fn check_tool_name(tool: &ToolFn, cx: &mut Ctxt) -> (String, Span) {
-    let (name, span, from_fn) = match &tool.attr.name {
+fn check_tool_name(function: &HandlerFn, attr: &ToolAttr, cx: &mut Ctxt) -> (String, Span) {
+    let (name, span, from_fn) = match &attr.name {
         Some(Spanned { value, span }) => (value.clone(), *span, false),
         None => {
-            let ident = tool.function.ident();
+            let ident = function.ident();
             (unraw(ident), ident.span(), true)
         }
     };
@@ -237,38 +220,8 @@ fn check_task_support(task: Option<&TaskAttr>, cx: &mut Ctxt) -> TaskSupport {
     }
 }
 
-/// A bullet naming no parameter is a description the model never sees, usually left behind by
-/// a rename: say so rather than drop it. Shared by every attribute that reads `# Arguments`.
-pub fn check_documented_arguments_exist(
-    docs: &Docs,
-    params: &[Param],
-    function: &Ident,
-    cx: &mut Ctxt,
-) {
-    let names: Vec<String> = params.iter().filter_map(param_name).collect();
-    for (index, documented) in docs.arguments.iter().enumerate() {
-        if !names.contains(&documented.name) {
-            cx.error_at(
-                documented.span,
-                format!(
-                    "`# Arguments` documents `{}`, which is not a parameter of `{function}`",
-                    documented.name
-                ),
-            );
-        } else if docs.arguments[..index]
-            .iter()
-            .any(|earlier| earlier.name == documented.name)
-        {
-            cx.error_at(
-                documented.span,
-                format!("`# Arguments` documents `{}` twice", documented.name),
-            );
-        }
-    }
-}
-
 /// Every rule about one parameter; `None` when it cannot be turned into an argument.
-fn check_param(tool: &ToolFn, param: &Param, cx: &mut Ctxt) -> Option<ValidParam> {
+fn check_param(function: &HandlerFn, param: &Param, cx: &mut Ctxt) -> Option<ValidParam> {
     check_owned_param(param, cx);
     let name = check_param_pattern(param, cx)?;
     let option_inner = option_inner(&param.ty);
@@ -298,7 +251,7 @@ fn check_param(tool: &ToolFn, param: &Param, cx: &mut Ctxt) -> Option<ValidParam
         wire_name_span,
         value_ty: option_inner.unwrap_or(&param.ty).clone(),
         presence,
-        description: check_described_once(tool, param, &name, cx),
+        description: check_described_once(function, param, &name, cx),
     })
 }
 
@@ -348,29 +301,6 @@ fn check_rename_not_empty(rename: &Spanned<String>, cx: &mut Ctxt) {
     }
 }
 
-/// One description per parameter: when both `#[arg(description)]` and `# Arguments` give one,
-/// whichever won, the other would be silently lost.
-fn check_described_once(tool: &ToolFn, param: &Param, name: &str, cx: &mut Ctxt) -> Option<String> {
-    let documented = tool
-        .function
-        .docs
-        .arguments
-        .iter()
-        .find(|doc| doc.name == name);
-    match (&param.attr.description, documented) {
-        (Some(attr), Some(_)) => {
-            cx.error_at(
-                attr.span,
-                format!("`{name}` is described twice, here and in `# Arguments`; keep one"),
-            );
-            Some(attr.value.clone())
-        }
-        (Some(attr), None) => Some(attr.value.clone()),
-        (None, Some(doc)) => (!doc.text.is_empty()).then(|| doc.text.clone()),
-        (None, None) => None,
-    }
-}
-
 /// Two parameters with the same wire name would read the same argument.
 fn check_wire_names_unique(params: &[ValidParam], cx: &mut Ctxt) {
     for (index, param) in params.iter().enumerate() {
@@ -390,110 +320,9 @@ fn check_wire_names_unique(params: &[ValidParam], cx: &mut Ctxt) {
     }
 }
 
-/// Every rule on a `tools![...]` list.
-pub fn tool_list(list: ToolList) -> syn::Result<ValidToolList> {
-    let mut cx = Ctxt::new();
-    check_listed_once(&list, &mut cx);
-    cx.check().map(|()| ValidToolList {
-        paths: list.paths,
-        _checked: Checked,
-    })
-}
-
-/// A tool listed twice would be offered twice under one name, which clients reject.
-fn check_listed_once(list: &ToolList, cx: &mut Ctxt) {
-    let written: Vec<String> = list
-        .paths
-        .iter()
-        .map(|path| path.to_token_stream().to_string())
-        .collect();
-    for (index, path) in list.paths.iter().enumerate() {
-        if written[..index].contains(&written[index]) {
-            cx.error_spanned(path, format!("`{}` is listed twice", written[index]));
-        }
-    }
-}
-
-fn param_name(param: &Param) -> Option<String> {
-    match &param.pat {
-        Pat::Ident(ident) => Some(unraw(&ident.ident)),
-        _ => None,
-    }
-}
-
-/// `r#type` is the name `type`.
-pub fn unraw(ident: &Ident) -> String {
-    let name = ident.to_string();
-    name.strip_prefix("r#").map(str::to_owned).unwrap_or(name)
-}
-
-/// `T` when `ty` is written `Option<T>` (or `std::option::Option<T>`, `core::...`).
-pub fn option_inner(ty: &Type) -> Option<&Type> {
-    let Type::Path(path) = peel(ty) else {
-        return None;
-    };
-    if path.qself.is_some() {
-        return None;
-    }
-    let segments: Vec<String> = path
-        .path
-        .segments
-        .iter()
-        .map(|segment| segment.ident.to_string())
-        .collect();
-    let is_option = matches!(
-        segments
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .as_slice(),
-        ["Option"] | ["std" | "core", "option", "Option"]
-    );
-    let PathArguments::AngleBracketed(args) = &path.path.segments.last()?.arguments else {
-        return None;
-    };
-    match (is_option, args.args.len(), args.args.first()) {
-        (true, 1, Some(GenericArgument::Type(inner))) => Some(inner),
-        _ => None,
-    }
-}
-
-/// A type as written, without the invisible groups and parentheses macros may wrap it in.
-pub fn peel(ty: &Type) -> &Type {
-    match ty {
-        Type::Group(group) => peel(&group.elem),
-        Type::Paren(paren) => peel(&paren.elem),
-        other => other,
-    }
-}
-
-/// The expression an `#[arg(default ...)]` stands for, for code generation.
-pub fn default_expr(default: &DefaultAttr) -> Expr {
-    match default {
-        DefaultAttr::Value(expr) => expr.clone(),
-        DefaultAttr::TypeDefault(span) => {
-            syn::parse_quote_spanned!(*span=> ::core::default::Default::default())
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use syn::parse_quote;
-
     use super::*;
-
-    #[test]
-    fn option_is_recognized_by_path() {
-        let ty: Type = parse_quote!(Option<u8>);
-        assert!(option_inner(&ty).is_some());
-        let ty: Type = parse_quote!(::std::option::Option<String>);
-        assert!(option_inner(&ty).is_some());
-        let ty: Type = parse_quote!(Vec<Option<u8>>);
-        assert!(option_inner(&ty).is_none());
-        let ty: Type = parse_quote!(my::Option<u8>);
-        assert!(option_inner(&ty).is_none());
-    }
 
     #[test]
     fn task_values_are_the_runtime_modes() {

@@ -1,51 +1,20 @@
-//! Attribute arguments -> raw option structs, each value with the span of its tokens.
-//!
-//! Reads `#[mcp_tool(...)]` and the `#[arg(...)]` of parameters. Knows the option names and the
-//! shape of each value, nothing about what the values mean together (that is `check`). Every
-//! unknown option lists the valid ones; every repeated option is an error at the repetition.
+//! The shared attribute parsing: a value with its span, the unknown and repeated option
+//! checks (with a suggestion for a misspelling), the value shapes every attribute uses, the
+//! `#[arg(...)]` of parameters and `complete(...)`. Each attribute's own options are read in its
+//! folder (`tool/attr.rs`, ...); what the values mean together is for the checks.
 
-use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{ToTokens, quote};
+use proc_macro2::{Span, TokenTree};
+use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
-use syn::parse::Parser;
-use syn::{Attribute, Expr, ExprLit, Lit, LitBool, Token};
+use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitBool, Path, Token};
 
-use crate::ctxt::Ctxt;
+use crate::shared::ctxt::Ctxt;
 
 /// A value with the span of the tokens that gave it.
 #[derive(Debug, Clone)]
 pub struct Spanned<T> {
     pub value: T,
     pub span: Span,
-}
-
-/// The options of `#[mcp_tool(...)]`.
-#[derive(Default)]
-pub struct ToolAttr {
-    pub name: Option<Spanned<String>>,
-    pub title: Option<Spanned<String>>,
-    pub description: Option<Spanned<String>>,
-    pub annotations: AnnotationsAttr,
-    pub recursive: bool,
-    /// `icon = "https://..."`: the URI of the tool's icon.
-    pub icon: Option<Spanned<String>>,
-    /// `task` or `task = "..."`: whether calls may run as tasks.
-    pub task: Option<TaskAttr>,
-}
-
-/// `task` alone, or `task = "text"` with the text as written (`check` knows which are valid).
-pub enum TaskAttr {
-    Bare,
-    Value(Spanned<String>),
-}
-
-/// `annotations(...)`: each hint `None` when not written.
-#[derive(Default, Clone, Copy)]
-pub struct AnnotationsAttr {
-    pub read_only: Option<bool>,
-    pub destructive: Option<bool>,
-    pub idempotent: Option<bool>,
-    pub open_world: Option<bool>,
 }
 
 /// The options of one parameter's `#[arg(...)]` attributes.
@@ -62,103 +31,7 @@ pub enum DefaultAttr {
     TypeDefault(Span),
 }
 
-const TOOL_KEYS: &[&str] = &[
-    "name",
-    "title",
-    "description",
-    "annotations",
-    "recursive",
-    "icon",
-    "task",
-];
-const ANNOTATION_KEYS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
 const ARG_KEYS: &[&str] = &["description", "default", "rename"];
-
-/// Read the arguments of `#[mcp_tool(...)]`.
-pub fn tool_attr(args: TokenStream, cx: &mut Ctxt) -> ToolAttr {
-    let mut attr = ToolAttr::default();
-    let mut seen = Seen::new("#[mcp_tool]", TOOL_KEYS);
-    let parser = syn::meta::parser(|meta| {
-        let Some(key) = seen.key(&meta, cx) else {
-            return skip_value(&meta);
-        };
-        match key {
-            "name" => attr.name = string_value(&meta, cx, "name = \"get_weather\"")?,
-            "title" => attr.title = string_value(&meta, cx, "title = \"Get the weather\"")?,
-            "description" => {
-                attr.description = string_value(&meta, cx, "description = \"...\"")?;
-            }
-            "annotations" => attr.annotations = annotations(&meta, cx)?,
-            "icon" => {
-                attr.icon = string_value(&meta, cx, "icon = \"https://example.com/icon.svg\"")?
-            }
-            "task" => attr.task = task_value(&meta, cx)?,
-            _recursive => attr.recursive = flag_value(&meta, cx)?,
-        }
-        Ok(())
-    });
-    if let Err(error) = parser.parse2(args) {
-        cx.syn_error(error);
-    }
-    attr
-}
-
-fn annotations(meta: &ParseNestedMeta<'_>, cx: &mut Ctxt) -> syn::Result<AnnotationsAttr> {
-    let mut hints = AnnotationsAttr::default();
-    if !meta.input.peek(syn::token::Paren) {
-        cx.error_spanned(
-            &meta.path,
-            "`annotations` takes a list of hints, like `annotations(read_only, idempotent)`",
-        );
-        return skip_value(meta).map(|()| hints);
-    }
-    let mut seen = Seen::new("annotations(...)", ANNOTATION_KEYS);
-    meta.parse_nested_meta(|hint| {
-        let Some(key) = seen.key(&hint, cx) else {
-            return skip_value(&hint);
-        };
-        let value = Some(flag_value(&hint, cx)?);
-        match key {
-            "read_only" => hints.read_only = value,
-            "destructive" => hints.destructive = value,
-            "idempotent" => hints.idempotent = value,
-            _open_world => hints.open_world = value,
-        }
-        Ok(())
-    })?;
-    Ok(hints)
-}
-
-/// `task` or `task = "..."`; `None` (with an error) for any other shape.
-fn task_value(meta: &ParseNestedMeta<'_>, cx: &mut Ctxt) -> syn::Result<Option<TaskAttr>> {
-    const FORMS: &str = "write `task`, or `task = \"optional\"`, `\"required\"` or `\"forbidden\"`";
-    if meta.input.peek(syn::token::Paren) {
-        let path = &meta.path;
-        let list: TokenTree = meta.input.parse()?;
-        cx.error_spanned(
-            quote!(#path #list),
-            format!("`task` takes no list; {FORMS}"),
-        );
-        return Ok(None);
-    }
-    if !meta.input.peek(Token![=]) {
-        return Ok(Some(TaskAttr::Bare));
-    }
-    let value: Expr = meta.value()?.parse()?;
-    match value {
-        Expr::Lit(ExprLit {
-            lit: Lit::Str(text),
-            ..
-        }) => Ok(Some(TaskAttr::Value(Spanned {
-            value: text.value(),
-            span: text.span(),
-        }))),
-        other => {
-            cx.error_spanned(other, format!("`task` must be a string literal; {FORMS}"));
-            Ok(None)
-        }
-    }
-}
 
 /// Read every `#[arg(...)]` among `attrs` (a parameter's attributes) into one set of options.
 pub fn arg_attr(attrs: &[Attribute], cx: &mut Ctxt) -> ArgAttr {
@@ -376,46 +249,60 @@ pub fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     Ok(())
 }
 
+/// One `name = path` of `complete(...)`.
+pub struct CompleterAttr {
+    /// The argument (or template variable) it completes.
+    pub name: Ident,
+    /// The completer function.
+    pub path: Path,
+}
+
+/// `complete(language = complete_language, ...)`: a completer per argument.
+pub fn complete_attr(
+    meta: &ParseNestedMeta<'_>,
+    cx: &mut Ctxt,
+    completers: &mut Vec<CompleterAttr>,
+) -> syn::Result<()> {
+    if !meta.input.peek(syn::token::Paren) {
+        cx.error_spanned(
+            &meta.path,
+            "`complete` takes a list of `argument = completer`, like `complete(language = complete_language)`",
+        );
+        return skip_value(meta);
+    }
+    meta.parse_nested_meta(|entry| {
+        let Some(name) = entry.path.get_ident().cloned() else {
+            cx.error_spanned(
+                &entry.path,
+                "expected the name of an argument, like `language`",
+            );
+            return skip_value(&entry);
+        };
+        if !entry.input.peek(syn::Token![=]) {
+            cx.error_spanned(
+                &entry.path,
+                format!("`{name}` needs a completer function, like `{name} = complete_{name}`"),
+            );
+            return skip_value(&entry);
+        }
+        let path: Path = entry.value()?.parse()?;
+        if completers.iter().any(|seen| seen.name == name) {
+            cx.error_spanned(&name, format!("`{name}` already has a completer"));
+        } else {
+            completers.push(CompleterAttr { name, path });
+        }
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn close_misspellings_are_suggested() {
-        assert_eq!(closest("nmae", TOOL_KEYS), Some("name"));
-        assert_eq!(closest("readonly", ANNOTATION_KEYS), Some("read_only"));
-        assert_eq!(closest("descripton", TOOL_KEYS), Some("description"));
         assert_eq!(closest("desc", ARG_KEYS), Some("description"));
-        assert_eq!(closest("color", TOOL_KEYS), None);
-    }
-
-    fn task(args: TokenStream) -> (Option<TaskAttr>, bool) {
-        let mut cx = Ctxt::new();
-        let attr = tool_attr(args, &mut cx);
-        (attr.task, cx.has_errors())
-    }
-
-    #[test]
-    fn task_is_bare_or_a_string() {
-        assert!(matches!(task(quote!(name = "run")), (None, false)));
-        assert!(matches!(task(quote!(task)), (Some(TaskAttr::Bare), false)));
-        let (value, errors) = task(quote!(title = "Run", task = "required"));
-        assert!(!errors);
-        assert!(matches!(value, Some(TaskAttr::Value(text)) if text.value == "required"));
-        // Any string is read; `check` judges the value.
-        let (value, errors) = task(quote!(task = "sometimes"));
-        assert!(!errors);
-        assert!(matches!(value, Some(TaskAttr::Value(text)) if text.value == "sometimes"));
-    }
-
-    #[test]
-    fn task_of_another_shape_is_an_error() {
-        assert!(matches!(task(quote!(task = 3)), (None, true)));
-        assert!(matches!(task(quote!(task = optional)), (None, true)));
-        assert!(matches!(task(quote!(task(optional))), (None, true)));
-        // The first is kept, the repetition reported.
-        let (value, errors) = task(quote!(task, task = "required"));
-        assert!(errors);
-        assert!(matches!(value, Some(TaskAttr::Bare)));
+        assert_eq!(closest("defualt", ARG_KEYS), Some("default"));
+        assert_eq!(closest("color", ARG_KEYS), None);
     }
 }

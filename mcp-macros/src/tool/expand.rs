@@ -6,56 +6,65 @@
 //! functions. Each use of a parameter's or the return type's trait is spanned at that type, so a
 //! type error is reported on the user's tokens.
 
-use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, ReturnType, Type, Visibility};
+use syn::{Ident, ReturnType, Type};
 
-use super::{call_user_fn, paths};
-use crate::attr::{AnnotationsAttr, DefaultAttr};
-use crate::check::{self, Presence, TaskSupport, ValidParam, ValidTool};
+use super::attr::AnnotationsAttr;
+use super::check::{TaskSupport, ValidParam, ValidTool};
+use crate::shared::attr::DefaultAttr;
+use crate::shared::expand::{
+    arg_locals, call_user_fn, companion, default_fn, default_fn_ident, local, optional,
+};
+use crate::shared::paths;
+use crate::shared::rules::Presence;
 
 /// Everything `#[mcp_tool]` expands to for the free function of `tool`.
 pub fn tool(tool: &ValidTool) -> TokenStream {
-    let p = paths::private();
     let item = &tool.item;
     let ident = tool.fn_ident();
-    let name = &tool.name;
-    let companion = companion_struct(&item.vis, ident);
-    let default_fns: Vec<TokenStream> = tool
-        .params
-        .iter()
-        .enumerate()
-        .filter_map(default_fn)
-        .collect();
+    let default_fns = default_fns(tool);
     let defaults = (!default_fns.is_empty()).then(|| quote!(impl #ident { #(#default_fns)* }));
-    let definition = definition(tool);
-    let handler = handler_impl(
-        tool,
-        ident,
-        &quote!(#p::definition_or_panic::<Self>()),
-        None,
-    );
+    let impls = companion_impls(ident, &tool.name, Some(tool));
+    let companion = companion(&item.vis, ident, quote!(#defaults #impls));
     quote! {
         #item
 
         #companion
+    }
+}
 
-        const _: () = {
-            #defaults
+/// `StaticTool` and `ToolHandler` for the companion struct `ident` of the tool `name`: those of
+/// `tool`, or with `None` the fallback's, whose bodies never run (the crate does not compile).
+pub fn companion_impls(ident: &Ident, name: &str, tool: Option<&ValidTool>) -> TokenStream {
+    let p = paths::private();
+    let (definition, handler) = match tool {
+        Some(tool) => (
+            definition(tool),
+            handler_impl(
+                ident,
+                None,
+                &quote!(#p::definition_or_panic::<Self>()),
+                &call(tool),
+            ),
+        ),
+        None => {
+            let unreachable = quote!(::core::unreachable!());
+            let handler = handler_impl(ident, None, &unreachable, &unreachable);
+            (unreachable, handler)
+        }
+    };
+    let checked_definition = checked_definition(&definition);
+    quote! {
+        impl #p::StaticTool for #ident {
+            const NAME: &'static str = #name;
+            const INSTANCE: Self = #ident {};
 
-            impl #p::StaticTool for #ident {
-                const NAME: &'static str = #name;
-                const INSTANCE: Self = #ident {};
+            #checked_definition
+        }
 
-                fn checked_definition(
-                ) -> &'static ::core::result::Result<#p::ToolDefinition, #p::SchemaError> {
-                    #definition
-                }
-            }
-
-            #handler
-        };
+        #handler
     }
 }
 
@@ -69,13 +78,13 @@ pub fn method_tool(
     bound: &TokenStream,
 ) -> TokenStream {
     let p = paths::private();
-    let default_fns = tool.params.iter().enumerate().filter_map(default_fn);
-    let definition = definition(tool);
+    let default_fns = default_fns(tool);
+    let checked_definition = checked_definition(&definition(tool));
     let handler_impl = handler_impl(
-        tool,
         handler,
-        &quote!(#p::unwrap_definition(Self::checked_definition())),
         Some(bound),
+        &quote!(#p::unwrap_definition(Self::checked_definition())),
+        &call(tool),
     );
     quote! {
         #[allow(non_camel_case_types)]
@@ -84,26 +93,33 @@ pub fn method_tool(
         impl #handler {
             #(#default_fns)*
 
-            fn checked_definition(
-            ) -> &'static ::core::result::Result<#p::ToolDefinition, #p::SchemaError> {
-                #definition
-            }
+            #checked_definition
         }
 
         #handler_impl
     }
 }
 
-/// `impl ToolHandler for #target`: the definition (as `definition` computes it) and the call.
+/// `fn checked_definition()`, of `StaticTool` or of a method's handler, returning `definition`.
+fn checked_definition(definition: &TokenStream) -> TokenStream {
+    let p = paths::private();
+    quote! {
+        fn checked_definition(
+        ) -> &'static ::core::result::Result<#p::ToolDefinition, #p::SchemaError> {
+            #definition
+        }
+    }
+}
+
+/// `impl ToolHandler for #target`, with the bodies of `definition` and `call`.
 fn handler_impl(
-    tool: &ValidTool,
     target: &Ident,
-    definition: &TokenStream,
     bound: Option<&TokenStream>,
+    definition: &TokenStream,
+    call: &TokenStream,
 ) -> TokenStream {
     let p = paths::private();
     let call_param = call_param_ident();
-    let call = call(tool);
     quote! {
         impl #p::ToolHandler for #target #bound {
             fn definition(&self) -> #p::ToolDefinition {
@@ -120,35 +136,16 @@ fn handler_impl(
     }
 }
 
-/// The braced struct named like the function: it lives in the type namespace, so it coexists
-/// with the function, and `tools![name]` finds it by the function's name.
-pub fn companion_struct(vis: &Visibility, ident: &Ident) -> TokenStream {
-    quote! {
-        #[allow(non_camel_case_types)]
-        #[doc(hidden)]
-        #vis struct #ident {}
-    }
-}
-
-/// `fn __mcp_default_N() -> T { expr }`, an associated function of the handler (so the tools
-/// of one `#[mcp_server]` impl do not collide): one place where the default expression is
-/// type-checked against the parameter, used by both the schema and the call.
-fn default_fn((index, param): (usize, &ValidParam)) -> Option<TokenStream> {
-    let Presence::Default(default) = &param.presence else {
-        return None;
-    };
-    let ident = default_fn_ident(index);
-    let ty = &param.value_ty;
-    let expr = check::default_expr(default);
-    Some(quote! {
-        fn #ident() -> #ty {
-            #expr
-        }
-    })
-}
-
-fn default_fn_ident(index: usize) -> Ident {
-    format_ident!("__mcp_default_{}", index, span = Span::mixed_site())
+/// The `fn __mcp_default_N` of every defaulted parameter.
+fn default_fns(tool: &ValidTool) -> Vec<TokenStream> {
+    tool.params
+        .iter()
+        .enumerate()
+        .filter_map(|(index, param)| match &param.presence {
+            Presence::Default(default) => Some(default_fn(index, &param.value_ty, default)),
+            Presence::Required | Presence::Optional => None,
+        })
+        .collect()
 }
 
 /// `::mcp_runtime::__private::param::<T>()`, spanned at `T`: the one place the parameter's type
@@ -163,18 +160,18 @@ fn param_fns(param: &ValidParam) -> TokenStream {
 fn definition(tool: &ValidTool) -> TokenStream {
     let p = paths::private();
     let name = &tool.name;
-    let title = optional_str(tool.title.as_deref());
-    let description = optional_str(tool.description.as_deref());
+    let title = optional(tool.title.as_deref());
+    let description = optional(tool.description.as_deref());
     let annotations = annotations(&tool.annotations);
     let recursive = tool.recursive;
     let output_schema = output_schema(tool);
     let icons = tool.icon.iter();
     let task_support = task_support(tool.task_support);
-    let schema = Ident::new("__mcp_schema", Span::mixed_site());
+    let schema = local("__mcp_schema");
     let params = tool.params.iter().enumerate().map(|(index, param)| {
         let fns = param_fns(param);
         let wire_name = &param.wire_name;
-        let description = optional_str(param.description.as_deref());
+        let description = optional(param.description.as_deref());
         let requirement = match &param.presence {
             Presence::Required => quote!(#p::Requirement::Required),
             Presence::Optional => quote!(#p::Requirement::Optional),
@@ -237,13 +234,14 @@ fn output_schema(tool: &ValidTool) -> TokenStream {
     {
         return quote!(::core::option::Option::None);
     }
+    let schema = local("__mcp_output_schema");
     quote! {{
         #[allow(unused_imports)]
         use #p::{ViaIntoToolResult as _, ViaNoResult as _};
         // The borrow picks `ViaNoResult` when `ViaIntoToolResult` does not apply.
         #[allow(clippy::needless_borrow)]
-        let __mcp_output_schema = (&#p::OutputProbe::<#ty>::NEW).output_schema();
-        __mcp_output_schema
+        let #schema = (&#p::OutputProbe::<#ty>::NEW).output_schema();
+        #schema
     }}
 }
 
@@ -252,13 +250,8 @@ fn output_schema(tool: &ValidTool) -> TokenStream {
 fn call(tool: &ValidTool) -> TokenStream {
     let p = paths::private();
     let call = call_param_ident();
-    let reader = Ident::new("__mcp_reader", Span::mixed_site());
-    let values: Vec<Ident> = tool
-        .params
-        .iter()
-        .enumerate()
-        .map(|(index, _)| format_ident!("__mcp_arg_{}", index, span = Span::mixed_site()))
-        .collect();
+    let reader = local("__mcp_reader");
+    let values = arg_locals(tool.params.len());
     let run = run(tool, &values);
     if tool.params.is_empty() {
         return quote! {
@@ -295,7 +288,7 @@ fn call(tool: &ValidTool) -> TokenStream {
 }
 
 fn call_param_ident() -> Ident {
-    Ident::new("__mcp_call", Span::mixed_site())
+    local("__mcp_call")
 }
 
 /// Call the function with the values read, on the blocking pool when it is not `async`.
@@ -317,10 +310,7 @@ fn annotations(hints: &AnnotationsAttr) -> TokenStream {
         hints.idempotent,
         hints.open_world,
     ]
-    .map(|hint| match hint {
-        Some(value) => quote!(::core::option::Option::Some(#value)),
-        None => quote!(::core::option::Option::None),
-    });
+    .map(optional);
     quote!(#p::annotations(#(#hints),*))
 }
 
@@ -331,12 +321,5 @@ fn task_support(support: TaskSupport) -> TokenStream {
         // Through `with_tasks`: a runtime built without its `tasks` feature refuses these.
         TaskSupport::Optional => quote!(#p::with_tasks(#p::TaskSupport::Optional)),
         TaskSupport::Required => quote!(#p::with_tasks(#p::TaskSupport::Required)),
-    }
-}
-
-fn optional_str(text: Option<&str>) -> TokenStream {
-    match text {
-        Some(text) => quote!(::core::option::Option::Some(#text)),
-        None => quote!(::core::option::Option::None),
     }
 }

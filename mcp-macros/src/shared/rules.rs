@@ -1,15 +1,16 @@
-//! What the three attributes share: the rule on `self` (and how generated code then calls the
-//! function), the rules every resource and prompt function follows (the same as a tool's, for
-//! the same reasons), which parameters are injected, and `complete(name = path)`.
+//! The check rules the three attributes share: the rule on `self` (and how generated code then
+//! calls the function), the rules every resource and prompt function follows (the same as a
+//! tool's, for the same reasons), which parameters are injected, the rules on describing
+//! arguments, and [`Presence`], whether an argument may be absent.
 
 use quote::ToTokens;
-use syn::meta::ParseNestedMeta;
-use syn::{Ident, Pat, Path, Type};
+use syn::{Ident, Pat, Type};
 
-use crate::attr;
-use crate::check::{peel, unraw};
-use crate::ctxt::Ctxt;
-use crate::model::{HandlerFn, Owner, Param};
+use crate::shared::attr::DefaultAttr;
+use crate::shared::ctxt::Ctxt;
+use crate::shared::docs::Docs;
+use crate::shared::function::{HandlerFn, Owner, Param};
+use crate::shared::syntax::{peel, unraw};
 
 /// How generated code calls the function, once its receiver is accepted.
 #[derive(Clone)]
@@ -191,48 +192,72 @@ pub fn is_injected(ty: &Type) -> bool {
     }
 }
 
-/// One `name = path` of `complete(...)`.
-pub struct CompleterAttr {
-    /// The argument (or template variable) it completes.
-    pub name: Ident,
-    /// The completer function.
-    pub path: Path,
+/// A bullet naming no parameter is a description the model never sees, usually left behind by
+/// a rename: say so rather than drop it.
+pub fn check_documented_arguments_exist(
+    docs: &Docs,
+    params: &[Param],
+    function: &Ident,
+    cx: &mut Ctxt,
+) {
+    let names: Vec<String> = params.iter().filter_map(plain_name).collect();
+    for (index, documented) in docs.arguments.iter().enumerate() {
+        if !names.contains(&documented.name) {
+            cx.error_at(
+                documented.span,
+                format!(
+                    "`# Arguments` documents `{}`, which is not a parameter of `{function}`",
+                    documented.name
+                ),
+            );
+        } else if docs.arguments[..index]
+            .iter()
+            .any(|earlier| earlier.name == documented.name)
+        {
+            cx.error_at(
+                documented.span,
+                format!("`# Arguments` documents `{}` twice", documented.name),
+            );
+        }
+    }
 }
 
-/// `complete(language = complete_language, ...)`: a completer per argument.
-pub fn complete_attr(
-    meta: &ParseNestedMeta<'_>,
-    cx: &mut Ctxt,
-    completers: &mut Vec<CompleterAttr>,
-) -> syn::Result<()> {
-    if !meta.input.peek(syn::token::Paren) {
-        cx.error_spanned(
-            &meta.path,
-            "`complete` takes a list of `argument = completer`, like `complete(language = complete_language)`",
-        );
-        return attr::skip_value(meta);
+/// The name of a parameter written as one; the rules on patterns report the others.
+fn plain_name(param: &Param) -> Option<String> {
+    match &param.pat {
+        Pat::Ident(ident) => Some(unraw(&ident.ident)),
+        _ => None,
     }
-    meta.parse_nested_meta(|entry| {
-        let Some(name) = entry.path.get_ident().cloned() else {
-            cx.error_spanned(
-                &entry.path,
-                "expected the name of an argument, like `language`",
+}
+
+/// Whether the client must send a tool's or prompt's argument.
+pub enum Presence {
+    Required,
+    /// Written `Option<T>`: absent means `None`.
+    Optional,
+    /// `#[arg(default ...)]`: absent means this value.
+    Default(DefaultAttr),
+}
+
+/// One description per parameter: when both `#[arg(description)]` and `# Arguments` give one,
+/// whichever won, the other would be silently lost.
+pub fn check_described_once(
+    function: &HandlerFn,
+    param: &Param,
+    name: &str,
+    cx: &mut Ctxt,
+) -> Option<String> {
+    let documented = function.docs.arguments.iter().find(|doc| doc.name == name);
+    match (&param.attr.description, documented) {
+        (Some(attr), Some(_)) => {
+            cx.error_at(
+                attr.span,
+                format!("`{name}` is described twice, here and in `# Arguments`; keep one"),
             );
-            return attr::skip_value(&entry);
-        };
-        if !entry.input.peek(syn::Token![=]) {
-            cx.error_spanned(
-                &entry.path,
-                format!("`{name}` needs a completer function, like `{name} = complete_{name}`"),
-            );
-            return attr::skip_value(&entry);
+            Some(attr.value.clone())
         }
-        let path: Path = entry.value()?.parse()?;
-        if completers.iter().any(|seen| seen.name == name) {
-            cx.error_spanned(&name, format!("`{name}` already has a completer"));
-        } else {
-            completers.push(CompleterAttr { name, path });
-        }
-        Ok(())
-    })
+        (Some(attr), None) => Some(attr.value.clone()),
+        (None, Some(doc)) => (!doc.text.is_empty()).then(|| doc.text.clone()),
+        (None, None) => None,
+    }
 }

@@ -1,15 +1,15 @@
-//! The parsed model of each macro's input: what was written, with spans. Records and judges
-//! nothing; `check` decides what is acceptable.
+//! The model of a function under `#[mcp_tool]`, `#[mcp_resource]` or `#[mcp_prompt]`: what was
+//! written, with spans, its docs and the `#[arg]` of its parameters read. Records and judges
+//! nothing; the checks decide what is acceptable.
 
 use proc_macro2::{Span, TokenStream};
-use syn::parse::Parser as _;
-use syn::punctuated::Punctuated;
-use syn::spanned::Spanned;
-use syn::{FnArg, Ident, Item, ItemFn, Pat, Path, Receiver, Token, Type};
+use syn::spanned::Spanned as _;
+use syn::{FnArg, Ident, Item, ItemFn, Pat, Receiver, Type};
 
-use crate::attr::{self, ArgAttr, ToolAttr};
-use crate::ctxt::Ctxt;
-use crate::docs::{self, Docs};
+use crate::shared::attr::{self, ArgAttr, Spanned};
+use crate::shared::ctxt::Ctxt;
+use crate::shared::docs::{self, Docs};
+use crate::shared::syntax::unraw;
 
 /// A function under `#[mcp_tool]`, `#[mcp_resource]` or `#[mcp_prompt]`: free, or a method of
 /// an `#[mcp_server]` impl block.
@@ -35,12 +35,6 @@ pub enum Owner {
     Free,
     /// A method or associated function in `#[mcp_server] impl Type`.
     Impl(Box<Type>),
-}
-
-/// A function under `#[mcp_tool(...)]`.
-pub struct ToolFn {
-    pub function: HandlerFn,
-    pub attr: ToolAttr,
 }
 
 /// One typed parameter of the function.
@@ -98,23 +92,25 @@ impl HandlerFn {
 
     /// The name the function gives by default: its own, without `r#`.
     pub fn default_name(&self) -> String {
-        crate::check::unraw(self.ident())
+        unraw(self.ident())
     }
-}
 
-impl ToolFn {
-    /// Read `#[mcp_tool(args)]` on `item`. `Err` when `item` is not a function; problems with
-    /// the options and docs go to `cx`.
-    pub fn from_syn(args: TokenStream, item: TokenStream, cx: &mut Ctxt) -> syn::Result<Self> {
-        let item = parse_fn(item, "#[mcp_tool]")?;
-        let attr = attr::tool_attr(args, cx);
-        let function = HandlerFn::from_fn(item, Owner::Free, "#[mcp_tool]", cx);
-        Ok(ToolFn { function, attr })
+    /// The name set by `name = "..."`, or else the default one.
+    pub fn name(&self, option: Option<&Spanned<String>>) -> String {
+        option.map_or_else(|| self.default_name(), |name| name.value.clone())
+    }
+
+    /// The description set by `description = "..."`, or else the doc comment's.
+    pub fn description(&self, option: Option<&Spanned<String>>) -> Option<String> {
+        option.map_or_else(
+            || self.docs.description.clone(),
+            |description| Some(description.value.clone()),
+        )
     }
 }
 
 /// `item` as a function; `Err` at its keyword when it is something else.
-fn parse_fn(item: TokenStream, attribute: &str) -> syn::Result<ItemFn> {
+pub fn parse_fn(item: TokenStream, attribute: &str) -> syn::Result<ItemFn> {
     match syn::parse2::<Item>(item)? {
         Item::Fn(item) => Ok(item),
         other => Err(syn::Error::new(
@@ -137,19 +133,5 @@ pub fn item_keyword_span(item: &Item) -> Span {
         Item::Type(item) => item.type_token.span,
         Item::Use(item) => item.use_token.span,
         other => other.span(),
-    }
-}
-
-/// The input of `tools![a, b, module::c]`.
-pub struct ToolList {
-    pub paths: Vec<Path>,
-}
-
-impl ToolList {
-    pub fn from_syn(input: TokenStream) -> syn::Result<Self> {
-        let paths = Punctuated::<Path, Token![,]>::parse_terminated.parse2(input)?;
-        Ok(ToolList {
-            paths: paths.into_iter().collect(),
-        })
     }
 }
