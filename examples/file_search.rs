@@ -305,6 +305,11 @@ async fn main() -> io::Result<()> {
         "Find files by name with `search_files`, then read them with `read_file`. Paths \
                  are relative to the server's root directory; nothing outside it can be reached.",
     )
+    .flag_usage(
+        "--root DIR",
+        "the directory the tools search and read; nothing outside it is reached (default: the \
+         current directory; must come first)",
+    )
     .tools(tools![search_files, read_file]);
     // A read stuck in the kernel (a hung network mount) does not keep the process alive after
     // stdin closes: plain-fn tools run on threads the runtime never waits for.

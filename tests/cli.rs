@@ -26,6 +26,25 @@ fn stderr(output: &Output) -> String {
 }
 
 #[test]
+fn help_lists_the_flags_a_server_reads_itself() {
+    let output = Command::new(example_path("file_search"))
+        .arg("--help")
+        .stdin(Stdio::null())
+        .output()
+        .expect("file_search runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    let options = text
+        .split("Options of this server (before the command):\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no options section: {text}"));
+    assert!(
+        options.starts_with("  --root DIR              the directory"),
+        "{text}"
+    );
+}
+
+#[test]
 fn help_says_what_the_server_is_and_how_to_connect_it() {
     let help = calculator(&["--help"]);
     assert_eq!(help.status.code(), Some(0), "{help:?}");

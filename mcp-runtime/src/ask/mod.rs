@@ -5,10 +5,10 @@
 //! A handler asks the same way in every revision; the era decides how the question travels:
 //!
 //! * legacy sessions (2024-11-05 .. 2025-11-25): a real server-to-client request on the
-//!   connection, awaited in place ([`pending`]);
+//!   connection, awaited in place (`pending`);
 //! * 2026-07-28: the call ends with an `InputRequiredResult` listing the questions and a sealed
 //!   `requestState`; the client retries with the answers and the handler is run again from the
-//!   top, each question it already asked now answered at once ([`round`], [`seal`]).
+//!   top, each question it already asked now answered at once (`round`, `seal`).
 //!
 //! The design and its trade-offs are in `docs/asking-the-client.md`.
 
@@ -23,6 +23,8 @@ mod sampling;
 pub(crate) mod seal;
 mod url;
 
+#[cfg(doc)]
+use crate::RequestContext;
 use std::sync::Arc;
 
 use schemars::JsonSchema;

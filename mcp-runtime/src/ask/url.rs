@@ -2,6 +2,8 @@
 //! its id can travel in the URL to the page the user visits, and the app's own callback can
 //! later say that it finished (`notifications/elicitation/complete`, 2025-11-25).
 
+#[cfg(doc)]
+use crate::RequestContext;
 use std::fmt;
 use std::sync::Arc;
 
@@ -13,7 +15,7 @@ use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::Outgoing;
 use crate::random;
 
-/// One URL-mode elicitation: made with [`RequestContext::url_elicitation`], asked with
+/// One URL-mode elicitation: made with [`RequestContext::url_elicitation`](crate::RequestContext::url_elicitation), asked with
 /// [`RequestContext::elicit_url_with`], and completed by the application once the user is
 /// done at the URL (a sign-in, a payment), which is out of the client's sight.
 ///

@@ -14,7 +14,7 @@ use crate::handler::{PromptHandler, ResourceHandler, ToolHandler};
 
 /// What a server offers, changeable while it serves: tools, resources and prompts added and
 /// removed at run time, each change announced to the connected clients. Get one from
-/// [`Server::surfaces`] before serving; clones share the same surfaces.
+/// [`Server::surfaces`](crate::Server::surfaces) before serving; clones share the same surfaces.
 ///
 /// Each change is announced as `notifications/tools/list_changed` (or `resources/...`,
 /// `prompts/...`): to every legacy session once it sent `notifications/initialized`, and on

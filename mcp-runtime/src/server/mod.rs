@@ -1,5 +1,6 @@
 //! The `Server` value users build; every transport serves it.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use crate::dispatch::notify::Notifier;
@@ -36,6 +37,8 @@ pub struct Server {
     pub(crate) request_state_key_chosen: bool,
     pub(crate) previous_request_state_key_chosen: bool,
     pub(crate) from_args: bool,
+    /// The flags the program reads itself, for `--help`: usage and meaning.
+    pub(crate) own_flags: Vec<(Cow<'static, str>, Cow<'static, str>)>,
 }
 
 impl Server {
@@ -81,6 +84,7 @@ impl Server {
             request_state_key_chosen: false,
             previous_request_state_key_chosen: false,
             from_args: false,
+            own_flags: Vec::new(),
         }
     }
 
@@ -376,6 +380,26 @@ impl Server {
     /// [`DEFAULT_SHUTDOWN_TIMEOUT`](Self::DEFAULT_SHUTDOWN_TIMEOUT)).
     pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
         self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// Describe a command-line flag the program reads itself before it hands the rest of its
+    /// arguments to [`serve_stdio_with_args`](Self::serve_stdio_with_args), so that `--help`
+    /// lists it beside the runtime's own commands. Flags are listed in the order described.
+    ///
+    /// ```
+    /// use mcp_runtime::{Server, server_info};
+    ///
+    /// let server = Server::new(server_info!())
+    ///     .flag_usage("--root DIR", "the directory the tools may read (default: .)");
+    /// # let _ = server;
+    /// ```
+    pub fn flag_usage(
+        mut self,
+        usage: impl Into<Cow<'static, str>>,
+        meaning: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        self.own_flags.push((usage.into(), meaning.into()));
         self
     }
 

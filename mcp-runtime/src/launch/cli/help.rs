@@ -128,6 +128,19 @@ pub(crate) fn help(server: &Server, program: &str, executable: Option<&Path>) ->
          JSON-RPC error), 2 on a usage error.\n",
         commands = commands(program, server.from_args && cfg!(feature = "http")),
     );
+    if !server.own_flags.is_empty() {
+        let _ = writeln!(text, "\nOptions of this server (before the command):");
+        for (usage, meaning) in &server.own_flags {
+            match usage.len() {
+                ..24 => {
+                    let _ = writeln!(text, "  {usage:<24}{meaning}");
+                }
+                _ => {
+                    let _ = writeln!(text, "  {usage}\n  {:<24}{meaning}", "");
+                }
+            }
+        }
+    }
     let _ = write!(
         text,
         "\nEnvironment:\n  MCP_LOG                 the level of the log on stderr (error, warn, info, \
