@@ -68,7 +68,11 @@ impl RequestContext {
     /// The peer that `tracing` events of this request's handler are forwarded through, if the
     /// server forwards them and the request can send logs.
     pub(crate) fn tracing_peer(&self) -> Option<Arc<RequestPeer>> {
-        self.peer.clone().filter(|_| self.forward_tracing)
+        if self.forward_tracing {
+            self.peer.clone()
+        } else {
+            None
+        }
     }
 
     /// A context for `revision` with no capabilities, no progress token and a fresh token.

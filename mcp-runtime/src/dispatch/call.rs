@@ -97,9 +97,8 @@ impl Dispatcher {
         let revision = context.revision;
         let call = ToolCall { arguments, context };
         tracing::debug!(%id, tool = &*tool.name, "tools/call");
-        let handler = tool.handler.clone();
-        let (name, modern_meta, answer_id) =
-            (tool.name.clone(), self.modern_meta.clone(), id.clone());
+        let handler = &tool.handler;
+        let name = tool.name.clone();
         run.start(
             in_flight,
             move || {
@@ -111,16 +110,16 @@ impl Dispatcher {
                 }
                 running
             },
-            move |outcome| {
+            move |outcome, id, modern_meta| {
                 let result = outcome.unwrap_or_else(|payload| {
                     CallToolResult::error(panic_failure(&name, &payload))
                 });
                 if let Some(missing) =
                     wanted_capability(&result, round.as_deref(), wanted.as_deref())
                 {
-                    return Outgoing::error(Some(&answer_id), &missing);
+                    return Outgoing::error(Some(id), &missing);
                 }
-                encode_result(&answer_id, &result, revision, &modern_meta)
+                encode_result(id, &result, revision, modern_meta)
             },
         )
     }

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
@@ -86,25 +87,27 @@ pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestC
 /// `answer` for a handler that may ask the client (a read, a prompt get): when it failed after
 /// asking for a capability the client lacks, the request is answered with that instead.
 pub(super) fn unless_capability_missing<O, E, A>(
-    id: &RequestId,
     round: Option<Arc<InputRound>>,
     answer: A,
-) -> impl FnOnce(Result<Result<O, E>, PanicPayload>) -> Outgoing + Send + 'static
+) -> impl FnOnce(Result<Result<O, E>, PanicPayload>, &RequestId, &Arc<RawValue>) -> Outgoing
++ Send
++ 'static
 where
     O: Send + 'static,
     E: Send + 'static,
-    A: FnOnce(Result<Result<O, E>, PanicPayload>) -> Outgoing + Send + 'static,
+    A: FnOnce(Result<Result<O, E>, PanicPayload>, &RequestId, &Arc<RawValue>) -> Outgoing
+        + Send
+        + 'static,
 {
-    let id = id.clone();
-    move |outcome| {
+    move |outcome, id, modern_meta| {
         let failed = !matches!(outcome, Ok(Ok(_)));
-        let reply = answer(outcome);
+        let reply = answer(outcome, id, modern_meta);
         match round
             .as_deref()
             .filter(|_| failed)
             .and_then(InputRound::missing_capability_error)
         {
-            Some(missing) => Outgoing::error(Some(&id), &missing),
+            Some(missing) => Outgoing::error(Some(id), &missing),
             None => reply,
         }
     }

@@ -201,19 +201,18 @@ impl Dispatcher {
         };
         let handler = handler.clone();
         let name = definition.name.clone();
-        let modern_meta = self.modern_meta.clone();
-        let answer_id = id.clone();
         let answer = unless_capability_missing(
-            id,
             asking.round,
-            move |outcome: Result<Result<GetPromptResult, PromptError>, PanicPayload>| {
+            move |outcome: Result<Result<GetPromptResult, PromptError>, PanicPayload>,
+                  id: &RequestId,
+                  modern_meta: &Arc<RawValue>| {
                 let error = match outcome {
                     Ok(Ok(result)) => {
                         let modern = revision
                             .is_modern()
-                            .then(|| ModernResult::complete(&modern_meta));
+                            .then(|| ModernResult::complete(modern_meta));
                         return Outgoing::result(
-                            &answer_id,
+                            id,
                             &GetPromptResultWire::new(&result, revision, modern),
                         );
                     }
@@ -233,7 +232,7 @@ impl Dispatcher {
                     }
                     Err(payload) => panicked(&format!("the prompt `{name}`"), &payload),
                 };
-                Outgoing::error(Some(&answer_id), &error)
+                Outgoing::error(Some(id), &error)
             },
         );
         run.start(in_flight, move || handler.get(request), answer)

@@ -172,7 +172,6 @@ impl Dispatcher {
         let page_size = catalog.page_size;
         let list_ttl = catalog.ttl;
         drop(catalog);
-        let modern_meta = self.modern_meta.clone();
         let start = move || -> BoxFuture<'static, ListOutcome> {
             // Every lister starts here (inside the panic guard), then they are awaited in order.
             let started: Vec<_> = routes
@@ -207,11 +206,10 @@ impl Dispatcher {
                 Ok((resources, dynamic))
             })
         };
-        let id_for_answer = id.clone();
         Run::quiet(id, token, self.modern_meta.clone()).start(
             session.in_flight(),
             start,
-            move |outcome| {
+            move |outcome, id, modern_meta| {
                 let (resources, dynamic) = match outcome {
                     Ok(Ok(listed)) => listed,
                     Ok(Err((template, error))) => {
@@ -221,7 +219,7 @@ impl Dispatcher {
                             "a resource lister failed"
                         );
                         return Outgoing::error(
-                            Some(&id_for_answer),
+                            Some(id),
                             &ErrorObject::internal_error(format!(
                                 "cannot list the resources of `{template}`: {}",
                                 error.message()
@@ -229,10 +227,7 @@ impl Dispatcher {
                         );
                     }
                     Err(payload) => {
-                        return Outgoing::error(
-                            Some(&id_for_answer),
-                            &panicked("a resource lister", &payload),
-                        );
+                        return Outgoing::error(Some(id), &panicked("a resource lister", &payload));
                     }
                 };
                 let chunks: Vec<&[Resource]> = if resources.is_empty() {
@@ -242,16 +237,16 @@ impl Dispatcher {
                 };
                 let index = match page_index(cursor.as_deref(), chunks.len(), "resources/list") {
                     Ok(index) => index,
-                    Err(error) => return Outgoing::error(Some(&id_for_answer), &error),
+                    Err(error) => return Outgoing::error(Some(id), &error),
                 };
                 // What listers return may change at any time: 2026-07-28 clients must not reuse it.
                 let ttl = if dynamic { Duration::ZERO } else { list_ttl };
                 let modern = revision
                     .is_modern()
-                    .then(|| ModernResult::cacheable(&modern_meta, ttl));
+                    .then(|| ModernResult::cacheable(modern_meta, ttl));
                 let next = next_cursor(index, chunks.len());
                 Outgoing::result(
-                    &id_for_answer,
+                    id,
                     &ListResourcesResult::new(chunks[index], revision, next.as_deref(), modern),
                 )
             },
@@ -317,40 +312,30 @@ impl Dispatcher {
         };
         let handler = route.handler.clone();
         let name = route.definition.name().to_owned();
-        let modern_meta = self.modern_meta.clone();
-        let answer_id = id.clone();
         let answer = unless_capability_missing(
-            id,
             asking.round,
-            move |outcome: Result<Result<Vec<ResourceContents>, ResourceError>, PanicPayload>| {
+            move |outcome: Result<Result<Vec<ResourceContents>, ResourceError>, PanicPayload>,
+                  id: &RequestId,
+                  modern_meta: &Arc<RawValue>| {
                 let contents = match outcome {
                     Ok(Ok(contents)) if !contents.is_empty() => contents,
                     Ok(Ok(_)) => {
                         let error = ResourceError::not_found(format!("`{uri}` has no contents"));
-                        return Outgoing::error(
-                            Some(&answer_id),
-                            &read_error(&uri, &error, revision),
-                        );
+                        return Outgoing::error(Some(id), &read_error(&uri, &error, revision));
                     }
                     Ok(Err(error)) => {
-                        return Outgoing::error(
-                            Some(&answer_id),
-                            &read_error(&uri, &error, revision),
-                        );
+                        return Outgoing::error(Some(id), &read_error(&uri, &error, revision));
                     }
                     Err(payload) => {
                         let what = format!("the resource `{name}`");
-                        return Outgoing::error(Some(&answer_id), &panicked(&what, &payload));
+                        return Outgoing::error(Some(id), &panicked(&what, &payload));
                     }
                 };
                 // Contents may change at any time (subscribers are told): never to be reused.
                 let modern = revision
                     .is_modern()
-                    .then(|| ModernResult::cacheable(&modern_meta, Duration::ZERO));
-                Outgoing::result(
-                    &answer_id,
-                    &ReadResourceResult::new(&contents, revision, modern),
-                )
+                    .then(|| ModernResult::cacheable(modern_meta, Duration::ZERO));
+                Outgoing::result(id, &ReadResourceResult::new(&contents, revision, modern))
             },
         );
         run.start(in_flight, move || handler.read(read), answer)

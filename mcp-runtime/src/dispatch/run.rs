@@ -16,7 +16,9 @@ use serde_json::value::RawValue;
 use super::asking::answer_run;
 use super::catch_unwind::{CatchUnwind, PanicPayload};
 use super::{InFlight, Reply};
-use crate::ask::round::{InputRound, RunOutcome, UntilInput};
+#[cfg(feature = "tasks")]
+use crate::ask::round::RunOutcome;
+use crate::ask::round::{InputRound, UntilInput};
 use crate::cancel::CancellationToken;
 use crate::context::RequestContext;
 use crate::context::forward::{forwarding_to, forwarding_while};
@@ -26,10 +28,11 @@ use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 
 /// How a handler's run ended, when it was not cancelled: its output, a question to send back
 /// (or a replayed state), or a panic.
+#[cfg(feature = "tasks")]
 pub(super) type Outcome<T> = Result<RunOutcome<T>, PanicPayload>;
 
 /// What a run that may become a task did (see [`BecomeTask`]).
-#[cfg_attr(not(feature = "tasks"), allow(dead_code))]
+#[cfg(feature = "tasks")]
 pub(super) enum Ran<T> {
     /// It ended as a call: its outcome, or `None` when cancelled.
     Finished(Option<Outcome<T>>),
@@ -38,7 +41,7 @@ pub(super) enum Ran<T> {
 }
 
 /// Turns a run into a task once it waits on anything (tool calls that may become tasks).
-#[cfg_attr(not(feature = "tasks"), allow(dead_code))]
+#[cfg(feature = "tasks")]
 pub(super) trait BecomeTask<T>: Send {
     /// Run `running` until it ends or becomes a task.
     fn run(
@@ -58,6 +61,7 @@ pub(super) struct Run<T> {
     heartbeat: Option<Duration>,
     round: Option<Arc<InputRound>>,
     modern_meta: Arc<RawValue>,
+    #[cfg(feature = "tasks")]
     task: Option<Box<dyn BecomeTask<T>>>,
     output: PhantomData<fn() -> T>,
 }
@@ -65,6 +69,7 @@ pub(super) struct Run<T> {
 impl<T: Send + 'static> Run<T> {
     /// The run of the handler that `context` is given to: cancelled by its token, reporting
     /// through its peer, with a heartbeat every `heartbeat`, asking in `round`.
+    #[inline]
     pub(super) fn of(
         id: &RequestId,
         context: &RequestContext,
@@ -80,6 +85,7 @@ impl<T: Send + 'static> Run<T> {
             heartbeat,
             round,
             modern_meta,
+            #[cfg(feature = "tasks")]
             task: None,
             output: PhantomData,
         }
@@ -100,6 +106,7 @@ impl<T: Send + 'static> Run<T> {
             heartbeat: None,
             round: None,
             modern_meta,
+            #[cfg(feature = "tasks")]
             task: None,
             output: PhantomData,
         }
@@ -113,7 +120,12 @@ impl<T: Send + 'static> Run<T> {
     }
 
     /// Register the request, start the handler with `start`, and answer its output with
-    /// `answer` (a panic comes to `answer` as `Err`).
+    /// `answer`, given the request's id and the `_meta` of 2026-07-28 results (a panic comes to
+    /// `answer` as `Err`).
+    #[cfg_attr(not(feature = "tasks"), allow(unused_labels))]
+    // Each kind of handler starts runs from one place: inlined there, the handler's argument
+    // (a whole `ToolCall` for a tool) is not copied once more on the way in.
+    #[inline(always)]
     pub(super) fn start<A>(
         self,
         in_flight: &InFlight,
@@ -121,7 +133,7 @@ impl<T: Send + 'static> Run<T> {
         answer: A,
     ) -> Result<Reply, ErrorObject>
     where
-        A: FnOnce(Result<T, PanicPayload>) -> Outgoing + Send + 'static,
+        A: FnOnce(Result<T, PanicPayload>, &RequestId, &Arc<RawValue>) -> Outgoing + Send + 'static,
     {
         let Run {
             id,
@@ -131,6 +143,7 @@ impl<T: Send + 'static> Run<T> {
             heartbeat,
             round,
             modern_meta,
+            #[cfg(feature = "tasks")]
             task,
             output: _,
         } = self;
@@ -151,6 +164,7 @@ impl<T: Send + 'static> Run<T> {
                     let running = UntilInput::new(running, round.clone());
                     let running =
                         with_heartbeat(CatchUnwind::new(running), peer.clone(), heartbeat);
+                    #[cfg(feature = "tasks")]
                     if let Some(task) = task {
                         match task
                             .run(id.clone(), Box::pin(running), cancellation.clone())
@@ -173,7 +187,9 @@ impl<T: Send + 'static> Run<T> {
                 }
                 Err(payload) => Some(Err(payload)),
             };
-            if let Some(peer) = &peer {
+            // Held elsewhere only while something may still report through it (a task, a
+            // detached thread of a plain fn): closing it then is what stops that.
+            if let Some(peer) = peer.as_ref().filter(|peer| Arc::strong_count(peer) > 1) {
                 peer.close();
             }
             drop(registration);
@@ -189,7 +205,7 @@ impl<T: Send + 'static> Run<T> {
                 &id,
                 round.as_deref(),
                 &modern_meta,
-                answer,
+                |outcome| answer(outcome, &id, &modern_meta),
             ))
         })))
     }

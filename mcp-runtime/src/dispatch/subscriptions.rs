@@ -277,7 +277,7 @@ impl Dispatcher {
         let reply = Run::quiet(id, cancelled.clone(), self.modern_meta.clone()).start(
             session.in_flight(),
             waiting,
-            move |_| notification::subscriptions_closed(&stream_id, &info),
+            move |_, _, _| notification::subscriptions_closed(&stream_id, &info),
         )?;
         let subscriptions = session.subscriptions();
         let mut state = subscriptions.state();
