@@ -154,8 +154,13 @@ impl<T: Send + 'static> Run<T> {
                     "request id {id} is already used by a call still running"
                 ))
             })?;
+        // Reached through a reference, so the handler's input (a whole `ToolCall` for a tool)
+        // is not copied into each wrapper on its way to the handler.
+        let mut start = Some(start);
         let started = catch_unwind(AssertUnwindSafe(|| {
-            forwarding_while(tracing_peer.clone(), start)
+            forwarding_while(tracing_peer.clone(), || {
+                (start.take().expect("a run starts once"))()
+            })
         }));
         Ok(Reply::Pending(Box::pin(async move {
             let outcome = match started {
