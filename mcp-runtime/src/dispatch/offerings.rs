@@ -86,18 +86,17 @@ pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestC
 
 /// `answer` for a handler that may ask the client (a read, a prompt get): when it failed after
 /// asking for a capability the client lacks, the request is answered with that instead.
+/// How a handler that may fail ended: its result or error, or a panic.
+type Handled<O, E> = Result<Result<O, E>, PanicPayload>;
+
 pub(super) fn unless_capability_missing<O, E, A>(
     round: Option<Arc<InputRound>>,
     answer: A,
-) -> impl FnOnce(Result<Result<O, E>, PanicPayload>, &RequestId, &Arc<RawValue>) -> Outgoing
-+ Send
-+ 'static
+) -> impl FnOnce(Handled<O, E>, &RequestId, &Arc<RawValue>) -> Outgoing + Send + 'static
 where
     O: Send + 'static,
     E: Send + 'static,
-    A: FnOnce(Result<Result<O, E>, PanicPayload>, &RequestId, &Arc<RawValue>) -> Outgoing
-        + Send
-        + 'static,
+    A: FnOnce(Handled<O, E>, &RequestId, &Arc<RawValue>) -> Outgoing + Send + 'static,
 {
     move |outcome, id, modern_meta| {
         let failed = !matches!(outcome, Ok(Ok(_)));
