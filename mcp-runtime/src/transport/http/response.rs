@@ -195,3 +195,21 @@ pub(crate) fn closing(mut response: Response<ResponseBody>) -> Response<Response
         .insert(header::CONNECTION, HeaderValue::from_static("close"));
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn error_codes_are_read_from_encoded_messages() {
+        let id = RequestId::Number(3.into());
+        let error = Outgoing::error(Some(&id), &ErrorObject::method_not_found("x"));
+        assert_eq!(error_code(&error), Some(-32601));
+        assert_eq!(
+            error_code(&Outgoing::result(&id, &json!({"error": 1}))),
+            None
+        );
+    }
+}

@@ -19,7 +19,10 @@ use super::config::{HttpConfig, WELL_KNOWN};
 use super::endpoint::Inner;
 use super::headers;
 use super::principal::ClientAddress;
-use super::response::*;
+use super::response::{
+    closing, forbidden, missing_session, not_allowed, plain, quotable, request_id, respond,
+    rpc_error, too_large, unknown_session,
+};
 use super::sessions::Sessions;
 use super::sse::SseSessions;
 use crate::cancel::CancellationToken;
@@ -528,7 +531,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::protocol::jsonrpc::{Outgoing, RequestId};
+
     use crate::server::{Server, ServerInfo};
 
     async fn body_json(response: Response<ResponseBody>) -> Value {
@@ -582,17 +585,6 @@ mod tests {
         assert_eq!(
             body_json(response).await["resource"],
             "https://a.example/api/mcp"
-        );
-    }
-
-    #[test]
-    fn error_codes_are_read_from_encoded_messages() {
-        let id = RequestId::Number(3.into());
-        let error = Outgoing::error(Some(&id), &ErrorObject::method_not_found("x"));
-        assert_eq!(error_code(&error), Some(-32601));
-        assert_eq!(
-            error_code(&Outgoing::result(&id, &json!({"error": 1}))),
-            None
         );
     }
 }
