@@ -85,7 +85,7 @@ impl Dispatcher {
     /// [`asking`](Self::asking) for `tools/call`: a 2026-07-28 request that can be asked nothing
     /// (its client declared no capability to answer with) and resumes nothing needs no round,
     /// only a note of the capabilities its handler wanted, for `-32021`. (`prompts/get` and
-    /// `resources/read` take a round all the same: `run_asking_handler` reads only that.)
+    /// `resources/read` take a round all the same: their runs read only that.)
     ///
     /// `resume` holds the call's `requestState` and `inputResponses`, when it has either.
     pub(super) fn call_asking(

@@ -11,8 +11,6 @@ use super::classify::RequestScope;
 use super::run::BecomeTask;
 use super::run::Run;
 use super::{Dispatcher, InFlight, Reply};
-use crate::ask::missing::MissingCapabilities;
-use crate::ask::round::InputRound;
 use crate::cancel::CancellationToken;
 use crate::handler::{JsonObject, ToolCall};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, Params, RequestId};
@@ -67,7 +65,7 @@ impl Dispatcher {
             Some(arguments @ Value::Object(_)) => arguments,
             Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
         };
-        let asking = self.call_asking(id, &scope, &tool.name, &arguments, resume.as_ref())?;
+        let mut asking = self.call_asking(id, &scope, &tool.name, &arguments, resume.as_ref())?;
         #[cfg(feature = "tasks")]
         let task_start = self.task_start(tool, &scope, &asking)?;
         let Value::Object(arguments) = arguments else {
@@ -75,17 +73,16 @@ impl Dispatcher {
         };
 
         let mut context = super::offerings::context(scope, CancellationToken::new());
-        context.asker = asking.asker;
+        context.asker = asking.asker.take();
         #[cfg(feature = "tasks")]
         {
             context.task = task_start.as_ref().map(|start| start.slot.clone());
         }
-        let (round, wanted) = (asking.round, asking.wanted);
         let run = Run::of(
             id,
             &context,
             self.progress_heartbeat,
-            round.clone(),
+            &asking,
             self.modern_meta.clone(),
         );
         #[cfg(feature = "tasks")]
@@ -114,11 +111,6 @@ impl Dispatcher {
                 let result = outcome.unwrap_or_else(|payload| {
                     CallToolResult::error(panic_failure(&name, &payload))
                 });
-                if let Some(missing) =
-                    wanted_capability(&result, round.as_deref(), wanted.as_deref())
-                {
-                    return Outgoing::error(Some(id), &missing);
-                }
                 encode_result(id, &result, revision, modern_meta)
             },
         )
@@ -132,21 +124,6 @@ pub(super) fn panic_failure(tool: &str, payload: &PanicPayload) -> String {
     format!(
         "internal error: the tool `{tool}` failed unexpectedly (details are in the server's log)"
     )
-}
-
-/// For a 2026-07-28 tool that failed (`result`) after wanting a capability its request did
-/// not declare, the `-32021` error saying which.
-pub(super) fn wanted_capability(
-    result: &CallToolResult,
-    round: Option<&InputRound>,
-    wanted: Option<&MissingCapabilities>,
-) -> Option<ErrorObject> {
-    match (round, wanted) {
-        _ if !result.is_error => None,
-        (Some(round), _) => round.missing_capability_error(),
-        (None, Some(wanted)) => wanted.error(),
-        (None, None) => None,
-    }
 }
 
 fn encode_result(

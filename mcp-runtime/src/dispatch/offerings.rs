@@ -1,18 +1,14 @@
 //! The methods of resources, prompts, completions and subscriptions, in either era, and what
 //! they share: running a handler's future as a pending reply, and paging a list.
 
-use std::sync::Arc;
-
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
 use super::{Dispatcher, Reply};
-use crate::ask::round::InputRound;
 use crate::dispatch::session::Session;
 use crate::handler::JsonObject;
-use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
+use crate::protocol::jsonrpc::{ErrorObject, RequestId};
 use {crate::cancel::CancellationToken, crate::context::RequestContext};
 
 impl Dispatcher {
@@ -86,32 +82,6 @@ pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestC
 
 /// `answer` for a handler that may ask the client (a read, a prompt get): when it failed after
 /// asking for a capability the client lacks, the request is answered with that instead.
-/// How a handler that may fail ended: its result or error, or a panic.
-type Handled<O, E> = Result<Result<O, E>, PanicPayload>;
-
-pub(super) fn unless_capability_missing<O, E, A>(
-    round: Option<Arc<InputRound>>,
-    answer: A,
-) -> impl FnOnce(Handled<O, E>, &RequestId, &Arc<RawValue>) -> Outgoing + Send + 'static
-where
-    O: Send + 'static,
-    E: Send + 'static,
-    A: FnOnce(Handled<O, E>, &RequestId, &Arc<RawValue>) -> Outgoing + Send + 'static,
-{
-    move |outcome, id, modern_meta| {
-        let failed = !matches!(outcome, Ok(Ok(_)));
-        let reply = answer(outcome, id, modern_meta);
-        match round
-            .as_deref()
-            .filter(|_| failed)
-            .and_then(InputRound::missing_capability_error)
-        {
-            Some(missing) => Outgoing::error(Some(id), &missing),
-            None => reply,
-        }
-    }
-}
-
 /// The request's `cursor`: `None` for the first page.
 pub(super) fn cursor(params: Option<&JsonObject>) -> Result<Option<&str>, ErrorObject> {
     match params.and_then(|params| params.get("cursor")) {

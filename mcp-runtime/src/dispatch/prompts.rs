@@ -10,9 +10,7 @@ use serde_json::value::RawValue;
 use super::catalog::{CatalogConfig, Live};
 use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
-use super::offerings::{
-    context, cursor, next_cursor, page_index, panicked, required_str, unless_capability_missing,
-};
+use super::offerings::{context, cursor, next_cursor, page_index, panicked, required_str};
 use super::run::Run;
 use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
@@ -173,7 +171,7 @@ impl Dispatcher {
         };
         let arguments = string_arguments(params.as_ref(), "arguments")?;
         tracing::debug!(%id, prompt = name, "prompts/get");
-        let asking = self.asking(
+        let mut asking = self.asking(
             id,
             &scope,
             "prompts/get",
@@ -187,12 +185,12 @@ impl Dispatcher {
         let revision = scope.revision;
         let token = CancellationToken::new();
         let mut prompt_context = context(scope, token);
-        prompt_context.asker = asking.asker;
+        prompt_context.asker = asking.asker.take();
         let run = Run::of(
             id,
             &prompt_context,
             self.progress_heartbeat,
-            asking.round.clone(),
+            &asking,
             self.modern_meta.clone(),
         );
         let request = PromptRequest {
@@ -201,40 +199,33 @@ impl Dispatcher {
         };
         let handler = handler.clone();
         let name = definition.name.clone();
-        let answer = unless_capability_missing(
-            asking.round,
-            move |outcome: Result<Result<GetPromptResult, PromptError>, PanicPayload>,
-                  id: &RequestId,
-                  modern_meta: &Arc<RawValue>| {
-                let error = match outcome {
-                    Ok(Ok(result)) => {
-                        let modern = revision
-                            .is_modern()
-                            .then(|| ModernResult::complete(modern_meta));
-                        return Outgoing::result(
-                            id,
-                            &GetPromptResultWire::new(&result, revision, modern),
-                        );
-                    }
-                    Ok(Err(error)) if error.is_internal() => {
-                        tracing::error!(
-                            prompt = &*name,
-                            error = error.message(),
-                            "a prompt failed"
-                        );
-                        ErrorObject::internal_error(format!(
-                            "the prompt `{name}` failed: {}",
-                            error.message()
-                        ))
-                    }
-                    Ok(Err(error)) => {
-                        ErrorObject::invalid_params(format!("prompt `{name}`: {}", error.message()))
-                    }
-                    Err(payload) => panicked(&format!("the prompt `{name}`"), &payload),
-                };
-                Outgoing::error(Some(id), &error)
-            },
-        );
+        let answer = move |outcome: Result<Result<GetPromptResult, PromptError>, PanicPayload>,
+                           id: &RequestId,
+                           modern_meta: &Arc<RawValue>| {
+            let error = match outcome {
+                Ok(Ok(result)) => {
+                    let modern = revision
+                        .is_modern()
+                        .then(|| ModernResult::complete(modern_meta));
+                    return Outgoing::result(
+                        id,
+                        &GetPromptResultWire::new(&result, revision, modern),
+                    );
+                }
+                Ok(Err(error)) if error.is_internal() => {
+                    tracing::error!(prompt = &*name, error = error.message(), "a prompt failed");
+                    ErrorObject::internal_error(format!(
+                        "the prompt `{name}` failed: {}",
+                        error.message()
+                    ))
+                }
+                Ok(Err(error)) => {
+                    ErrorObject::invalid_params(format!("prompt `{name}`: {}", error.message()))
+                }
+                Err(payload) => panicked(&format!("the prompt `{name}`"), &payload),
+            };
+            Outgoing::error(Some(id), &error)
+        };
         run.start(in_flight, move || handler.get(request), answer)
     }
 }

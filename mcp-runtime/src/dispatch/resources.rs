@@ -10,9 +10,7 @@ use serde_json::{Value, json};
 use super::catalog::{CatalogConfig, Live};
 use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
-use super::offerings::{
-    context, cursor, next_cursor, page_index, panicked, required_str, unless_capability_missing,
-};
+use super::offerings::{context, cursor, next_cursor, page_index, panicked, required_str};
 use super::run::Run;
 use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
@@ -287,7 +285,7 @@ impl Dispatcher {
             ));
         };
         tracing::debug!(%id, uri, resource = route.definition.name(), "resources/read");
-        let asking = self.asking(
+        let mut asking = self.asking(
             id,
             &scope,
             "resources/read",
@@ -297,12 +295,12 @@ impl Dispatcher {
         )?;
         let token = CancellationToken::new();
         let mut request_context = context(scope, token);
-        request_context.asker = asking.asker;
+        request_context.asker = asking.asker.take();
         let run = Run::of(
             id,
             &request_context,
             self.progress_heartbeat,
-            asking.round.clone(),
+            &asking,
             self.modern_meta.clone(),
         );
         let read = ResourceRead {
@@ -312,8 +310,7 @@ impl Dispatcher {
         };
         let handler = route.handler.clone();
         let name = route.definition.name().to_owned();
-        let answer = unless_capability_missing(
-            asking.round,
+        let answer =
             move |outcome: Result<Result<Vec<ResourceContents>, ResourceError>, PanicPayload>,
                   id: &RequestId,
                   modern_meta: &Arc<RawValue>| {
@@ -336,8 +333,7 @@ impl Dispatcher {
                     .is_modern()
                     .then(|| ModernResult::cacheable(modern_meta, Duration::ZERO));
                 Outgoing::result(id, &ReadResourceResult::new(&contents, revision, modern))
-            },
-        );
+            };
         run.start(in_flight, move || handler.read(read), answer)
     }
 

@@ -13,9 +13,10 @@ use std::time::Duration;
 
 use serde_json::value::RawValue;
 
-use super::asking::answer_run;
+use super::asking::{Asking, answer_run};
 use super::catch_unwind::{CatchUnwind, PanicPayload};
 use super::{InFlight, Reply};
+use crate::ask::missing::MissingCapabilities;
 #[cfg(feature = "tasks")]
 use crate::ask::round::RunOutcome;
 use crate::ask::round::{InputRound, UntilInput};
@@ -24,6 +25,7 @@ use crate::context::RequestContext;
 use crate::context::forward::{forwarding_to, forwarding_while};
 use crate::context::peer::{RequestPeer, with_heartbeat};
 use crate::future::BoxFuture;
+use crate::protocol::CallToolResult;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 
 /// How a handler's run ended, when it was not cancelled: its output, a question to send back
@@ -52,6 +54,44 @@ pub(super) trait BecomeTask<T>: Send {
     ) -> BoxFuture<'static, Ran<T>>;
 }
 
+/// What a handler's output says of how it went: a failed run that wanted a capability its
+/// client did not declare is answered with the `-32021` error naming it instead.
+pub(super) trait Failure {
+    /// Whether the output reports a failure.
+    fn failed(&self) -> bool;
+}
+
+impl Failure for CallToolResult {
+    fn failed(&self) -> bool {
+        self.is_error
+    }
+}
+
+impl<O, E> Failure for Result<O, E> {
+    fn failed(&self) -> bool {
+        self.is_err()
+    }
+}
+
+impl Failure for () {
+    fn failed(&self) -> bool {
+        false
+    }
+}
+
+/// For a run that failed after wanting a capability its request did not declare (asked in
+/// `round`, or noted in `wanted` where it could ask nothing), the `-32021` error saying which.
+pub(super) fn missing_capability(
+    round: Option<&InputRound>,
+    wanted: Option<&MissingCapabilities>,
+) -> Option<ErrorObject> {
+    match (round, wanted) {
+        (Some(round), _) => round.missing_capability_error(),
+        (None, Some(wanted)) => wanted.error(),
+        (None, None) => None,
+    }
+}
+
 /// One run of a handler for request `id`, before it starts.
 pub(super) struct Run<T> {
     id: RequestId,
@@ -60,21 +100,22 @@ pub(super) struct Run<T> {
     tracing_peer: Option<Arc<RequestPeer>>,
     heartbeat: Option<Duration>,
     round: Option<Arc<InputRound>>,
+    wanted: Option<Arc<MissingCapabilities>>,
     modern_meta: Arc<RawValue>,
     #[cfg(feature = "tasks")]
     task: Option<Box<dyn BecomeTask<T>>>,
     output: PhantomData<fn() -> T>,
 }
 
-impl<T: Send + 'static> Run<T> {
+impl<T: Failure + Send + 'static> Run<T> {
     /// The run of the handler that `context` is given to: cancelled by its token, reporting
-    /// through its peer, with a heartbeat every `heartbeat`, asking in `round`.
+    /// through its peer, with a heartbeat every `heartbeat`, asking as `asking` says.
     #[inline]
     pub(super) fn of(
         id: &RequestId,
         context: &RequestContext,
         heartbeat: Option<Duration>,
-        round: Option<Arc<InputRound>>,
+        asking: &Asking,
         modern_meta: Arc<RawValue>,
     ) -> Self {
         Run {
@@ -83,7 +124,8 @@ impl<T: Send + 'static> Run<T> {
             peer: context.peer.clone(),
             tracing_peer: context.tracing_peer(),
             heartbeat,
-            round,
+            round: asking.round.clone(),
+            wanted: asking.wanted.clone(),
             modern_meta,
             #[cfg(feature = "tasks")]
             task: None,
@@ -105,6 +147,7 @@ impl<T: Send + 'static> Run<T> {
             tracing_peer: None,
             heartbeat: None,
             round: None,
+            wanted: None,
             modern_meta,
             #[cfg(feature = "tasks")]
             task: None,
@@ -121,7 +164,8 @@ impl<T: Send + 'static> Run<T> {
 
     /// Register the request, start the handler with `start`, and answer its output with
     /// `answer`, given the request's id and the `_meta` of 2026-07-28 results (a panic comes to
-    /// `answer` as `Err`).
+    /// `answer` as `Err`). A failure after wanting a capability the client lacks is answered
+    /// with the error naming it instead (see [`Failure`]).
     #[cfg_attr(not(feature = "tasks"), allow(unused_labels))]
     // Each kind of handler starts runs from one place: inlined there, the handler's argument
     // (a whole `ToolCall` for a tool) is not copied once more on the way in.
@@ -142,6 +186,7 @@ impl<T: Send + 'static> Run<T> {
             tracing_peer,
             heartbeat,
             round,
+            wanted,
             modern_meta,
             #[cfg(feature = "tasks")]
             task,
@@ -210,7 +255,17 @@ impl<T: Send + 'static> Run<T> {
                 &id,
                 round.as_deref(),
                 &modern_meta,
-                |outcome| answer(outcome, &id, &modern_meta),
+                |outcome| {
+                    let failed = outcome.as_ref().map_or(true, Failure::failed);
+                    let reply = answer(outcome, &id, &modern_meta);
+                    match failed
+                        .then(|| missing_capability(round.as_deref(), wanted.as_deref()))
+                        .flatten()
+                    {
+                        Some(missing) => Outgoing::error(Some(&id), &missing),
+                        None => reply,
+                    }
+                },
             ))
         })))
     }

@@ -9,10 +9,10 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::asking::Asking;
-use super::call::{panic_failure, wanted_capability};
+use super::call::panic_failure;
 use super::catalog::CatalogTool;
 use super::classify::RequestScope;
-use super::run::{BecomeTask, Outcome, Ran};
+use super::run::{BecomeTask, Outcome, Ran, missing_capability};
 use super::{Dispatcher, Reply};
 use crate::ask::missing::MissingCapabilities;
 use crate::ask::round::{InputRound, RunOutcome, replayed_state};
@@ -160,9 +160,8 @@ impl TaskStart {
                 return TaskOutcome::Error(ErrorObject::internal_error(failure));
             }
         };
-        if let Some(missing) =
-            wanted_capability(&result, self.round.as_deref(), self.wanted.as_deref())
-        {
+        let missing = missing_capability(self.round.as_deref(), self.wanted.as_deref());
+        if let Some(missing) = missing.filter(|_| result.is_error) {
             return TaskOutcome::Error(missing);
         }
         let wire = CallToolResultWire::new(
