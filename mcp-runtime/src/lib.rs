@@ -12,6 +12,7 @@ mod dispatch;
 mod future;
 pub mod handler;
 mod launch;
+pub mod middleware;
 pub mod protocol;
 mod random;
 mod schema;

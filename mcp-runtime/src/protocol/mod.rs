@@ -14,6 +14,7 @@ pub(crate) mod wire;
 
 pub use completion::Completion;
 pub use content::{CallToolResult, Content};
+pub use jsonrpc::RequestId;
 pub use icon::{Icon, IconTheme};
 pub use prompt::{GetPromptResult, PromptArgumentDefinition, PromptDefinition, PromptMessage};
 pub use resource::{

@@ -10,7 +10,7 @@ use serde_json::{Number, Value};
 /// Integers keep their exact `Number` so they are echoed back byte for byte, whatever their
 /// size.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) enum RequestId {
+pub enum RequestId {
     /// An integer id.
     Number(Number),
     /// A string id.

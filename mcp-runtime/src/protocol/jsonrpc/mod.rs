@@ -19,5 +19,5 @@ pub(crate) use decode::decode;
 pub(crate) use decode::{Incoming, InvalidMessage, Message, Notification, Request, decode_within};
 pub(crate) use encode::Outgoing;
 pub(crate) use error::ErrorObject;
-pub(crate) use id::RequestId;
+pub use id::RequestId;
 pub(crate) use params::{CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION, Params};

@@ -1,0 +1,253 @@
+//! What a layer sees of a request: the method, what it names, its arguments, who calls.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::pipeline::Pipeline;
+use super::{BoxError, Response};
+use crate::cancel::CancellationToken;
+use crate::future::BoxFuture;
+use crate::protocol::{JsonObject, ProtocolVersion, RequestId, ToolAnnotations};
+
+/// The methods that pass through the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Method {
+    /// `tools/call`
+    CallTool,
+    /// `resources/read`
+    ReadResource,
+    /// `prompts/get`
+    GetPrompt,
+    /// `completion/complete`
+    Complete,
+    /// `tools/list`
+    ListTools,
+    /// `resources/list`
+    ListResources,
+    /// `resources/templates/list`
+    ListResourceTemplates,
+    /// `prompts/list`
+    ListPrompts,
+}
+
+impl Method {
+    /// Its name on the wire, like `tools/call`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::CallTool => "tools/call",
+            Method::ReadResource => "resources/read",
+            Method::GetPrompt => "prompts/get",
+            Method::Complete => "completion/complete",
+            Method::ListTools => "tools/list",
+            Method::ListResources => "resources/list",
+            Method::ListResourceTemplates => "resources/templates/list",
+            Method::ListPrompts => "prompts/list",
+        }
+    }
+
+    /// Whether it lists offerings (a layer may filter what it answers).
+    pub fn is_list(self) -> bool {
+        matches!(
+            self,
+            Method::ListTools
+                | Method::ListResources
+                | Method::ListResourceTemplates
+                | Method::ListPrompts
+        )
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The client's name and version as it gave them (`clientInfo`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ClientInfo {
+    pub(crate) name: Arc<str>,
+    pub(crate) version: Option<Arc<str>>,
+}
+
+impl ClientInfo {
+    /// The `clientInfo` object of `initialize` or of a 2026-07-28 request's `_meta`.
+    pub(crate) fn from_value(value: &Value) -> Option<Self> {
+        let name = value.get("name")?.as_str()?;
+        Some(ClientInfo {
+            name: name.into(),
+            version: value.get("version").and_then(Value::as_str).map(Arc::from),
+        })
+    }
+}
+
+/// Who makes a request: the principal HTTP authorization named, the client program, the
+/// revision it speaks, the connection it came on.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub(crate) principal: Option<Arc<str>>,
+    pub(crate) client: Option<ClientInfo>,
+    pub(crate) revision: ProtocolVersion,
+    pub(crate) connection: Option<u64>,
+}
+
+impl Caller {
+    /// The principal the transport authenticated (HTTP's authorization hook), if any.
+    pub fn principal(&self) -> Option<&str> {
+        self.principal.as_deref()
+    }
+
+    /// The client's name (`clientInfo.name`), if it gave one.
+    pub fn client_name(&self) -> Option<&str> {
+        self.client.as_ref().map(|client| &*client.name)
+    }
+
+    /// The client's version (`clientInfo.version`), if it gave one.
+    pub fn client_version(&self) -> Option<&str> {
+        self.client.as_ref()?.version.as_deref()
+    }
+
+    /// The protocol revision of the request.
+    pub fn revision(&self) -> ProtocolVersion {
+        self.revision
+    }
+
+    /// The connection the request came on, where one outlives a request: a stdio process,
+    /// a legacy HTTP session. A stateless 2026-07-28 HTTP request has none.
+    pub fn connection(&self) -> Option<u64> {
+        self.connection
+    }
+
+    /// Whom per-caller limits count for: the principal, else the connection, else the
+    /// whole process.
+    pub fn key(&self) -> CallerKey {
+        match (&self.principal, self.connection) {
+            (Some(principal), _) => CallerKey::Principal(principal.clone()),
+            (None, Some(connection)) => CallerKey::Connection(connection),
+            (None, None) => CallerKey::Process,
+        }
+    }
+}
+
+/// Whom a per-caller limit counts a request for (see [`Caller::key`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CallerKey {
+    /// An authenticated principal.
+    Principal(Arc<str>),
+    /// One connection (no principal named).
+    Connection(u64),
+    /// Nobody in particular: every such request counts together.
+    Process,
+}
+
+impl fmt::Display for CallerKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallerKey::Principal(principal) => write!(f, "principal {principal}"),
+            CallerKey::Connection(connection) => write!(f, "connection {connection}"),
+            CallerKey::Process => f.write_str("process"),
+        }
+    }
+}
+
+/// What runs the request's handler once the layers pass it on (never seen by layers).
+pub(crate) type Runner =
+    Box<dyn FnOnce(Request) -> BoxFuture<'static, Result<Response, BoxError>> + Send>;
+
+/// Where the request goes after the server's layers: its tool's own, then its handler.
+#[derive(Default)]
+pub(crate) struct Handle {
+    pub(crate) tool_layers: Option<Pipeline>,
+    pub(crate) runner: Option<Runner>,
+}
+
+/// A request on its way through the pipeline.
+pub struct Request {
+    pub(crate) method: Method,
+    pub(crate) name: Option<Arc<str>>,
+    pub(crate) arguments: Option<JsonObject>,
+    pub(crate) id: RequestId,
+    pub(crate) caller: Caller,
+    pub(crate) retry: bool,
+    pub(crate) may_become_task: bool,
+    pub(crate) annotations: Option<ToolAnnotations>,
+    pub(crate) cancellation: CancellationToken,
+    pub(crate) handle: Handle,
+}
+
+impl Request {
+    /// The method.
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    /// What it names: the tool or prompt, the resource's URI, the prompt or template a
+    /// completion is for; `None` for the lists.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// The tool's name, for `tools/call`.
+    pub fn tool_name(&self) -> Option<&str> {
+        self.name().filter(|_| self.method == Method::CallTool)
+    }
+
+    /// The arguments: a tool's, or a prompt's (strings); `None` for other methods.
+    pub fn arguments(&self) -> Option<&JsonObject> {
+        self.arguments.as_ref()
+    }
+
+    /// The arguments, to change before the handler sees them.
+    pub fn arguments_mut(&mut self) -> Option<&mut JsonObject> {
+        self.arguments.as_mut()
+    }
+
+    /// The request's JSON-RPC id.
+    pub fn id(&self) -> &RequestId {
+        &self.id
+    }
+
+    /// Who calls.
+    pub fn caller(&self) -> &Caller {
+        &self.caller
+    }
+
+    /// Whether this is a 2026-07-28 retry bringing answers (`inputResponses` or
+    /// `requestState`) to the questions an earlier round asked.
+    pub fn is_retry(&self) -> bool {
+        self.retry
+    }
+
+    /// Whether the call may become a task (its tool allows one and its client declared the
+    /// tasks extension): a layer around it then also runs around the task.
+    pub fn may_become_task(&self) -> bool {
+        self.may_become_task
+    }
+
+    /// The tool's annotations, for `tools/call`.
+    pub fn annotations(&self) -> Option<&ToolAnnotations> {
+        self.annotations.as_ref()
+    }
+
+    /// The handler's cancellation token: it fires when the client cancels the request, and
+    /// a layer that gives up on the handler (a timeout) fires it so the handler's detached
+    /// work stops too. Firing it does not cancel the request: the layer's answer is sent.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+}
+
+impl fmt::Debug for Request {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Request")
+            .field("method", &self.method)
+            .field("name", &self.name)
+            .field("id", &self.id)
+            .field("caller", &self.caller)
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}
