@@ -22,6 +22,9 @@ pub struct ToolAttr {
     pub icon: Option<Spanned<String>>,
     /// `task` or `task = "..."`: whether calls may run as tasks.
     pub task: Option<TaskAttr>,
+    /// `layer = EXPR`, any number of times: layers around this tool's calls, the first
+    /// written outermost.
+    pub layers: Vec<Expr>,
 }
 
 /// `task` alone, or `task = "text"` with the text as written (`check` knows which are valid).
@@ -47,6 +50,7 @@ const TOOL_KEYS: &[&str] = &[
     "recursive",
     "icon",
     "task",
+    "layer",
 ];
 const ANNOTATION_KEYS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
 
@@ -55,6 +59,11 @@ pub fn tool_attr(args: TokenStream, cx: &mut Ctxt) -> ToolAttr {
     let mut attr = ToolAttr::default();
     let mut seen = Seen::new("#[mcp_tool]", TOOL_KEYS);
     let parser = syn::meta::parser(|meta| {
+        // The one option that may be written again: each adds a layer.
+        if meta.path.is_ident("layer") {
+            attr.layers.push(meta.value()?.parse()?);
+            return Ok(());
+        }
         let Some(key) = seen.key(&meta, cx) else {
             return skip_value(&meta);
         };

@@ -33,6 +33,8 @@ pub struct ValidTool {
     pub icon: Option<String>,
     /// `task` / `task = "..."`, or the default.
     pub task_support: TaskSupport,
+    /// The `layer = ...` expressions, in order.
+    pub layers: Vec<syn::Expr>,
     pub params: Vec<ValidParam>,
     _checked: Checked,
 }
@@ -94,6 +96,7 @@ pub fn tool(function: &HandlerFn, attr: &ToolAttr, mut cx: Ctxt) -> syn::Result<
         annotations: attr.annotations,
         recursive: attr.recursive,
         icon: attr.icon.as_ref().map(|icon| icon.value.clone()),
+        layers: attr.layers.clone(),
         task_support,
         params,
         _checked: Checked,

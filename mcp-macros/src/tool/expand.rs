@@ -47,11 +47,12 @@ pub fn companion_impls(ident: &Ident, name: &str, tool: Option<&ValidTool>) -> T
                 None,
                 &quote!(#p::definition_or_panic::<Self>()),
                 &call(tool),
+                layers(tool),
             ),
         ),
         None => {
             let unreachable = quote!(::core::unreachable!());
-            let handler = handler_impl(ident, None, &unreachable, &unreachable);
+            let handler = handler_impl(ident, None, &unreachable, &unreachable, None);
             (unreachable, handler)
         }
     };
@@ -85,6 +86,7 @@ pub fn method_tool(
         Some(bound),
         &quote!(#p::unwrap_definition(Self::checked_definition())),
         &call(tool),
+        layers(tool),
     );
     quote! {
         #[allow(non_camel_case_types)]
@@ -111,12 +113,30 @@ fn checked_definition(definition: &TokenStream) -> TokenStream {
     }
 }
 
-/// `impl ToolHandler for #target`, with the bodies of `definition` and `call`.
+/// `fn layers` of a tool with `layer = ...` options: each expression is spanned where it is
+/// written, so one that is no layer is reported there.
+fn layers(tool: &ValidTool) -> Option<TokenStream> {
+    let p = paths::private();
+    let (first, rest) = tool.layers.split_first()?;
+    let first = quote_spanned!(first.span()=> #p::ToolLayers::new(#first));
+    let rest = rest
+        .iter()
+        .map(|layer| quote_spanned!(layer.span()=> .then(#layer)));
+    Some(quote! {
+        fn layers(&self) -> ::core::option::Option<#p::ToolLayers> {
+            ::core::option::Option::Some(#first #(#rest)*)
+        }
+    })
+}
+
+/// `impl ToolHandler for #target`, with the bodies of `definition` and `call`, and `layers`
+/// when the tool has some.
 fn handler_impl(
     target: &Ident,
     bound: Option<&TokenStream>,
     definition: &TokenStream,
     call: &TokenStream,
+    layers: Option<TokenStream>,
 ) -> TokenStream {
     let p = paths::private();
     let call_param = call_param_ident();
@@ -132,6 +152,8 @@ fn handler_impl(
             ) -> #p::BoxFuture<'static, #p::CallToolResult> {
                 #call
             }
+
+            #layers
         }
     }
 }

@@ -17,6 +17,7 @@ pub use crate::handler::{
     ArgumentDefault, BoxFuture, IntoToolResult, JsonObject, TaskSupport, ToolAnnotations, ToolCall,
     ToolDefinition, ToolHandler,
 };
+pub use crate::middleware::ToolLayers;
 pub use crate::protocol::CallToolResult;
 pub use crate::schema::{ArgumentSpec, InputSchema, Requirement, SchemaError};
 

@@ -359,6 +359,8 @@ pub(crate) enum RunOutcome<T> {
     NeedsInput,
     /// It never started: the request resumed from a `requestState` already used.
     Replayed,
+    /// A layer of the call pipeline answered with this error (or the handler failed with it).
+    Refused(ErrorObject),
 }
 
 /// The answer to a retry whose `requestState` was used before.

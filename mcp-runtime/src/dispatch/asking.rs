@@ -135,6 +135,7 @@ pub(super) fn answer_run<T>(
         Ok(RunOutcome::Done(output)) => answer(Ok(output)),
         Err(payload) => answer(Err(payload)),
         Ok(RunOutcome::Replayed) => Outgoing::error(Some(id), &replayed_state()),
+        Ok(RunOutcome::Refused(refused)) => Outgoing::error(Some(id), &refused),
         Ok(RunOutcome::NeedsInput) => {
             let round = round.expect("only a round's handler waits for input");
             let (input_requests, request_state) = round.input_required();

@@ -13,6 +13,7 @@ use super::run::Run;
 use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
 use crate::handler::{JsonObject, ToolCall};
+use crate::middleware::Method;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, Params, RequestId};
 use crate::protocol::wire::{CallToolResultWire, ModernResult};
 use crate::protocol::{CallToolResult, ProtocolVersion};
@@ -72,7 +73,24 @@ impl Dispatcher {
             unreachable!("checked to be an object above")
         };
 
-        let mut context = super::offerings::context(scope, CancellationToken::new());
+        let token = CancellationToken::new();
+        let piped = self
+            .piped(id, Method::CallTool, &scope, tool.layers.as_ref(), &token)
+            .map(|mut piped| {
+                let request = &mut piped.request;
+                request.name = Some(tool.name.clone());
+                request.retry = resume.is_some();
+                request.annotations = Some(tool.annotations);
+                #[cfg(feature = "tasks")]
+                {
+                    request.may_become_task = task_start.is_some();
+                }
+                // The handler's token fires with the request's, and alone when a layer gives
+                // up on it; only the request's ends the request unanswered.
+                request.cancellation = token.child();
+                piped
+            });
+        let mut context = super::offerings::context(scope, token);
         context.asker = asking.asker.take();
         #[cfg(feature = "tasks")]
         {
@@ -92,13 +110,24 @@ impl Dispatcher {
             task_start.map(|start| -> Box<dyn BecomeTask<CallToolResult>> { Box::new(start) }),
         );
         let revision = context.revision;
-        let call = ToolCall { arguments, context };
+        let mut call = ToolCall { arguments, context };
+        let run = match piped {
+            Some(mut piped) => {
+                call.context.cancellation = piped.request.cancellation.clone();
+                piped.request.arguments = Some(std::mem::take(&mut call.arguments));
+                run.through(Some(piped))
+            }
+            None => run,
+        };
         tracing::debug!(%id, tool = &*tool.name, "tools/call");
-        let handler = &tool.handler;
+        let handler = tool.handler.clone();
         let name = tool.name.clone();
         run.start(
             in_flight,
-            move || {
+            move |request| {
+                if let Some(arguments) = request.and_then(|request| request.arguments.take()) {
+                    call.arguments = arguments;
+                }
                 let running = handler.call(call);
                 // A call that may become a task does so when it first waits on anything.
                 #[cfg(feature = "tasks")]

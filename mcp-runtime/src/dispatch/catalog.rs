@@ -22,6 +22,10 @@ pub(crate) struct CatalogTool {
     /// Its name, shared with the calls that log it.
     pub(crate) name: Arc<str>,
     pub(crate) handler: Arc<dyn ToolHandler>,
+    /// Its hints, which layers read (a cache serves only read-only, idempotent tools).
+    pub(crate) annotations: crate::protocol::ToolAnnotations,
+    /// The layers around its calls alone, if it has any.
+    pub(crate) layers: Option<crate::middleware::Pipeline>,
     /// Whether its calls may become tasks.
     #[cfg(feature = "tasks")]
     pub(crate) task_support: crate::handler::TaskSupport,
@@ -222,6 +226,8 @@ impl ToolCatalog {
             catalog_tools.push(CatalogTool {
                 name,
                 handler: handler.clone(),
+                annotations: definition.annotations,
+                layers: handler.layers().map(|layers| layers.pipeline()),
                 #[cfg(feature = "tasks")]
                 task_support: definition.task_support,
             });
@@ -264,6 +270,11 @@ impl ToolCatalog {
     /// The tools' names, in order.
     pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
         self.tools.iter().map(|tool| &*tool.name)
+    }
+
+    /// Every definition, how many go on a page, and how long a list may be reused.
+    pub(crate) fn listing(&self) -> (Vec<ToolDefinition>, usize, Duration) {
+        (self.definitions.clone(), self.page_size, self.ttl)
     }
 
     /// The encoded `tools/list` result for `cursor` (`None`: the first page) in `revision`.

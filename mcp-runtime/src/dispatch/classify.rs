@@ -13,11 +13,15 @@ use crate::ask::pending::OutgoingRequests;
 use crate::context::logging::{LogGate, LogLevel};
 use crate::context::peer::Outbound;
 use crate::context::state::States;
+use crate::middleware::ClientInfo;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::ErrorObject;
 use crate::protocol::jsonrpc::{
     CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION, Params, RequestId,
 };
+
+/// Where a 2026-07-28 request's `_meta` names the client program.
+const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 
 /// Whether the request is in the 2026-07-28 era.
 pub(crate) fn is_modern(params: Option<&Params>) -> bool {
@@ -61,6 +65,30 @@ pub(crate) struct RequestScope {
     pub(crate) states: States,
     /// Who the transport authenticated as the client, if anyone.
     pub(crate) principal: Option<Arc<str>>,
+    /// The client program, as it named itself.
+    pub(crate) client: ClientOf,
+    /// The connection the request came on, if one outlives it.
+    pub(crate) connection: Option<u64>,
+}
+
+/// Where a request's `clientInfo` is: in its legacy session, or (2026-07-28) in its `_meta`,
+/// read only when a layer asks.
+#[derive(Debug, Clone, Default)]
+pub(crate) enum ClientOf {
+    #[default]
+    Unknown,
+    Session(Arc<ClientInfo>),
+    Meta(Value),
+}
+
+impl ClientOf {
+    pub(crate) fn info(&self) -> Option<ClientInfo> {
+        match self {
+            ClientOf::Unknown => None,
+            ClientOf::Session(info) => Some(ClientInfo::clone(info)),
+            ClientOf::Meta(value) => ClientInfo::from_value(value),
+        }
+    }
 }
 
 impl RequestScope {
@@ -122,6 +150,11 @@ impl RequestScope {
                 )));
             }
         };
+        let client = meta
+            .rest
+            .as_mut()
+            .and_then(|rest| rest.remove(CLIENT_INFO))
+            .map_or(ClientOf::Unknown, ClientOf::Meta);
         Ok(RequestScope {
             revision,
             client_capabilities,
@@ -133,6 +166,8 @@ impl RequestScope {
             forward_tracing: false,
             states: States::default(),
             principal: None,
+            client,
+            connection: None,
         })
     }
 
@@ -156,6 +191,10 @@ impl RequestScope {
             forward_tracing: false,
             states: states.clone(),
             principal: session.principal().cloned(),
+            client: session
+                .client()
+                .map_or(ClientOf::Unknown, |client| ClientOf::Session(client.clone())),
+            connection: session.connection(),
         }
     }
 }

@@ -8,7 +8,9 @@ use serde_json::Value;
 use super::classify::RequestScope;
 use super::offerings::{context, panicked, required_str};
 use super::prompts::string_arguments;
-use super::{Dispatcher, Reply};
+use super::run::Run;
+use super::{Dispatcher, InFlight, Reply};
+use crate::middleware::Method;
 use crate::cancel::CancellationToken;
 use crate::handler::{CompletionContext, CompletionRequest, JsonObject, ResourceDefinition};
 use crate::protocol::Completion;
@@ -31,6 +33,7 @@ impl Dispatcher {
         id: &RequestId,
         params: Option<&JsonObject>,
         scope: RequestScope,
+        in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
         if self.capabilities.completions.is_none() {
             return Err(ErrorObject::method_not_found("completion/complete"));
@@ -52,30 +55,58 @@ impl Dispatcher {
             .and_then(|params| params.get("context"))
             .and_then(Value::as_object);
         let revision = scope.revision;
+        let token = CancellationToken::new();
+        let piped = self.piped(id, Method::Complete, &scope, None, &token);
         let request = CompletionRequest {
             argument: name,
             value,
             context: CompletionContext {
                 arguments: string_arguments(known, "arguments")?.into_iter().collect(),
-                request: context(scope, CancellationToken::new()),
+                request: context(scope, token.clone()),
             },
         };
         let completion = match reference.get("type").and_then(Value::as_str) {
-            Some("ref/prompt") => self.complete_prompt(reference, &request)?,
-            Some("ref/resource") => self.complete_resource(reference, &request)?,
+            Some("ref/prompt") => self.complete_prompt(reference, &request),
+            Some("ref/resource") => self.complete_resource(reference, &request),
             _ => {
                 return Err(ErrorObject::invalid_params(
                     "`ref.type` must be `ref/prompt` or `ref/resource`",
                 ));
             }
         };
-        let modern = revision
-            .is_modern()
-            .then(|| ModernResult::complete(&self.modern_meta));
-        Ok(Reply::Ready(Outgoing::result(
-            id,
-            &CompleteResult::new(&completion, modern),
-        )))
+        let Some(mut piped) = piped else {
+            let modern = revision
+                .is_modern()
+                .then(|| ModernResult::complete(&self.modern_meta));
+            return Ok(Reply::Ready(Outgoing::result(
+                id,
+                &CompleteResult::new(&completion?, modern),
+            )));
+        };
+        // What is completed: the prompt's name or the template's URI.
+        piped.request.name = ["name", "uri"]
+            .iter()
+            .find_map(|key| reference.get(*key).and_then(Value::as_str))
+            .map(Into::into);
+        Run::quiet(id, token, self.modern_meta.clone())
+            .through(Some(piped))
+            .start(
+                in_flight,
+                move |_| Box::pin(std::future::ready(completion)),
+                move |outcome, id, modern_meta| {
+                    let completion = match outcome {
+                        Ok(Ok(completion)) => completion,
+                        Ok(Err(refused)) => return Outgoing::error(Some(id), &refused),
+                        Err(payload) => {
+                            return Outgoing::error(Some(id), &panicked("a completer", &payload));
+                        }
+                    };
+                    let modern = revision
+                        .is_modern()
+                        .then(|| ModernResult::complete(modern_meta));
+                    Outgoing::result(id, &CompleteResult::new(&completion, modern))
+                },
+            )
     }
 
     fn complete_prompt(

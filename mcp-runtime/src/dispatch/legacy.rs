@@ -33,7 +33,22 @@ impl Dispatcher {
                 };
                 let revision = legacy.version;
                 match method {
-                    "tools/list" => self.list_tools(id, revision, params.as_deref()),
+                    "tools/list" => self.list_tools(
+                        id,
+                        revision,
+                        params.as_deref(),
+                        || {
+                            RequestScope::legacy(
+                                id,
+                                revision,
+                                legacy.client_capabilities.clone(),
+                                params.as_deref(),
+                                session,
+                                &self.states,
+                            )
+                        },
+                        session.in_flight(),
+                    ),
                     "tools/call" => {
                         let mut scope = RequestScope::legacy(
                             id,
@@ -101,6 +116,9 @@ impl Dispatcher {
             Some(capabilities @ Value::Object(_)) => capabilities,
             _ => Value::Object(JsonObject::new()),
         };
+        let client = params
+            .get("clientInfo")
+            .and_then(crate::middleware::ClientInfo::from_value);
         session.begin_legacy(version, client_capabilities).map_err(
             |AlreadyInitialized(current)| {
                 ErrorObject::invalid_request(format!(
@@ -109,6 +127,7 @@ impl Dispatcher {
                 ))
             },
         )?;
+        session.set_client(client);
         let capabilities = self.capabilities.for_revision(version);
         let result = InitializeResult::new(
             version,

@@ -21,6 +21,7 @@ mod modern;
 mod negotiate;
 pub(crate) mod notify;
 mod offerings;
+mod piped;
 mod prompts;
 mod resources;
 pub(crate) mod routing;
@@ -56,8 +57,11 @@ use crate::protocol::jsonrpc::{
     self, ErrorObject, Incoming, InvalidMessage, Message, Notification, Outgoing, Params, Request,
     RequestId,
 };
+use crate::cancel::CancellationToken;
+use crate::middleware;
 use crate::protocol::wire::{
-    EmptyObject, ListChangedCapability, ResourcesCapability, ServerCapabilities, result_meta,
+    EmptyObject, ListChangedCapability, ListToolsResult, ResourcesCapability, ServerCapabilities,
+    result_meta,
 };
 use session::Session;
 use surfaces::Surfaces;
@@ -125,6 +129,8 @@ pub(crate) struct Config {
     pub(crate) replay_guard: crate::ask::SharedReplayGuard,
     #[cfg(feature = "tasks")]
     pub(crate) tasks: crate::task::TaskConfig,
+    /// The server's layers around every request (`Server::layer`), if any.
+    pub(crate) pipeline: Option<crate::middleware::Pipeline>,
 }
 
 /// Everything a server answers with, shared by all its connections: fixed at serve start but
@@ -158,6 +164,8 @@ pub(crate) struct Dispatcher {
     /// The tool calls running (or run) as tasks.
     #[cfg(feature = "tasks")]
     tasks: Arc<crate::task::store::TaskStore>,
+    /// The server's layers around every request, if any.
+    pipeline: Option<crate::middleware::Pipeline>,
 }
 
 impl Dispatcher {
@@ -211,6 +219,7 @@ impl Dispatcher {
             max_parsed_size: server.max_parsed_size,
             #[cfg(feature = "tasks")]
             tasks: Arc::new(crate::task::store::TaskStore::new(server.tasks)),
+            pipeline: server.pipeline.clone(),
         };
         // Prompts and templates added while serving may bring completers, and clients read the
         // capabilities once: a server whose surfaces can change declares it from the start.
@@ -316,18 +325,40 @@ impl Dispatcher {
         }
     }
 
-    /// `tools/list` in any era: a page of the catalog, encoded once per revision.
+    /// `tools/list` in any era: a page of the catalog, encoded once per revision; through the
+    /// layers (`scope` makes their request) when the server has any.
     fn list_tools(
         &self,
         id: &RequestId,
         revision: ProtocolVersion,
         params: Option<&Params>,
+        scope: impl FnOnce() -> classify::RequestScope,
+        in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
         let cursor = match params.and_then(|params| params.get("cursor")) {
             None | Some(Value::Null) => None,
             Some(Value::String(cursor)) => Some(cursor.as_str()),
             Some(_) => return Err(ErrorObject::invalid_params("`cursor` must be a string")),
         };
+        if self.pipeline.is_some() {
+            let token = CancellationToken::new();
+            let piped = self
+                .piped(id, middleware::Method::ListTools, &scope(), None, &token)
+                .expect("the server has layers");
+            let (definitions, page_size, ttl) = self.catalog.get().listing();
+            let list = piped::PipedList {
+                piped,
+                token,
+                cursor: cursor.map(str::to_owned),
+                page_size,
+                revision,
+                ttl,
+            };
+            return list.answer(id, in_flight, definitions, move |id, page, next, modern| {
+                let result = ListToolsResult::new(page, revision, next, modern);
+                Outgoing::raw_result(id, &result.encode())
+            });
+        }
         let catalog = self.catalog.get();
         let page = catalog.page(revision, cursor)?;
         Ok(Reply::Ready(Outgoing::raw_result(id, page)))

@@ -30,6 +30,7 @@ impl Dispatcher {
         scope.forward_tracing = self.forward_tracing;
         scope.states = self.states.clone();
         scope.principal = session.principal().cloned();
+        scope.connection = session.connection();
         let revision = scope.revision;
         match method {
             "server/discover" => {
@@ -41,7 +42,13 @@ impl Dispatcher {
                 );
                 Ok(Reply::Ready(Outgoing::result(id, &result)))
             }
-            "tools/list" => self.list_tools(id, revision, Some(&*params)),
+            "tools/list" => self.list_tools(
+                id,
+                revision,
+                Some(&*params),
+                || scope,
+                session.in_flight(),
+            ),
             "tools/call" => self.call_tool(id, Some(params), scope, session.in_flight()),
             removed if REMOVED.contains(&removed) => Err(ErrorObject::new(
                 ErrorObject::METHOD_NOT_FOUND,

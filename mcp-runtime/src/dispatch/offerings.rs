@@ -36,16 +36,20 @@ impl Dispatcher {
         Some(match method {
             "resources/list" => self.list_resources(id, params.as_ref(), scope, session),
             "resources/templates/list" => {
-                self.list_resource_templates(id, params.as_ref(), scope.revision)
+                self.list_resource_templates(id, params.as_ref(), scope, session.in_flight())
             }
             "resources/read" => self.read_resource(id, params, scope, session.in_flight()),
             "resources/subscribe" if !modern => self.subscribe(id, params.as_ref(), session, true),
             "resources/unsubscribe" if !modern => {
                 self.subscribe(id, params.as_ref(), session, false)
             }
-            "prompts/list" => self.list_prompts(id, params.as_ref(), scope.revision),
+            "prompts/list" => {
+                self.list_prompts(id, params.as_ref(), scope, session.in_flight())
+            }
             "prompts/get" => self.get_prompt(id, params, scope, session.in_flight()),
-            "completion/complete" => self.complete(id, params.as_ref(), scope),
+            "completion/complete" => {
+                self.complete(id, params.as_ref(), scope, session.in_flight())
+            }
             "subscriptions/listen" if modern => self.listen(id, params.as_ref(), session),
             _ => return None,
         })
@@ -80,8 +84,13 @@ pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestC
     }
 }
 
-/// `answer` for a handler that may ask the client (a read, a prompt get): when it failed after
-/// asking for a capability the client lacks, the request is answered with that instead.
+/// Whether a 2026-07-28 request retries an earlier round, bringing answers.
+pub(super) fn is_retry(params: Option<&JsonObject>) -> bool {
+    params.is_some_and(|params| {
+        params.contains_key("inputResponses") || params.contains_key("requestState")
+    })
+}
+
 /// The request's `cursor`: `None` for the first page.
 pub(super) fn cursor(params: Option<&JsonObject>) -> Result<Option<&str>, ErrorObject> {
     match params.and_then(|params| params.get("cursor")) {

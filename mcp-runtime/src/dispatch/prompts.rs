@@ -10,11 +10,15 @@ use serde_json::value::RawValue;
 use super::catalog::{CatalogConfig, Live};
 use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
-use super::offerings::{context, cursor, next_cursor, page_index, panicked, required_str};
-use super::run::Run;
+use super::offerings::{
+    context, cursor, is_retry, next_cursor, page_index, panicked, required_str,
+};
+use super::piped::PipedList;
+use super::run::{Run, Through};
 use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
 use crate::handler::PromptError;
+use crate::middleware::{BoxError, Method, Request, Response};
 use crate::handler::Prompts;
 use crate::handler::{JsonObject, PromptDefinition, PromptHandler, PromptRequest};
 use crate::protocol::GetPromptResult;
@@ -145,9 +149,27 @@ impl Dispatcher {
         &self,
         id: &RequestId,
         params: Option<&JsonObject>,
-        revision: ProtocolVersion,
+        scope: RequestScope,
+        in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
+        let revision = scope.revision;
         let catalog = self.prompts.get();
+        let token = CancellationToken::new();
+        if let Some(piped) = self.piped(id, Method::ListPrompts, &scope, None, &token) {
+            let list = PipedList {
+                piped,
+                token,
+                cursor: cursor(params)?.map(str::to_owned),
+                page_size: catalog.page_size,
+                revision,
+                ttl: catalog.ttl,
+            };
+            let definitions = catalog.definitions.clone();
+            return list.answer(id, in_flight, definitions, move |id, page, next, modern| {
+                let result = ListPromptsResult::new(page, revision, next, modern);
+                Outgoing::raw_result(id, &result.encode())
+            });
+        }
         let pages = catalog.pages(revision);
         let index = page_index(cursor(params)?, pages.len(), "prompts/list")?;
         Ok(Reply::Ready(Outgoing::raw_result(id, &pages[index])))
@@ -184,6 +206,20 @@ impl Dispatcher {
         )?;
         let revision = scope.revision;
         let token = CancellationToken::new();
+        let piped = self
+            .piped(id, Method::GetPrompt, &scope, None, &token)
+            .map(|mut piped| {
+                piped.request.name = Some(definition.name.as_ref().into());
+                piped.request.arguments = Some(
+                    arguments
+                        .iter()
+                        .map(|(name, value)| (name.clone(), Value::String(value.clone())))
+                        .collect(),
+                );
+                piped.request.retry = is_retry(params.as_ref());
+                piped.request.cancellation = token.child();
+                piped
+            });
         let mut prompt_context = context(scope, token);
         prompt_context.asker = asking.asker.take();
         let run = Run::of(
@@ -193,7 +229,11 @@ impl Dispatcher {
             &asking,
             self.modern_meta.clone(),
         );
-        let request = PromptRequest {
+        if let Some(piped) = &piped {
+            prompt_context.cancellation = piped.request.cancellation.clone();
+        }
+        let run = run.through(piped);
+        let mut request = PromptRequest {
             arguments,
             context: prompt_context,
         };
@@ -212,21 +252,57 @@ impl Dispatcher {
                         &GetPromptResultWire::new(&result, revision, modern),
                     );
                 }
-                Ok(Err(error)) if error.is_internal() => {
-                    tracing::error!(prompt = &*name, error = error.message(), "a prompt failed");
-                    ErrorObject::internal_error(format!(
-                        "the prompt `{name}` failed: {}",
-                        error.message()
-                    ))
-                }
-                Ok(Err(error)) => {
-                    ErrorObject::invalid_params(format!("prompt `{name}`: {}", error.message()))
-                }
+                Ok(Err(error)) => prompt_failure(&name, &error),
                 Err(payload) => panicked(&format!("the prompt `{name}`"), &payload),
             };
             Outgoing::error(Some(id), &error)
         };
-        run.start(in_flight, move || handler.get(request), answer)
+        run.start(
+            in_flight,
+            move |piped| {
+                // Layers see (and may change) the arguments as an object of strings.
+                if let Some(arguments) = piped.and_then(|piped| piped.arguments.take()) {
+                    request.arguments = arguments
+                        .into_iter()
+                        .map(|(name, value)| match value {
+                            Value::String(text) => (name, text),
+                            other => (name, other.to_string()),
+                        })
+                        .collect();
+                }
+                handler.get(request)
+            },
+            answer,
+        )
+    }
+}
+
+/// The error answering a prompt that failed with `error`.
+fn prompt_failure(name: &str, error: &PromptError) -> ErrorObject {
+    if error.is_internal() {
+        tracing::error!(prompt = name, error = error.message(), "a prompt failed");
+        ErrorObject::internal_error(format!("the prompt `{name}` failed: {}", error.message()))
+    } else {
+        ErrorObject::invalid_params(format!("prompt `{name}`: {}", error.message()))
+    }
+}
+
+impl Through for Result<GetPromptResult, PromptError> {
+    fn into_response(self, request: &Request) -> Result<Response, BoxError> {
+        match self {
+            Ok(result) => Ok(Response::Prompt(result)),
+            Err(error) => {
+                let refused = prompt_failure(request.name().unwrap_or_default(), &error);
+                Err(crate::middleware::Error(refused).into())
+            }
+        }
+    }
+
+    fn from_response(response: Response) -> Option<Self> {
+        match response {
+            Response::Prompt(result) => Some(Ok(result)),
+            _ => None,
+        }
     }
 }
 

@@ -10,12 +10,16 @@ use serde_json::{Value, json};
 use super::catalog::{CatalogConfig, Live};
 use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
-use super::offerings::{context, cursor, next_cursor, page_index, panicked, required_str};
-use super::run::Run;
+use super::offerings::{
+    context, cursor, is_retry, next_cursor, page_index, panicked, required_str,
+};
+use super::piped::PipedList;
+use super::run::{Run, Through};
 use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
 use crate::dispatch::routing::{ResourceRouter, Route, RouteConflict};
 use crate::dispatch::session::Session;
+use crate::middleware::{BoxError, Method, Request, Response};
 use crate::handler::{
     BoxFuture, JsonObject, Resource, ResourceDefinition, ResourceError, ResourceErrorKind,
     ResourceHandler, ResourceRead, ResourceTemplate,
@@ -159,6 +163,7 @@ impl Dispatcher {
         let cursor = cursor(params)?.map(str::to_owned);
         let revision = scope.revision;
         let token = CancellationToken::new();
+        let piped = self.piped(id, Method::ListResources, &scope, None, &token);
         let request_context = context(scope, token.clone());
         let catalog = self.resources.get();
         let routes: Vec<(ResourceDefinition, Arc<dyn ResourceHandler>)> = catalog
@@ -170,7 +175,7 @@ impl Dispatcher {
         let page_size = catalog.page_size;
         let list_ttl = catalog.ttl;
         drop(catalog);
-        let start = move || -> BoxFuture<'static, ListOutcome> {
+        let start = move |_: Option<&mut Request>| -> BoxFuture<'static, ListOutcome> {
             // Every lister starts here (inside the panic guard), then they are awaited in order.
             let started: Vec<_> = routes
                 .into_iter()
@@ -204,25 +209,13 @@ impl Dispatcher {
                 Ok((resources, dynamic))
             })
         };
-        Run::quiet(id, token, self.modern_meta.clone()).start(
-            session.in_flight(),
-            start,
-            move |outcome, id, modern_meta| {
+        Run::quiet(id, token, self.modern_meta.clone())
+            .through(piped)
+            .start(session.in_flight(), start, move |outcome, id, modern_meta| {
                 let (resources, dynamic) = match outcome {
                     Ok(Ok(listed)) => listed,
                     Ok(Err((template, error))) => {
-                        tracing::error!(
-                            template,
-                            error = error.message(),
-                            "a resource lister failed"
-                        );
-                        return Outgoing::error(
-                            Some(id),
-                            &ErrorObject::internal_error(format!(
-                                "cannot list the resources of `{template}`: {}",
-                                error.message()
-                            )),
-                        );
+                        return Outgoing::error(Some(id), &lister_failure(&template, &error));
                     }
                     Err(payload) => {
                         return Outgoing::error(Some(id), &panicked("a resource lister", &payload));
@@ -247,8 +240,7 @@ impl Dispatcher {
                     id,
                     &ListResourcesResult::new(chunks[index], revision, next.as_deref(), modern),
                 )
-            },
-        )
+            })
     }
 
     /// `resources/templates/list`: a page of the templates, encoded once per revision.
@@ -256,9 +248,28 @@ impl Dispatcher {
         &self,
         id: &RequestId,
         params: Option<&JsonObject>,
-        revision: ProtocolVersion,
+        scope: RequestScope,
+        in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
+        let revision = scope.revision;
         let catalog = self.resources.get();
+        let token = CancellationToken::new();
+        if let Some(piped) = self.piped(id, Method::ListResourceTemplates, &scope, None, &token) {
+            let list = PipedList {
+                piped,
+                token,
+                cursor: cursor(params)?.map(str::to_owned),
+                page_size: catalog.page_size,
+                revision,
+                ttl: catalog.ttl,
+            };
+            let templates = catalog.templates().into_iter().cloned().collect();
+            return list.answer(id, in_flight, templates, move |id, page, next, modern| {
+                let page: Vec<&ResourceTemplate> = page.iter().collect();
+                let result = ListResourceTemplatesResult::new(&page, revision, next, modern);
+                Outgoing::raw_result(id, &result.encode())
+            });
+        }
         let pages = catalog.template_pages(revision);
         let index = page_index(cursor(params)?, pages.len(), "resources/templates/list")?;
         Ok(Reply::Ready(Outgoing::raw_result(id, &pages[index])))
@@ -294,6 +305,14 @@ impl Dispatcher {
             params.as_ref(),
         )?;
         let token = CancellationToken::new();
+        let piped = self
+            .piped(id, Method::ReadResource, &scope, None, &token)
+            .map(|mut piped| {
+                piped.request.name = Some(uri.as_str().into());
+                piped.request.retry = is_retry(params.as_ref());
+                piped.request.cancellation = token.child();
+                piped
+            });
         let mut request_context = context(scope, token);
         request_context.asker = asking.asker.take();
         let run = Run::of(
@@ -303,6 +322,10 @@ impl Dispatcher {
             &asking,
             self.modern_meta.clone(),
         );
+        if let Some(piped) = &piped {
+            request_context.cancellation = piped.request.cancellation.clone();
+        }
+        let run = run.through(piped);
         let read = ResourceRead {
             uri: uri.clone(),
             variables,
@@ -334,7 +357,7 @@ impl Dispatcher {
                     .then(|| ModernResult::cacheable(modern_meta, Duration::ZERO));
                 Outgoing::result(id, &ReadResourceResult::new(&contents, revision, modern))
             };
-        run.start(in_flight, move || handler.read(read), answer)
+        run.start(in_flight, move |_| handler.read(read), answer)
     }
 
     /// Legacy `resources/subscribe` (`subscribe`) and `resources/unsubscribe`: remember (or
@@ -369,6 +392,55 @@ impl Dispatcher {
             session.subscriptions().unsubscribe(uri);
         }
         Ok(Reply::Ready(Outgoing::result(id, &EmptyObject {})))
+    }
+}
+
+impl Through for Result<Vec<ResourceContents>, ResourceError> {
+    fn into_response(self, request: &Request) -> Result<Response, BoxError> {
+        match self {
+            Ok(contents) => Ok(Response::Resource(contents)),
+            Err(error) => {
+                let uri = request.name().unwrap_or_default();
+                let refused = read_error(uri, &error, request.caller().revision());
+                Err(crate::middleware::Error(refused).into())
+            }
+        }
+    }
+
+    fn from_response(response: Response) -> Option<Self> {
+        match response {
+            Response::Resource(contents) => Some(Ok(contents)),
+            _ => None,
+        }
+    }
+}
+
+/// The error answering a `resources/list` whose lister of `template` failed.
+fn lister_failure(template: &str, error: &ResourceError) -> ErrorObject {
+    tracing::error!(template, error = error.message(), "a resource lister failed");
+    ErrorObject::internal_error(format!(
+        "cannot list the resources of `{template}`: {}",
+        error.message()
+    ))
+}
+
+impl Through for ListOutcome {
+    fn into_response(self, _: &Request) -> Result<Response, BoxError> {
+        match self {
+            Ok((resources, _)) => Ok(Response::Resources(resources)),
+            Err((template, error)) => {
+                Err(crate::middleware::Error(lister_failure(&template, &error)).into())
+            }
+        }
+    }
+
+    /// A list that passed layers may differ per caller or per moment: never to be reused
+    /// (it counts as listed by a lister).
+    fn from_response(response: Response) -> Option<Self> {
+        match response {
+            Response::Resources(resources) => Some(Ok((resources, true))),
+            _ => None,
+        }
     }
 }
 

@@ -6,9 +6,12 @@
 //! request is answered exactly once. Behaviour around every call (a call pipeline) belongs
 //! here, not in the callers.
 
+use std::future::Future;
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use serde_json::value::RawValue;
@@ -17,14 +20,13 @@ use super::asking::{Asking, answer_run};
 use super::catch_unwind::{CatchUnwind, PanicPayload};
 use super::{InFlight, Reply};
 use crate::ask::missing::MissingCapabilities;
-#[cfg(feature = "tasks")]
-use crate::ask::round::RunOutcome;
-use crate::ask::round::{InputRound, UntilInput};
+use crate::ask::round::{InputRound, RunOutcome, UntilInput, replayed_state};
 use crate::cancel::CancellationToken;
 use crate::context::RequestContext;
 use crate::context::forward::{forwarding_to, forwarding_while};
 use crate::context::peer::{RequestPeer, with_heartbeat};
 use crate::future::BoxFuture;
+use crate::middleware::{BoxError, Pipeline, Request, Response, run_pipeline};
 use crate::protocol::CallToolResult;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 
@@ -73,9 +75,103 @@ impl<O, E> Failure for Result<O, E> {
     }
 }
 
+/// A list: what it holds is never a failure.
+impl<T> Failure for Vec<T> {
+    fn failed(&self) -> bool {
+        false
+    }
+}
+
 impl Failure for () {
     fn failed(&self) -> bool {
         false
+    }
+}
+
+/// What a kind of handler produces, as the call pipeline carries it: into a [`Response`] on
+/// the way out of the handler, and back once the layers are done.
+pub(super) trait Through: Sized {
+    /// The response (or the JSON-RPC error) `self` is, for `request`.
+    fn into_response(self, request: &Request) -> Result<Response, BoxError>;
+
+    /// The output a response of this kind holds; `None` for a response of another kind.
+    fn from_response(response: Response) -> Option<Self>;
+
+    /// How a layer's error that is no JSON-RPC error answers: a tool's result says it; other
+    /// requests get an internal error.
+    fn from_error(error: &BoxError) -> Result<Self, ErrorObject> {
+        Err(ErrorObject::internal_error(error.to_string()))
+    }
+}
+
+impl Through for CallToolResult {
+    fn into_response(self, _: &Request) -> Result<Response, BoxError> {
+        Ok(Response::Tool(self))
+    }
+
+    fn from_response(response: Response) -> Option<Self> {
+        match response {
+            Response::Tool(result) => Some(result),
+            _ => None,
+        }
+    }
+
+    fn from_error(error: &BoxError) -> Result<Self, ErrorObject> {
+        Ok(CallToolResult::error(error.to_string()))
+    }
+}
+
+/// A request on its way into the pipeline: the layers to pass and the request they see.
+pub(super) struct Piped {
+    pub(super) pipeline: Pipeline,
+    pub(super) request: Request,
+    /// `_meta` of 2026-07-28 results.
+    pub(super) modern_meta: Arc<RawValue>,
+}
+
+/// How the layers' answer ends the run.
+fn settle<T: Through>(answered: Result<Response, BoxError>, request: &str) -> RunOutcome<T> {
+    let error = match answered {
+        Ok(Response::InputRequired) => return RunOutcome::NeedsInput,
+        Ok(response) => {
+            return match T::from_response(response) {
+                Some(output) => RunOutcome::Done(output),
+                None => RunOutcome::Refused(ErrorObject::internal_error(format!(
+                    "internal error: a layer answered `{request}` with the response of another \
+                     method"
+                ))),
+            };
+        }
+        Err(error) => error,
+    };
+    match error.downcast::<crate::middleware::Error>() {
+        Ok(refused) => RunOutcome::Refused(refused.0),
+        Err(error) => {
+            tracing::debug!(request, error = %error, "a layer failed the request");
+            match T::from_error(&error) {
+                Ok(output) => RunOutcome::Done(output),
+                Err(refused) => RunOutcome::Refused(refused),
+            }
+        }
+    }
+}
+
+/// A handler's run, straight or through the layers: either way it comes to a [`RunOutcome`].
+enum Running<T> {
+    /// No layers: the handler itself (no box beyond its own).
+    Straight(UntilInput<BoxFuture<'static, T>>),
+    /// Through the layers, which end in the handler.
+    Piped(BoxFuture<'static, RunOutcome<T>>),
+}
+
+impl<T> Future for Running<T> {
+    type Output = RunOutcome<T>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<RunOutcome<T>> {
+        match self.get_mut() {
+            Running::Straight(running) => Pin::new(running).poll(cx),
+            Running::Piped(running) => running.as_mut().poll(cx),
+        }
     }
 }
 
@@ -104,7 +200,27 @@ pub(super) struct Run<T> {
     modern_meta: Arc<RawValue>,
     #[cfg(feature = "tasks")]
     task: Option<Box<dyn BecomeTask<T>>>,
+    piped: Option<PipedRun<T>>,
     output: PhantomData<fn() -> T>,
+}
+
+/// A run's way through the layers: the request, and how its output goes in and comes out.
+struct PipedRun<T> {
+    piped: Piped,
+    into_response: fn(T, &Request) -> Result<Response, BoxError>,
+    settle: fn(Result<Response, BoxError>, &str) -> RunOutcome<T>,
+}
+
+impl<T: Through> Run<T> {
+    /// This run, through the layers of `piped` (none when `None`).
+    pub(super) fn through(mut self, piped: Option<Piped>) -> Self {
+        self.piped = piped.map(|piped| PipedRun {
+            piped,
+            into_response: T::into_response,
+            settle: settle::<T>,
+        });
+        self
+    }
 }
 
 impl<T: Failure + Send + 'static> Run<T> {
@@ -129,6 +245,7 @@ impl<T: Failure + Send + 'static> Run<T> {
             modern_meta,
             #[cfg(feature = "tasks")]
             task: None,
+            piped: None,
             output: PhantomData,
         }
     }
@@ -151,6 +268,7 @@ impl<T: Failure + Send + 'static> Run<T> {
             modern_meta,
             #[cfg(feature = "tasks")]
             task: None,
+            piped: None,
             output: PhantomData,
         }
     }
@@ -166,17 +284,21 @@ impl<T: Failure + Send + 'static> Run<T> {
     /// `answer`, given the request's id and the `_meta` of 2026-07-28 results (a panic comes to
     /// `answer` as `Err`). A failure after wanting a capability the client lacks is answered
     /// with the error naming it instead (see [`Failure`]).
+    ///
+    /// Through layers, `start` is given the request they passed on (to take the arguments
+    /// they may have changed), and runs only if they pass it on; without, it is given `None`.
     #[cfg_attr(not(feature = "tasks"), allow(unused_labels))]
     // Each kind of handler starts runs from one place: inlined there, the handler's argument
     // (a whole `ToolCall` for a tool) is not copied once more on the way in.
     #[inline(always)]
-    pub(super) fn start<A>(
+    pub(super) fn start<S, A>(
         self,
         in_flight: &InFlight,
-        start: impl FnOnce() -> BoxFuture<'static, T>,
+        start: S,
         answer: A,
     ) -> Result<Reply, ErrorObject>
     where
+        S: FnOnce(Option<&mut Request>) -> BoxFuture<'static, T> + Send + 'static,
         A: FnOnce(Result<T, PanicPayload>, &RequestId, &Arc<RawValue>) -> Outgoing + Send + 'static,
     {
         let Run {
@@ -190,6 +312,7 @@ impl<T: Failure + Send + 'static> Run<T> {
             modern_meta,
             #[cfg(feature = "tasks")]
             task,
+            piped,
             output: _,
         } = self;
         let registration = in_flight
@@ -199,19 +322,57 @@ impl<T: Failure + Send + 'static> Run<T> {
                     "request id {id} is already used by a call still running"
                 ))
             })?;
-        // Reached through a reference, so the handler's input (a whole `ToolCall` for a tool)
-        // is not copied into each wrapper on its way to the handler.
-        let mut start = Some(start);
-        let started = catch_unwind(AssertUnwindSafe(|| {
-            forwarding_while(tracing_peer.clone(), || {
-                (start.take().expect("a run starts once"))()
-            })
-        }));
+        let started = match piped {
+            None => {
+                // Reached through a reference, so the handler's input (a whole `ToolCall` for a
+                // tool) is not copied into each wrapper on its way to the handler.
+                let mut start = Some(start);
+                catch_unwind(AssertUnwindSafe(|| {
+                    forwarding_while(tracing_peer.clone(), || {
+                        (start.take().expect("a run starts once"))(None)
+                    })
+                }))
+                .map(|running| Running::Straight(UntilInput::new(running, round.clone())))
+            }
+            // Everything from the first layer on runs inside the future, so the panic guard
+            // around it catches a layer's panic as it does a handler's.
+            Some(PipedRun {
+                piped:
+                    Piped {
+                        pipeline,
+                        mut request,
+                        ..
+                    },
+                into_response,
+                settle,
+            }) => {
+                let round = round.clone();
+                request.handle.runner = Some(Box::new(move |mut request: Request| {
+                    let running = start(Some(&mut request));
+                    Box::pin(async move {
+                        match UntilInput::new(running, round).await {
+                            RunOutcome::Done(output) => into_response(output, &request),
+                            RunOutcome::NeedsInput => Ok(Response::InputRequired),
+                            RunOutcome::Replayed => {
+                                Err(crate::middleware::Error(replayed_state()).into())
+                            }
+                            RunOutcome::Refused(refused) => {
+                                Err(crate::middleware::Error(refused).into())
+                            }
+                        }
+                    })
+                }));
+                let method = request.method();
+                let answered = run_pipeline(pipeline, request);
+                Ok(Running::Piped(Box::pin(async move {
+                    settle(answered.await, method.as_str())
+                })))
+            }
+        };
         Ok(Reply::Pending(Box::pin(async move {
             let outcome = match started {
                 Ok(running) => 'ran: {
                     let running = forwarding_to(tracing_peer, running);
-                    let running = UntilInput::new(running, round.clone());
                     let running =
                         with_heartbeat(CatchUnwind::new(running), peer.clone(), heartbeat);
                     #[cfg(feature = "tasks")]
@@ -250,6 +411,10 @@ impl<T: Failure + Send + 'static> Run<T> {
                     return None;
                 }
             };
+            let missing = || missing_capability(round.as_deref(), wanted.as_deref());
+            if let Ok(RunOutcome::Refused(refused)) = outcome {
+                return Some(Outgoing::error(Some(&id), &missing().unwrap_or(refused)));
+            }
             Some(answer_run(
                 outcome,
                 &id,
@@ -258,10 +423,7 @@ impl<T: Failure + Send + 'static> Run<T> {
                 |outcome| {
                     let failed = outcome.as_ref().map_or(true, Failure::failed);
                     let reply = answer(outcome, &id, &modern_meta);
-                    match failed
-                        .then(|| missing_capability(round.as_deref(), wanted.as_deref()))
-                        .flatten()
-                    {
+                    match failed.then(missing).flatten() {
                         Some(missing) => Outgoing::error(Some(&id), &missing),
                         None => reply,
                     }

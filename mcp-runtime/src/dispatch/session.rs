@@ -11,6 +11,7 @@
 //! a fresh process may answer `server/discover` and still accept `initialize` afterwards.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 
@@ -18,6 +19,7 @@ use crate::ask::pending::OutgoingRequests;
 use crate::context::logging::SessionLogLevel;
 use crate::context::peer::Outbound;
 use crate::dispatch::{InFlight, Subscriptions};
+use crate::middleware::ClientInfo;
 use crate::protocol::ProtocolVersion;
 
 /// The state of one client connection.
@@ -36,6 +38,10 @@ pub(crate) struct Session {
     /// Who the transport authenticated as the client (HTTP's authorization hook); `None` where
     /// nobody was (stdio takes its credentials from the environment).
     principal: Option<Arc<str>>,
+    /// What per-connection limits count by; `None` for a stateless request's session.
+    connection: Option<u64>,
+    /// The client's `clientInfo` from `initialize`.
+    client: Option<Arc<ClientInfo>>,
 }
 
 #[derive(Debug, Default)]
@@ -65,7 +71,33 @@ pub(crate) struct AlreadyInitialized(pub(crate) ProtocolVersion);
 impl Session {
     /// A fresh connection.
     pub(crate) fn new() -> Self {
+        static CONNECTIONS: AtomicU64 = AtomicU64::new(1);
+        Session {
+            connection: Some(CONNECTIONS.fetch_add(1, Ordering::Relaxed)),
+            ..Self::default()
+        }
+    }
+
+    /// The session of one stateless request (a 2026-07-28 HTTP POST): no connection outlives
+    /// it, so none is named.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn for_one_request() -> Self {
         Self::default()
+    }
+
+    /// The connection's number, unless it serves one stateless request.
+    pub(crate) fn connection(&self) -> Option<u64> {
+        self.connection
+    }
+
+    /// Remember the client's `clientInfo` (from `initialize`).
+    pub(crate) fn set_client(&mut self, client: Option<ClientInfo>) {
+        self.client = client.map(Arc::new);
+    }
+
+    /// The client's `clientInfo`, if `initialize` gave one.
+    pub(crate) fn client(&self) -> Option<&Arc<ClientInfo>> {
+        self.client.as_ref()
     }
 
     /// The legacy session, once `initialize` has settled one.

@@ -264,7 +264,7 @@ impl Dispatcher {
         let stream_id = id.clone();
         let waiting = {
             let (cancelled, closed) = (cancelled.clone(), closed.clone());
-            move || -> BoxFuture<'static, ()> {
+            move |_: Option<&mut crate::middleware::Request>| -> BoxFuture<'static, ()> {
                 Box::pin(async move {
                     tokio::select! {
                         () = cancelled.cancelled() => {}

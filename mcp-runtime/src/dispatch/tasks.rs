@@ -150,6 +150,7 @@ impl TaskStart {
         let result = match outcome {
             Ok(RunOutcome::Done(result)) => result,
             Ok(RunOutcome::Replayed) => return TaskOutcome::Error(replayed_state()),
+            Ok(RunOutcome::Refused(refused)) => return TaskOutcome::Error(refused),
             Ok(RunOutcome::NeedsInput) => {
                 return TaskOutcome::Error(ErrorObject::internal_error(
                     "the tool waited for input it had asked before the task started",

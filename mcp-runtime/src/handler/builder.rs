@@ -16,6 +16,7 @@ use super::{
     TaskSupport, ToolAnnotations, ToolCall, ToolDefinition, ToolHandler,
 };
 use crate::context::RequestContext;
+use crate::middleware::{BoxError, Layer, Next, Request, Response, Service, ToolLayers};
 use crate::protocol::{CallToolResult, GetPromptResult, Icon, ResourceContents};
 
 /// A tool defined at run time: a name, what `tools/list` says about it, and an async closure
@@ -47,6 +48,7 @@ use crate::protocol::{CallToolResult, GetPromptResult, Icon, ResourceContents};
 #[derive(Debug, Clone)]
 pub struct ToolBuilder {
     definition: ToolDefinition,
+    layers: Option<ToolLayers>,
 }
 
 impl ToolBuilder {
@@ -66,6 +68,7 @@ impl ToolBuilder {
                 icons: Vec::new(),
                 task_support: TaskSupport::Forbidden,
             },
+            layers: None,
         }
     }
 
@@ -123,6 +126,33 @@ impl ToolBuilder {
         self
     }
 
+    /// One more [layer](crate::middleware) around this tool's calls alone, inside those
+    /// added before (the first added runs first) and inside the server's.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_runtime::handler::{ToolBuilder, ToolHandler};
+    /// use mcp_runtime::middleware::TimeoutLayer;
+    ///
+    /// let fetch = ToolBuilder::new("fetch")
+    ///     .layer(TimeoutLayer::new(Duration::from_secs(10)))
+    ///     .handler(|_, _| async { "fetched" });
+    /// assert!(fetch.layers().is_some());
+    /// ```
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<Next> + Send + Sync + 'static,
+        L::Service: Service<Request, Response = Response> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Request>>::Error: Into<BoxError>,
+        <L::Service as Service<Request>>::Future: Send + 'static,
+    {
+        self.layers = Some(match self.layers.take() {
+            Some(outer) => outer.then(layer),
+            None => ToolLayers::new(layer),
+        });
+        self
+    }
+
     /// The tool, answering calls with `handler(arguments, context)`: anything a tool function
     /// may return ([`IntoToolResult`]: text, numbers, `Content`, `CallToolResult`,
     /// `Result<T, E: Display>`...).
@@ -134,6 +164,7 @@ impl ToolBuilder {
     {
         BuiltTool {
             definition: self.definition,
+            layers: self.layers,
             call: Arc::new(move |call: ToolCall| {
                 let running = handler(call.arguments, call.context);
                 Box::pin(async move { running.await.into_tool_result() })
@@ -148,6 +179,7 @@ type CallFn = dyn Fn(ToolCall) -> BoxFuture<'static, CallToolResult> + Send + Sy
 #[derive(Clone)]
 pub struct BuiltTool {
     definition: ToolDefinition,
+    layers: Option<ToolLayers>,
     call: Arc<CallFn>,
 }
 
@@ -158,6 +190,10 @@ impl ToolHandler for BuiltTool {
 
     fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult> {
         (self.call)(call)
+    }
+
+    fn layers(&self) -> Option<ToolLayers> {
+        self.layers.clone()
     }
 }
 

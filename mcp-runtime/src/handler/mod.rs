@@ -40,4 +40,4 @@ pub use resource::{
 };
 pub use service::{IntoService, McpService};
 pub use sets::{Prompts, Resources, Tools};
-pub use tool::{BoxFuture, ToolCall, ToolHandler};
+pub use tool::{BoxFuture, Layered, ToolCall, ToolHandler, layered};

@@ -2,6 +2,7 @@
 
 use crate::context::RequestContext;
 pub use crate::future::BoxFuture;
+use crate::middleware::{BoxError, Layer, Next, Request, Response, Service, ToolLayers};
 use crate::protocol::{CallToolResult, JsonObject, ToolDefinition};
 
 /// One call of a tool: its arguments and the request's protocol context.
@@ -24,4 +25,58 @@ pub trait ToolHandler: Send + Sync + 'static {
     /// Run the tool. Argument errors and failures come back as results with `is_error` set,
     /// never as panics; a panic is caught by the dispatcher all the same.
     fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult>;
+
+    /// The [layers](crate::middleware) around this tool's calls alone, inside the server's.
+    /// Asked once, when the server's catalog is built. `#[mcp_tool(layer = ...)]` and
+    /// [`layered`] answer it; by default a tool has none.
+    fn layers(&self) -> Option<ToolLayers> {
+        None
+    }
+}
+
+/// `tool` with `layer` around its calls (inside any layers it had, and inside the server's).
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_runtime::handler::{ToolBuilder, ToolHandler, layered};
+/// use mcp_runtime::middleware::TimeoutLayer;
+///
+/// let slow = ToolBuilder::new("slow").handler(|_, _| async { "done" });
+/// let bounded = layered(slow, TimeoutLayer::new(Duration::from_secs(5)));
+/// assert!(bounded.layers().is_some());
+/// ```
+pub fn layered<H, L>(tool: H, layer: L) -> Layered<H>
+where
+    H: ToolHandler,
+    L: Layer<Next> + Send + Sync + 'static,
+    L::Service: Service<Request, Response = Response> + Clone + Send + Sync + 'static,
+    <L::Service as Service<Request>>::Error: Into<BoxError>,
+    <L::Service as Service<Request>>::Future: Send + 'static,
+{
+    let layers = match tool.layers() {
+        Some(inner) => ToolLayers::new(layer).then_layers(inner),
+        None => ToolLayers::new(layer),
+    };
+    Layered { tool, layers }
+}
+
+/// A tool with layers of its own around its calls (see [`layered`]).
+#[derive(Debug, Clone)]
+pub struct Layered<H> {
+    tool: H,
+    layers: ToolLayers,
+}
+
+impl<H: ToolHandler> ToolHandler for Layered<H> {
+    fn definition(&self) -> ToolDefinition {
+        self.tool.definition()
+    }
+
+    fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult> {
+        self.tool.call(call)
+    }
+
+    fn layers(&self) -> Option<ToolLayers> {
+        Some(self.layers.clone())
+    }
 }

@@ -168,6 +168,14 @@ impl ToolLayers {
         }
     }
 
+    /// These layers with `inner` inside them.
+    pub fn then_layers(self, inner: ToolLayers) -> Self {
+        let outer = self.wrap;
+        ToolLayers {
+            wrap: Arc::new(move |next: Next| outer((inner.wrap)(next))),
+        }
+    }
+
     /// The tool's pipeline: these layers around its handler.
     pub(crate) fn pipeline(&self) -> Pipeline {
         (self.wrap)(Next::handler())

@@ -9,6 +9,7 @@ use crate::dispatch::{Dispatcher, Kind, Sets};
 use crate::handler::Prompts;
 use crate::handler::Resources;
 use crate::handler::Tools;
+use crate::middleware::{BoxError, Layer, Next, Request, Response, Service};
 
 pub use crate::protocol::ServerInfo;
 
@@ -77,6 +78,7 @@ impl Server {
                 replay_guard: crate::ask::SharedReplayGuard::in_memory(),
                 #[cfg(feature = "tasks")]
                 tasks: crate::task::TaskConfig::default(),
+                pipeline: None,
             },
             surfaces: Surfaces::new(Notifier::new()),
             max_message_size: Self::DEFAULT_MAX_MESSAGE_SIZE,
@@ -200,6 +202,36 @@ impl Server {
         self.config.progress_heartbeat = every.filter(|every| !every.is_zero());
         self
     }
+
+    /// One more [layer](crate::middleware) around every request a handler answers (tool calls,
+    /// reads, prompts, completions and the lists), in both eras and over every transport.
+    /// Each call wraps the layers added before it: the layer added last sees a request first
+    /// (as in axum; a `tower::ServiceBuilder` passed as one layer runs top to bottom). A
+    /// tool's own layers run inside all of these.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_runtime::middleware::{ConcurrencyLimitLayer, TimeoutLayer};
+    /// use mcp_runtime::{Server, server_info};
+    ///
+    /// // A call waits for one of 8 slots, then has 30 s.
+    /// let server = Server::new(server_info!())
+    ///     .layer(TimeoutLayer::new(Duration::from_secs(30)))
+    ///     .layer(ConcurrencyLimitLayer::new(8));
+    /// # drop(server);
+    /// ```
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<Next>,
+        L::Service: Service<Request, Response = Response> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Request>>::Error: Into<BoxError>,
+        <L::Service as Service<Request>>::Future: Send + 'static,
+    {
+        let inner = self.config.pipeline.take().unwrap_or_else(Next::handler);
+        self.config.pipeline = Some(inner.wrap(&layer));
+        self
+    }
+
 
     /// Whether `tracing` events (`tracing::info!` ...) emitted while a tool call, `prompts/get`
     /// or `resources/read` runs also go to that request's client as `notifications/message`,

@@ -71,7 +71,7 @@ pub(crate) async fn post(
                 return rpc_error(StatusCode::BAD_REQUEST, Some(&id), error);
             }
             let listen = request.method == "subscriptions/listen";
-            let mut session = Session::new();
+            let mut session = Session::for_one_request();
             session.set_principal(super::principal::of(parts));
             // A request that may be told about while it runs (a progress token, a log level) is
             // answered with an event stream: its notifications, then its response.
