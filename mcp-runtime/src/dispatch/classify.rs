@@ -191,9 +191,9 @@ impl RequestScope {
             forward_tracing: false,
             states: states.clone(),
             principal: session.principal().cloned(),
-            client: session
-                .client()
-                .map_or(ClientOf::Unknown, |client| ClientOf::Session(client.clone())),
+            client: session.client().map_or(ClientOf::Unknown, |client| {
+                ClientOf::Session(client.clone())
+            }),
             connection: session.connection(),
         }
     }

@@ -49,16 +49,16 @@ use resources::ResourceCatalog;
 pub(crate) use sets::{Attachment, Catalogs, Kind, Sets};
 pub(crate) use subscriptions::Subscriptions;
 
+use crate::cancel::CancellationToken;
 use crate::dispatch::notify::Notifier;
 use crate::handler::BoxFuture;
+use crate::middleware;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::ServerInfo;
 use crate::protocol::jsonrpc::{
     self, ErrorObject, Incoming, InvalidMessage, Message, Notification, Outgoing, Params, Request,
     RequestId,
 };
-use crate::cancel::CancellationToken;
-use crate::middleware;
 use crate::protocol::wire::{
     EmptyObject, ListChangedCapability, ListToolsResult, ResourcesCapability, ServerCapabilities,
     result_meta,

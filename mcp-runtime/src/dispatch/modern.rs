@@ -42,13 +42,9 @@ impl Dispatcher {
                 );
                 Ok(Reply::Ready(Outgoing::result(id, &result)))
             }
-            "tools/list" => self.list_tools(
-                id,
-                revision,
-                Some(&*params),
-                || scope,
-                session.in_flight(),
-            ),
+            "tools/list" => {
+                self.list_tools(id, revision, Some(&*params), || scope, session.in_flight())
+            }
             "tools/call" => self.call_tool(id, Some(params), scope, session.in_flight()),
             removed if REMOVED.contains(&removed) => Err(ErrorObject::new(
                 ErrorObject::METHOD_NOT_FOUND,

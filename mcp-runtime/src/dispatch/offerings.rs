@@ -43,13 +43,9 @@ impl Dispatcher {
             "resources/unsubscribe" if !modern => {
                 self.subscribe(id, params.as_ref(), session, false)
             }
-            "prompts/list" => {
-                self.list_prompts(id, params.as_ref(), scope, session.in_flight())
-            }
+            "prompts/list" => self.list_prompts(id, params.as_ref(), scope, session.in_flight()),
             "prompts/get" => self.get_prompt(id, params, scope, session.in_flight()),
-            "completion/complete" => {
-                self.complete(id, params.as_ref(), scope, session.in_flight())
-            }
+            "completion/complete" => self.complete(id, params.as_ref(), scope, session.in_flight()),
             "subscriptions/listen" if modern => self.listen(id, params.as_ref(), session),
             _ => return None,
         })

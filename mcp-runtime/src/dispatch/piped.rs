@@ -14,7 +14,9 @@ use crate::cancel::CancellationToken;
 use crate::middleware::{BoxError, Caller, Handle, Method, Pipeline, Request, Response};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::ModernResult;
-use crate::protocol::{Completion, ProtocolVersion, PromptDefinition, ResourceTemplate, ToolDefinition};
+use crate::protocol::{
+    Completion, PromptDefinition, ProtocolVersion, ResourceTemplate, ToolDefinition,
+};
 
 impl Dispatcher {
     /// The layers request `id` (a `method` in `scope`) passes, if any: the server's, then

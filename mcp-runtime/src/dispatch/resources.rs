@@ -19,11 +19,11 @@ use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
 use crate::dispatch::routing::{ResourceRouter, Route, RouteConflict};
 use crate::dispatch::session::Session;
-use crate::middleware::{BoxError, Method, Request, Response};
 use crate::handler::{
     BoxFuture, JsonObject, Resource, ResourceDefinition, ResourceError, ResourceErrorKind,
     ResourceHandler, ResourceRead, ResourceTemplate,
 };
+use crate::middleware::{BoxError, Method, Request, Response};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::ResourceContents;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
@@ -211,36 +211,44 @@ impl Dispatcher {
         };
         Run::quiet(id, token, self.modern_meta.clone())
             .through(piped)
-            .start(session.in_flight(), start, move |outcome, id, modern_meta| {
-                let (resources, dynamic) = match outcome {
-                    Ok(Ok(listed)) => listed,
-                    Ok(Err((template, error))) => {
-                        return Outgoing::error(Some(id), &lister_failure(&template, &error));
-                    }
-                    Err(payload) => {
-                        return Outgoing::error(Some(id), &panicked("a resource lister", &payload));
-                    }
-                };
-                let chunks: Vec<&[Resource]> = if resources.is_empty() {
-                    vec![&[]]
-                } else {
-                    resources.chunks(page_size).collect()
-                };
-                let index = match page_index(cursor.as_deref(), chunks.len(), "resources/list") {
-                    Ok(index) => index,
-                    Err(error) => return Outgoing::error(Some(id), &error),
-                };
-                // What listers return may change at any time: 2026-07-28 clients must not reuse it.
-                let ttl = if dynamic { Duration::ZERO } else { list_ttl };
-                let modern = revision
-                    .is_modern()
-                    .then(|| ModernResult::cacheable(modern_meta, ttl));
-                let next = next_cursor(index, chunks.len());
-                Outgoing::result(
-                    id,
-                    &ListResourcesResult::new(chunks[index], revision, next.as_deref(), modern),
-                )
-            })
+            .start(
+                session.in_flight(),
+                start,
+                move |outcome, id, modern_meta| {
+                    let (resources, dynamic) = match outcome {
+                        Ok(Ok(listed)) => listed,
+                        Ok(Err((template, error))) => {
+                            return Outgoing::error(Some(id), &lister_failure(&template, &error));
+                        }
+                        Err(payload) => {
+                            return Outgoing::error(
+                                Some(id),
+                                &panicked("a resource lister", &payload),
+                            );
+                        }
+                    };
+                    let chunks: Vec<&[Resource]> = if resources.is_empty() {
+                        vec![&[]]
+                    } else {
+                        resources.chunks(page_size).collect()
+                    };
+                    let index = match page_index(cursor.as_deref(), chunks.len(), "resources/list")
+                    {
+                        Ok(index) => index,
+                        Err(error) => return Outgoing::error(Some(id), &error),
+                    };
+                    // What listers return may change at any time: 2026-07-28 clients must not reuse it.
+                    let ttl = if dynamic { Duration::ZERO } else { list_ttl };
+                    let modern = revision
+                        .is_modern()
+                        .then(|| ModernResult::cacheable(modern_meta, ttl));
+                    let next = next_cursor(index, chunks.len());
+                    Outgoing::result(
+                        id,
+                        &ListResourcesResult::new(chunks[index], revision, next.as_deref(), modern),
+                    )
+                },
+            )
     }
 
     /// `resources/templates/list`: a page of the templates, encoded once per revision.
@@ -417,7 +425,11 @@ impl Through for Result<Vec<ResourceContents>, ResourceError> {
 
 /// The error answering a `resources/list` whose lister of `template` failed.
 fn lister_failure(template: &str, error: &ResourceError) -> ErrorObject {
-    tracing::error!(template, error = error.message(), "a resource lister failed");
+    tracing::error!(
+        template,
+        error = error.message(),
+        "a resource lister failed"
+    );
     ErrorObject::internal_error(format!(
         "cannot list the resources of `{template}`: {}",
         error.message()

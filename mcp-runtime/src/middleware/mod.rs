@@ -83,6 +83,7 @@
 //! | [`Cache`] | remembers results of read-only, idempotent tools for a while |
 
 mod error;
+mod from_fn;
 mod pipeline;
 mod request;
 mod response;
@@ -91,6 +92,7 @@ pub use tower_layer::Layer;
 pub use tower_service::Service;
 
 pub use error::Error;
+pub use from_fn::{FromFn, FromFnLayer, from_fn};
 pub use pipeline::{Next, ToolLayers};
 pub(crate) use pipeline::{Pipeline, run_pipeline};
 pub use request::{Caller, CallerKey, Method, Request};

@@ -1,8 +1,8 @@
 //! What the pipeline answers a request with.
 
 use crate::protocol::{
-    CallToolResult, Completion, Content, ResourceBody, GetPromptResult, PromptDefinition, Resource, ResourceContents,
-    ResourceTemplate, ToolDefinition,
+    CallToolResult, Completion, Content, GetPromptResult, PromptDefinition, Resource, ResourceBody,
+    ResourceContents, ResourceTemplate, ToolDefinition,
 };
 
 /// A request's answer on its way back through the layers: one variant per method, each

@@ -14,8 +14,8 @@ pub(crate) mod wire;
 
 pub use completion::Completion;
 pub use content::{CallToolResult, Content};
-pub use jsonrpc::RequestId;
 pub use icon::{Icon, IconTheme};
+pub use jsonrpc::RequestId;
 pub use prompt::{GetPromptResult, PromptArgumentDefinition, PromptDefinition, PromptMessage};
 pub use resource::{
     Annotations, Resource, ResourceBody, ResourceContents, ResourceDefinition, ResourceTemplate,

@@ -232,7 +232,6 @@ impl Server {
         self
     }
 
-
     /// Whether `tracing` events (`tracing::info!` ...) emitted while a tool call, `prompts/get`
     /// or `resources/read` runs also go to that request's client as `notifications/message`,
     /// like [`RequestContext::log`](crate::RequestContext::log): gated by the level the client
