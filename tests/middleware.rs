@@ -529,3 +529,27 @@ async fn a_layer_tells_a_retry_with_answers_from_the_first_round() {
         [(false, "input required"), (true, "result")]
     );
 }
+
+#[tokio::test]
+async fn requests_refused_before_a_handler_still_pass_the_layers() {
+    let log = Log::default();
+    let client = TestClient::new(offerings().layer(recording(&log, "audit")));
+    let unknown = client.call_tool("nope", json!({})).await.unwrap_err();
+    assert_eq!(unknown.code, -32602);
+    assert!(unknown.message.contains("unknown tool `nope`"), "{}", unknown.message);
+    let missing = client.read_resource("memo://nothing").await.unwrap_err();
+    assert_eq!(missing.code, -32602, "2026-07-28 says resource-not-found as invalid params");
+    let prompt = client.get_prompt("nope", json!({})).await.unwrap_err();
+    assert_eq!(prompt.code, -32602);
+    assert_eq!(
+        taken(&log),
+        [
+            "audit tools/call nope >",
+            "audit tools/call nope <",
+            "audit resources/read memo://nothing >",
+            "audit resources/read memo://nothing <",
+            "audit prompts/get nope >",
+            "audit prompts/get nope <",
+        ]
+    );
+}

@@ -28,7 +28,26 @@ impl Dispatcher {
     /// params (`-32602`): the request itself is malformed, whereas arguments that do not fit
     /// the tool's schema come back as an `isError` result from the tool, which the model can
     /// act on.
+    ///
+    /// With layers, a call refused before its tool starts (an unknown tool) passes them all
+    /// the same.
     pub(super) fn call_tool(
+        &self,
+        id: &RequestId,
+        params: Option<Box<Params>>,
+        scope: RequestScope,
+        in_flight: &InFlight,
+    ) -> Result<Reply, ErrorObject> {
+        let name = params.as_ref().and_then(|params| params.name.as_ref());
+        let refusal = self.refusable(id, Method::CallTool, &scope, name.and_then(Value::as_str));
+        let started = self.start_tool(id, params, scope, in_flight);
+        match (started, refusal) {
+            (Err(refused), Some(refusal)) => refusal.answer(id, refused, in_flight),
+            (started, _) => started,
+        }
+    }
+
+    fn start_tool(
         &self,
         id: &RequestId,
         params: Option<Box<Params>>,
@@ -155,7 +174,7 @@ pub(super) fn panic_failure(tool: &str, payload: &PanicPayload) -> String {
     )
 }
 
-fn encode_result(
+pub(super) fn encode_result(
     id: &RequestId,
     result: &CallToolResult,
     revision: ProtocolVersion,

@@ -6,16 +6,17 @@ use std::time::Duration;
 
 use serde_json::value::RawValue;
 
+use super::call::encode_result;
 use super::classify::RequestScope;
 use super::offerings::{next_cursor, page_index, panicked};
-use super::run::{Piped, Run, Through};
+use super::run::{Failure, Piped, Run, Through};
 use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
 use crate::middleware::{BoxError, Caller, Handle, Method, Pipeline, Request, Response};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::ModernResult;
 use crate::protocol::{
-    Completion, PromptDefinition, ProtocolVersion, ResourceTemplate, ToolDefinition,
+    CallToolResult, Completion, PromptDefinition, ProtocolVersion, ResourceTemplate, ToolDefinition,
 };
 
 impl Dispatcher {
@@ -60,6 +61,90 @@ impl Dispatcher {
             request,
             modern_meta: self.modern_meta.clone(),
         })
+    }
+}
+
+impl Dispatcher {
+    /// What passes the server's layers should request `id` be refused before any handler
+    /// runs: a request naming `name`. `None` without layers.
+    pub(super) fn refusable(
+        &self,
+        id: &RequestId,
+        method: Method,
+        scope: &RequestScope,
+        name: Option<&str>,
+    ) -> Option<Refusal> {
+        let token = CancellationToken::new();
+        let mut piped = self.piped(id, method, scope, None, &token)?;
+        piped.request.name = name.map(Into::into);
+        Some(Refusal {
+            piped,
+            token,
+            revision: scope.revision,
+        })
+    }
+}
+
+/// A request refused before any handler ran (an unknown tool, resource or prompt), on its
+/// way through the layers all the same: an audit log records it, a rate limit counts it.
+pub(super) struct Refusal {
+    piped: Piped,
+    token: CancellationToken,
+    revision: ProtocolVersion,
+}
+
+/// What a refused request comes to: its refusal, or what a layer answered instead.
+enum Refused {
+    Error(ErrorObject),
+    Tool(CallToolResult),
+}
+
+impl Through for Refused {
+    fn into_response(self, _: &Request) -> Result<Response, BoxError> {
+        match self {
+            Refused::Error(refused) => Err(crate::middleware::Error(refused).into()),
+            Refused::Tool(result) => Ok(Response::Tool(result)),
+        }
+    }
+
+    fn from_response(response: Response) -> Option<Self> {
+        match response {
+            Response::Tool(result) => Some(Refused::Tool(result)),
+            _ => None,
+        }
+    }
+}
+
+impl Failure for Refused {
+    fn failed(&self) -> bool {
+        true
+    }
+}
+
+impl Refusal {
+    /// Answer request `id` with `refused`, unless a layer answers otherwise.
+    pub(super) fn answer(
+        self,
+        id: &RequestId,
+        refused: ErrorObject,
+        in_flight: &InFlight,
+    ) -> Result<Reply, ErrorObject> {
+        let Refusal {
+            piped,
+            token,
+            revision,
+        } = self;
+        Run::quiet(id, token, piped.modern_meta.clone())
+            .through(Some(piped))
+            .start(
+                in_flight,
+                move |_| Box::pin(std::future::ready(Refused::Error(refused))),
+                move |outcome, id, modern_meta| match outcome {
+                    Ok(Refused::Error(refused)) => Outgoing::error(Some(id), &refused),
+                    Ok(Refused::Tool(result)) => encode_result(id, &result, revision, modern_meta),
+                    Err(payload) => Outgoing::error(Some(id), &panicked("a layer", &payload)),
+                },
+            )
     }
 }
 

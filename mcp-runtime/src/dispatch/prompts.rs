@@ -184,6 +184,22 @@ impl Dispatcher {
         scope: RequestScope,
         in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
+        let name = params.as_ref().and_then(|params| params.get("name"));
+        let refusal = self.refusable(id, Method::GetPrompt, &scope, name.and_then(Value::as_str));
+        let started = self.start_prompt(id, params, scope, in_flight);
+        match (started, refusal) {
+            (Err(refused), Some(refusal)) => refusal.answer(id, refused, in_flight),
+            (started, _) => started,
+        }
+    }
+
+    fn start_prompt(
+        &self,
+        id: &RequestId,
+        params: Option<JsonObject>,
+        scope: RequestScope,
+        in_flight: &InFlight,
+    ) -> Result<Reply, ErrorObject> {
         let name = required_str(params.as_ref(), "name", "prompts/get")?;
         let catalog = self.prompts.get();
         let Some((definition, handler)) = catalog.find(name) else {

@@ -293,6 +293,27 @@ impl Dispatcher {
         scope: RequestScope,
         in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
+        let uri = params.as_ref().and_then(|params| params.get("uri"));
+        let refusal = self.refusable(
+            id,
+            Method::ReadResource,
+            &scope,
+            uri.and_then(Value::as_str),
+        );
+        let started = self.start_read(id, params, scope, in_flight);
+        match (started, refusal) {
+            (Err(refused), Some(refusal)) => refusal.answer(id, refused, in_flight),
+            (started, _) => started,
+        }
+    }
+
+    fn start_read(
+        &self,
+        id: &RequestId,
+        params: Option<JsonObject>,
+        scope: RequestScope,
+        in_flight: &InFlight,
+    ) -> Result<Reply, ErrorObject> {
         let uri = required_str(params.as_ref(), "uri", "resources/read")?.to_owned();
         let revision = scope.revision;
         let catalog = self.resources.get();
