@@ -2,15 +2,22 @@
 //! directory.
 //!
 //! ```sh
-//! file_search [--root DIR] [manifest | call TOOL key=value ... | --help ...]
+//! file_search [--root DIR] [--audit-log FILE] [--rate-limit N/s] [--timeout SECS]
+//!             [--max-output BYTES] [manifest | call TOOL key=value ... | --help ...]
 //! cargo run --example file_search -- --root src call search_files keyword=lib
 //! ```
 //!
-//! The root is `--root DIR` (default: the current directory). The flag must come first: the
-//! example takes it off and hands every other argument to the runtime
+//! The root is `--root DIR` (default: the current directory). The example's flags come first:
+//! it takes them off and hands every other argument to the runtime
 //! (`Server::serve_stdio_with_args`), whose command-line tool owns the rest, so
 //! `file_search --root DIR` serves MCP on stdin/stdout as a client expects, and
 //! `file_search --root DIR call read_file path=notes.md` runs one call.
+//!
+//! Its policy is a stack of the runtime's layers (`mcp_runtime::middleware`): an audit log of
+//! every request (`--audit-log FILE`, one JSON line each, refusals included), a rate limit per
+//! caller and tool (`--rate-limit N/s`), a deadline per call (`--timeout SECS`), and a cap on
+//! what a result may hold (100 KiB unless `--max-output BYTES`), past which it is truncated
+//! with a note.
 //!
 //! Every path a client gives is taken relative to the root (an absolute path must lie inside
 //! it) and `.` and `..` are folded first, so `../secret` and `/etc/passwd` are refused without
@@ -29,10 +36,12 @@ use std::ffi::OsString;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use cap_fs_ext::DirExt;
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, OpenOptions};
+use mcp_runtime::middleware::{AuditLogLayer, MaxOutputLayer, RateLimitLayer, TimeoutLayer};
 use mcp_runtime::{Server, ServerInfo, mcp_tool, tools};
 
 /// How many paths `search_files` lists at most.
@@ -258,44 +267,119 @@ fn read_file(path: String) -> Result<String, String> {
     })
 }
 
-/// Take a leading `--root DIR` (or `--root=DIR`) off `args`.
-fn take_root(args: &mut Vec<OsString>) -> Result<Option<OsString>, String> {
-    let Some(first) = args.first().and_then(|arg| arg.to_str()) else {
-        return Ok(None);
+/// What the example's own flags ask for.
+struct Options {
+    root: OsString,
+    audit_log: Option<PathBuf>,
+    /// Calls per second, per caller and tool.
+    rate_limit: Option<u32>,
+    timeout: Option<Duration>,
+    max_output: usize,
+}
+
+/// The largest tool result sent, by default: 100 KiB.
+const DEFAULT_MAX_OUTPUT: usize = 100 * 1024;
+
+/// Take the example's own flags off the front of `args` (each `--flag VALUE` or
+/// `--flag=VALUE`, in any order), leaving the runtime's command line.
+fn take_options(args: &mut Vec<OsString>) -> Result<Options, String> {
+    let mut options = Options {
+        root: OsString::from("."),
+        audit_log: None,
+        rate_limit: None,
+        timeout: None,
+        max_output: DEFAULT_MAX_OUTPUT,
     };
-    if let Some(dir) = first.strip_prefix("--root=") {
-        let dir = OsString::from(dir);
-        args.remove(0);
-        return Ok(Some(dir));
+    loop {
+        let Some(first) = args.first().and_then(|arg| arg.to_str()) else {
+            return Ok(options);
+        };
+        let (flag, joined) = match first.split_once('=') {
+            Some((flag, value)) => (flag.to_owned(), Some(OsString::from(value))),
+            None => (first.to_owned(), None),
+        };
+        let usage = match flag.as_str() {
+            "--root" => "--root DIR",
+            "--audit-log" => "--audit-log FILE",
+            "--rate-limit" => "--rate-limit N/s",
+            "--timeout" => "--timeout SECS",
+            "--max-output" => "--max-output BYTES",
+            _ => return Ok(options),
+        };
+        let value = match joined {
+            Some(value) => {
+                args.remove(0);
+                value
+            }
+            None if args.len() >= 2 => args.drain(..2).nth(1).expect("two were there"),
+            None => return Err(format!("`{flag}` needs a value: {usage}")),
+        };
+        let text = || {
+            value
+                .to_str()
+                .ok_or_else(|| format!("`{flag}` needs a value: {usage}"))
+        };
+        let bad = |what: &str| format!("`{flag}` {what}: {usage}");
+        match flag.as_str() {
+            "--root" => options.root = value.clone(),
+            "--audit-log" => options.audit_log = Some(PathBuf::from(&value)),
+            "--rate-limit" => {
+                let per_second = text()?.strip_suffix("/s").unwrap_or(text()?);
+                options.rate_limit = Some(
+                    per_second
+                        .parse()
+                        .ok()
+                        .filter(|&n| n > 0)
+                        .ok_or_else(|| bad("takes a positive number of calls per second"))?,
+                );
+            }
+            "--timeout" => {
+                let seconds: f64 = text()?
+                    .parse()
+                    .ok()
+                    .filter(|seconds: &f64| seconds.is_finite() && *seconds > 0.0)
+                    .ok_or_else(|| bad("takes a positive number of seconds"))?;
+                options.timeout = Some(Duration::from_secs_f64(seconds));
+            }
+            _max_output => {
+                options.max_output = text()?
+                    .parse()
+                    .ok()
+                    .filter(|&bytes| bytes > 0)
+                    .ok_or_else(|| bad("takes a positive number of bytes"))?;
+            }
+        }
     }
-    if first != "--root" {
-        return Ok(None);
+}
+
+/// The server's layers, as the design asks: every request audited (refusals included),
+/// calls limited per caller, each given a deadline, and no answer larger than the cap. The
+/// layer added last sees a request first.
+fn with_policy(server: Server, options: &Options) -> Result<Server, String> {
+    let mut server = server.layer(MaxOutputLayer::new(options.max_output));
+    if let Some(limit) = options.timeout {
+        server = server.layer(TimeoutLayer::new(limit));
     }
-    if args.len() < 2 {
-        return Err("`--root` needs a directory: --root DIR".to_owned());
+    if let Some(per_second) = options.rate_limit {
+        server = server.layer(RateLimitLayer::per_second(per_second));
     }
-    Ok(args.drain(..2).nth(1))
+    if let Some(path) = &options.audit_log {
+        let audit = AuditLogLayer::to_file(path)
+            .map_err(|error| format!("cannot open the audit log `{}`: {error}", path.display()))?;
+        server = server.layer(audit);
+    }
+    Ok(server)
 }
 
 #[tokio::main]
 async fn main() -> io::Result<()> {
     let mut args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let root = take_root(&mut args)
-        .and_then(|dir| {
-            let dir = PathBuf::from(dir.unwrap_or_else(|| OsString::from(".")));
-            let cannot_use =
-                |error: io::Error| format!("cannot use `{}` as the root: {error}", dir.display());
-            let path = dir.canonicalize().map_err(cannot_use)?;
-            if !path.is_dir() {
-                return Err(format!("the root `{}` is not a directory", dir.display()));
-            }
-            let dir = Dir::open_ambient_dir(&path, ambient_authority()).map_err(cannot_use)?;
-            Ok(Root { path, dir })
-        })
-        .unwrap_or_else(|error| {
-            eprintln!("file_search: {error}");
-            std::process::exit(2);
-        });
+    let fail = |error: String| -> ! {
+        eprintln!("file_search: {error}");
+        std::process::exit(2);
+    };
+    let options = take_options(&mut args).unwrap_or_else(|error| fail(error));
+    let root = open_root(&options.root).unwrap_or_else(|error| fail(error));
     ROOT.set(root).expect("the root is set once");
 
     let server = Server::new(
@@ -308,10 +392,41 @@ async fn main() -> io::Result<()> {
     .flag_usage(
         "--root DIR",
         "the directory the tools search and read; nothing outside it is reached (default: the \
-         current directory; must come first)",
+         current directory)",
+    )
+    .flag_usage(
+        "--audit-log FILE",
+        "append one JSON line per request to FILE: who, what, a digest of the arguments, the \
+         outcome and how long it took",
+    )
+    .flag_usage(
+        "--rate-limit N/s",
+        "at most N calls per second of each tool, per client",
+    )
+    .flag_usage(
+        "--timeout SECS",
+        "stop a call that runs longer, answering with a tool error",
+    )
+    .flag_usage(
+        "--max-output BYTES",
+        "truncate a result longer than BYTES (default: 102400, 100 KiB)",
     )
     .tools(tools![search_files, read_file]);
+    let server = with_policy(server, &options).unwrap_or_else(|error| fail(error));
     // A read stuck in the kernel (a hung network mount) does not keep the process alive after
     // stdin closes: plain-fn tools run on threads the runtime never waits for.
     server.serve_stdio_with_args(args).await
+}
+
+/// The root directory `dir`, opened once.
+fn open_root(dir: &OsString) -> Result<Root, String> {
+    let dir = PathBuf::from(dir);
+    let cannot_use =
+        |error: io::Error| format!("cannot use `{}` as the root: {error}", dir.display());
+    let path = dir.canonicalize().map_err(cannot_use)?;
+    if !path.is_dir() {
+        return Err(format!("the root `{}` is not a directory", dir.display()));
+    }
+    let dir = Dir::open_ambient_dir(&path, ambient_authority()).map_err(cannot_use)?;
+    Ok(Root { path, dir })
 }

@@ -554,14 +554,25 @@ struct HttpExample {
 impl HttpExample {
     /// Start example `name` with `args` (which make it listen on `127.0.0.1:0`) and `env`.
     fn start(test: &str, name: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
-        use std::io::{BufRead, BufReader};
-
         let binary = examples_dir().join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
         assert!(
             binary.exists(),
             "no binary for example `{name}` at {}: build it with `cargo build --examples`",
             binary.display()
         );
+        Self::start_binary(test, name, &binary, args, env)
+    }
+
+    /// [`start`](Self::start) for any server binary.
+    fn start_binary(
+        test: &str,
+        name: &str,
+        binary: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Self {
+        use std::io::{BufRead, BufReader};
+
         let mut process = Command::new(&binary)
             .args(args)
             .env("MCP_LOG", "info")
@@ -654,4 +665,175 @@ fn python_sdk_streamable_http_with_bearer_tokens() {
     );
     let url = format!("{}/mcp", server.base);
     python_against(test, &clients, "python/team_notes.py", &url, server);
+}
+
+/// `python/middleware.py`: the Python SDK drives `tests/layered_server/server.rs`, a server
+/// behind every shipped layer, over a stdio pipe (the SDK spawns it) or Streamable HTTP with
+/// bearer tokens naming principals, in one era: rate limit, timeout, output cap, a panicking
+/// layer, the cache and cancellation, through the SDK's types. Then the audit log the server
+/// wrote is checked line by line.
+fn python_through_the_layers(test: &str, era: &str, over_http: bool) {
+    let Some(clients) = clients(test) else {
+        return;
+    };
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("interop");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let audit = scratch.join(format!("{test}.audit.jsonl"));
+    let _ = std::fs::remove_file(&audit);
+    let binary = Path::new(env!("CARGO_BIN_EXE_layered-server"));
+    let audit_arg = audit.to_str().unwrap();
+    let mut command = Command::new(&clients.python);
+    command.args(["python/middleware.py", "--era", era]);
+    let server = over_http.then(|| {
+        HttpExample::start_binary(
+            test,
+            "layered-server",
+            binary,
+            &["--audit-log", audit_arg, "--http", "127.0.0.1:0"],
+            &[],
+        )
+    });
+    match &server {
+        Some(server) => command.arg("http").arg(format!("{}/mcp", server.base)),
+        None => command.arg("stdio").arg(binary).arg(&audit),
+    };
+    let run = run(&clients, command);
+    let server_log = server.map(HttpExample::stop).unwrap_or_default();
+    assert!(
+        run.status.success(),
+        "{test} failed:\n{}\n--- server log ---\n{server_log}",
+        run.report()
+    );
+    eprintln!("{test}: {}", run.stdout.lines().last().unwrap_or_default());
+    check_audit_log(test, &audit, era, over_http);
+}
+
+/// The audit log of one `python/middleware.py` run: one JSON line per request, with the
+/// caller, the client, the method, the name, a digest of the arguments, the outcome and the
+/// duration.
+fn check_audit_log(test: &str, audit: &Path, era: &str, over_http: bool) {
+    // The client is done; the server may still be writing its last lines (over stdio it
+    // exits once the SDK closes its stdin). Wait for the event: the last call's line.
+    let deadline = Instant::now() + PATIENCE;
+    let lines: Vec<Value> = loop {
+        let text = std::fs::read_to_string(audit).unwrap_or_default();
+        let complete = text.ends_with('\n');
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{test}: `{line}`: {e}")))
+            .collect();
+        let calls = |principal: Option<&str>, tool: &str| {
+            lines.iter().any(|line| {
+                line["name"] == tool && principal.is_none_or(|p| line["caller"].as_str() == Some(p))
+            })
+        };
+        let last_seen = if over_http {
+            calls(Some(&format!("bob-{era}")), "lookup")
+        } else {
+            lines.iter().filter(|line| line["name"] == "dropped").count() >= 2
+        };
+        if complete && last_seen {
+            break lines;
+        }
+        assert!(Instant::now() < deadline, "{test}: the audit log never got its last lines:\n{text}");
+        thread::sleep(Duration::from_millis(20));
+    };
+    let alice = format!("alice-{era}");
+    for line in &lines {
+        let time = line["time"].as_str().unwrap_or_default();
+        assert!(
+            time.len() == 24 && time.ends_with('Z') && time.as_bytes()[10] == b'T',
+            "{test}: `time` is RFC 3339 with milliseconds: {line}"
+        );
+        assert_eq!(line["client"]["name"], "mcp-rs-interop-middleware", "{test}: {line}");
+        assert!(line["duration_ms"].as_f64().is_some_and(|ms| ms >= 0.0), "{test}: {line}");
+        let digest = line["arguments_sha256"].as_str().unwrap_or_default();
+        assert!(
+            digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{test}: {line}"
+        );
+        assert!(line.get("arguments").is_none(), "{test}: raw arguments only when opted in: {line}");
+        let revision = line["revision"].as_str().unwrap_or_default();
+        if era == "modern" {
+            assert_eq!(revision, MODERN_VERSION, "{test}: {line}");
+        } else {
+            assert!(LEGACY_VERSIONS.contains(&revision), "{test}: {line}");
+        }
+        if over_http {
+            assert!(line["connection"].is_null() || era == "legacy", "{test}: {line}");
+        } else {
+            assert_eq!(line["caller"], Value::Null, "{test}: no principal over stdio: {line}");
+        }
+    }
+    // The tool calls of the first client, in order, with their outcomes.
+    let outcomes: Vec<(String, String)> = lines
+        .iter()
+        .filter(|line| line["method"] == "tools/call")
+        .filter(|line| !over_http || line["caller"].as_str() == Some(&alice))
+        .map(|line| {
+            let outcome = line["outcome"].as_str().unwrap_or_default().to_owned();
+            (line["name"].as_str().unwrap_or_default().to_owned(), outcome)
+        })
+        .collect();
+    let expected: Vec<(String, String)> = [
+        ("echo", "ok"),
+        ("echo", "ok"),
+        ("echo", "ok"),
+        ("echo", "ok"),
+        ("echo", "tool_error"),
+        ("slow", "timed_out"),
+        ("dropped", "ok"),
+        ("big", "ok"),
+        ("trap", "panicked"),
+        ("lookup", "ok"),
+        ("lookup", "ok"),
+        ("wait", "cancelled"),
+    ]
+    .iter()
+    .map(|(name, outcome)| ((*name).to_owned(), (*outcome).to_owned()))
+    .collect();
+    assert_eq!(
+        outcomes[..expected.len()],
+        expected[..],
+        "{test}: the audit log's tool calls:\n{outcomes:#?}"
+    );
+    // Then only `dropped` polls, until the cancelled handler was gone.
+    assert!(
+        outcomes[expected.len()..].iter().all(|(name, outcome)| name == "dropped" && outcome == "ok"),
+        "{test}: {outcomes:#?}"
+    );
+    // The same arguments digest alike; different ones do not.
+    let digests: Vec<&str> = lines
+        .iter()
+        .filter(|line| line["name"] == "echo")
+        .map(|line| line["arguments_sha256"].as_str().unwrap())
+        .collect();
+    let distinct: BTreeSet<&str> = digests.iter().copied().collect();
+    assert_eq!(distinct.len(), digests.len(), "{test}: five different echoes: {digests:?}");
+    let lookups: BTreeSet<&str> = lines
+        .iter()
+        .filter(|line| line["name"] == "lookup")
+        .map(|line| line["arguments_sha256"].as_str().unwrap())
+        .collect();
+    assert_eq!(lookups.len(), 1, "{test}: one argument object, one digest");
+}
+
+#[test]
+fn python_sdk_through_the_layers_over_stdio_legacy_era() {
+    python_through_the_layers("python_sdk_through_the_layers_over_stdio_legacy_era", "legacy", false);
+}
+
+#[test]
+fn python_sdk_through_the_layers_over_stdio_modern_era() {
+    python_through_the_layers("python_sdk_through_the_layers_over_stdio_modern_era", "modern", false);
+}
+
+#[test]
+fn python_sdk_through_the_layers_over_http_legacy_era() {
+    python_through_the_layers("python_sdk_through_the_layers_over_http_legacy_era", "legacy", true);
+}
+
+#[test]
+fn python_sdk_through_the_layers_over_http_modern_era() {
+    python_through_the_layers("python_sdk_through_the_layers_over_http_modern_era", "modern", true);
 }
