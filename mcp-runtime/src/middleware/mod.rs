@@ -90,6 +90,8 @@ mod describe;
 mod error;
 mod max_output;
 mod pipeline;
+#[cfg(feature = "rate-limit")]
+mod rate_limit;
 mod request;
 mod response;
 mod rfc3339;
@@ -107,6 +109,8 @@ pub use error::Error;
 pub use max_output::{MaxOutput, MaxOutputLayer, OverCap};
 pub use pipeline::{Next, ToolLayers};
 pub(crate) use pipeline::{Pipeline, run_pipeline};
+#[cfg(feature = "rate-limit")]
+pub use rate_limit::{Quota, RateLimit, RateLimitLayer, RateLimited};
 pub use request::{Caller, CallerKey, Method, Request};
 pub(crate) use request::{ClientInfo, Handle};
 pub use response::Response;
