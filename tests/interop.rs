@@ -720,7 +720,9 @@ fn check_audit_log(test: &str, audit: &Path, era: &str, over_http: bool) {
         let complete = text.ends_with('\n');
         let lines: Vec<Value> = text
             .lines()
-            .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{test}: `{line}`: {e}")))
+            .map(|line| {
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{test}: `{line}`: {e}"))
+            })
             .collect();
         let calls = |principal: Option<&str>, tool: &str| {
             lines.iter().any(|line| {
@@ -730,12 +732,19 @@ fn check_audit_log(test: &str, audit: &Path, era: &str, over_http: bool) {
         let last_seen = if over_http {
             calls(Some(&format!("bob-{era}")), "lookup")
         } else {
-            lines.iter().filter(|line| line["name"] == "dropped").count() >= 2
+            lines
+                .iter()
+                .filter(|line| line["name"] == "dropped")
+                .count()
+                >= 2
         };
         if complete && last_seen {
             break lines;
         }
-        assert!(Instant::now() < deadline, "{test}: the audit log never got its last lines:\n{text}");
+        assert!(
+            Instant::now() < deadline,
+            "{test}: the audit log never got its last lines:\n{text}"
+        );
         thread::sleep(Duration::from_millis(20));
     };
     let alice = format!("alice-{era}");
@@ -745,14 +754,23 @@ fn check_audit_log(test: &str, audit: &Path, era: &str, over_http: bool) {
             time.len() == 24 && time.ends_with('Z') && time.as_bytes()[10] == b'T',
             "{test}: `time` is RFC 3339 with milliseconds: {line}"
         );
-        assert_eq!(line["client"]["name"], "mcp-rs-interop-middleware", "{test}: {line}");
-        assert!(line["duration_ms"].as_f64().is_some_and(|ms| ms >= 0.0), "{test}: {line}");
+        assert_eq!(
+            line["client"]["name"], "mcp-rs-interop-middleware",
+            "{test}: {line}"
+        );
+        assert!(
+            line["duration_ms"].as_f64().is_some_and(|ms| ms >= 0.0),
+            "{test}: {line}"
+        );
         let digest = line["arguments_sha256"].as_str().unwrap_or_default();
         assert!(
             digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit()),
             "{test}: {line}"
         );
-        assert!(line.get("arguments").is_none(), "{test}: raw arguments only when opted in: {line}");
+        assert!(
+            line.get("arguments").is_none(),
+            "{test}: raw arguments only when opted in: {line}"
+        );
         let revision = line["revision"].as_str().unwrap_or_default();
         if era == "modern" {
             assert_eq!(revision, MODERN_VERSION, "{test}: {line}");
@@ -760,9 +778,16 @@ fn check_audit_log(test: &str, audit: &Path, era: &str, over_http: bool) {
             assert!(LEGACY_VERSIONS.contains(&revision), "{test}: {line}");
         }
         if over_http {
-            assert!(line["connection"].is_null() || era == "legacy", "{test}: {line}");
+            assert!(
+                line["connection"].is_null() || era == "legacy",
+                "{test}: {line}"
+            );
         } else {
-            assert_eq!(line["caller"], Value::Null, "{test}: no principal over stdio: {line}");
+            assert_eq!(
+                line["caller"],
+                Value::Null,
+                "{test}: no principal over stdio: {line}"
+            );
         }
     }
     // The tool calls of the first client, in order, with their outcomes.
@@ -772,7 +797,10 @@ fn check_audit_log(test: &str, audit: &Path, era: &str, over_http: bool) {
         .filter(|line| !over_http || line["caller"].as_str() == Some(&alice))
         .map(|line| {
             let outcome = line["outcome"].as_str().unwrap_or_default().to_owned();
-            (line["name"].as_str().unwrap_or_default().to_owned(), outcome)
+            (
+                line["name"].as_str().unwrap_or_default().to_owned(),
+                outcome,
+            )
         })
         .collect();
     let expected: Vec<(String, String)> = [
@@ -799,7 +827,9 @@ fn check_audit_log(test: &str, audit: &Path, era: &str, over_http: bool) {
     );
     // Then only `dropped` polls, until the cancelled handler was gone.
     assert!(
-        outcomes[expected.len()..].iter().all(|(name, outcome)| name == "dropped" && outcome == "ok"),
+        outcomes[expected.len()..]
+            .iter()
+            .all(|(name, outcome)| name == "dropped" && outcome == "ok"),
         "{test}: {outcomes:#?}"
     );
     // The same arguments digest alike; different ones do not.
@@ -809,7 +839,11 @@ fn check_audit_log(test: &str, audit: &Path, era: &str, over_http: bool) {
         .map(|line| line["arguments_sha256"].as_str().unwrap())
         .collect();
     let distinct: BTreeSet<&str> = digests.iter().copied().collect();
-    assert_eq!(distinct.len(), digests.len(), "{test}: five different echoes: {digests:?}");
+    assert_eq!(
+        distinct.len(),
+        digests.len(),
+        "{test}: five different echoes: {digests:?}"
+    );
     let lookups: BTreeSet<&str> = lines
         .iter()
         .filter(|line| line["name"] == "lookup")
@@ -820,20 +854,36 @@ fn check_audit_log(test: &str, audit: &Path, era: &str, over_http: bool) {
 
 #[test]
 fn python_sdk_through_the_layers_over_stdio_legacy_era() {
-    python_through_the_layers("python_sdk_through_the_layers_over_stdio_legacy_era", "legacy", false);
+    python_through_the_layers(
+        "python_sdk_through_the_layers_over_stdio_legacy_era",
+        "legacy",
+        false,
+    );
 }
 
 #[test]
 fn python_sdk_through_the_layers_over_stdio_modern_era() {
-    python_through_the_layers("python_sdk_through_the_layers_over_stdio_modern_era", "modern", false);
+    python_through_the_layers(
+        "python_sdk_through_the_layers_over_stdio_modern_era",
+        "modern",
+        false,
+    );
 }
 
 #[test]
 fn python_sdk_through_the_layers_over_http_legacy_era() {
-    python_through_the_layers("python_sdk_through_the_layers_over_http_legacy_era", "legacy", true);
+    python_through_the_layers(
+        "python_sdk_through_the_layers_over_http_legacy_era",
+        "legacy",
+        true,
+    );
 }
 
 #[test]
 fn python_sdk_through_the_layers_over_http_modern_era() {
-    python_through_the_layers("python_sdk_through_the_layers_over_http_modern_era", "modern", true);
+    python_through_the_layers(
+        "python_sdk_through_the_layers_over_http_modern_era",
+        "modern",
+        true,
+    );
 }

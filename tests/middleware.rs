@@ -536,9 +536,16 @@ async fn requests_refused_before_a_handler_still_pass_the_layers() {
     let client = TestClient::new(offerings().layer(recording(&log, "audit")));
     let unknown = client.call_tool("nope", json!({})).await.unwrap_err();
     assert_eq!(unknown.code, -32602);
-    assert!(unknown.message.contains("unknown tool `nope`"), "{}", unknown.message);
+    assert!(
+        unknown.message.contains("unknown tool `nope`"),
+        "{}",
+        unknown.message
+    );
     let missing = client.read_resource("memo://nothing").await.unwrap_err();
-    assert_eq!(missing.code, -32602, "2026-07-28 says resource-not-found as invalid params");
+    assert_eq!(
+        missing.code, -32602,
+        "2026-07-28 says resource-not-found as invalid params"
+    );
     let prompt = client.get_prompt("nope", json!({})).await.unwrap_err();
     assert_eq!(prompt.code, -32602);
     assert_eq!(

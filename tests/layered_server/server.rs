@@ -15,8 +15,7 @@ use std::time::Duration;
 
 use mcp_runtime::http::{AuthRejection, HttpConfig, Principal};
 use mcp_runtime::middleware::{
-    self, AuditLogLayer, CacheLayer, MaxOutputLayer, Next, RateLimitLayer, Request,
-    TimeoutLayer,
+    self, AuditLogLayer, CacheLayer, MaxOutputLayer, Next, RateLimitLayer, Request, TimeoutLayer,
 };
 use mcp_runtime::{RequestContext, Server, mcp_tool, server_info, tools};
 
@@ -110,12 +109,8 @@ fn server(audit_log: &str) -> std::io::Result<Server> {
         .tools(tools![echo, slow, wait, dropped, big, trap, lookup])
         .layer(CacheLayer::new(Duration::from_secs(3600)))
         .layer(MaxOutputLayer::new(1000))
-        .layer(
-            TimeoutLayer::new(Duration::from_secs(60)).tool("slow", Duration::from_millis(500)),
-        )
-        .layer(RateLimitLayer::new(
-            governor_quota(4),
-        ))
+        .layer(TimeoutLayer::new(Duration::from_secs(60)).tool("slow", Duration::from_millis(500)))
+        .layer(RateLimitLayer::new(governor_quota(4)))
         .layer(trap)
         .layer(AuditLogLayer::to_file(audit_log)?))
 }

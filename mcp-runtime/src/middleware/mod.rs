@@ -82,22 +82,41 @@
 //! | [`MaxOutput`] | caps the bytes of a result's content |
 //! | [`Cache`] | remembers results of read-only, idempotent tools for a while |
 
+mod audit;
+mod cache;
+mod canonical;
+mod concurrency;
+mod describe;
 mod error;
 mod from_fn;
+mod max_output;
 mod pipeline;
+#[cfg(feature = "rate-limit")]
+mod rate_limit;
 mod request;
 mod response;
+mod rfc3339;
+#[cfg(test)]
+pub(crate) mod testing;
+mod timeout;
 
 pub use tower_layer::Layer;
 pub use tower_service::Service;
 
+pub use audit::{AuditLog, AuditLogLayer};
+pub use cache::{Cache, CacheLayer};
+pub use concurrency::{Busy, ConcurrencyLimit, ConcurrencyLimitLayer};
 pub use error::Error;
 pub use from_fn::{FromFn, FromFnLayer, from_fn};
+pub use max_output::{MaxOutput, MaxOutputLayer, OverCap};
 pub use pipeline::{Next, ToolLayers};
 pub(crate) use pipeline::{Pipeline, run_pipeline};
+#[cfg(feature = "rate-limit")]
+pub use rate_limit::{Quota, RateLimit, RateLimitLayer, RateLimited};
 pub use request::{Caller, CallerKey, Method, Request};
 pub(crate) use request::{ClientInfo, Handle};
 pub use response::Response;
+pub use timeout::{Elapsed, Timeout, TimeoutLayer};
 
 /// The error type of the pipeline, as in tower: any error a layer returns.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
