@@ -141,7 +141,7 @@ async fn main() -> std::io::Result<()> {
     };
     let server = server(&audit_log)?;
     match http {
-        None => server.serve_stdio().await,
+        None => server.serve_stdio_with_args(Vec::<String>::new()).await,
         Some(address) => {
             let config = HttpConfig::new().authorize(|request| {
                 let token = request

@@ -127,10 +127,12 @@ where
         };
         let future = self.inner.call(request);
         Box::pin(async move {
-            match tokio::time::timeout(limit, future).await {
+            let mut future = std::pin::pin!(future);
+            match tokio::time::timeout(limit, &mut future).await {
                 Ok(result) => result.map_err(Into::into),
-                // The handler's future is gone with the timeout's; its token stops what it
-                // left running elsewhere.
+                // The token fires first, then the handler's future is dropped (at the end of
+                // this block): what it leaves running elsewhere stops, and what it drops
+                // sees why.
                 Err(_) => {
                     cancellation.cancel();
                     Err(elapsed.into())
