@@ -821,6 +821,7 @@ fn check_audit_log(test: &str, audit: &Path, era: &str, over_http: bool) {
         ("trap", "tool_error"),
         ("lookup", "ok"),
         ("lookup", "ok"),
+        ("wait", "tool_error"),
     ]
     .iter()
     .map(|(name, outcome)| ((*name).to_owned(), (*outcome).to_owned()))

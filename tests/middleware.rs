@@ -560,3 +560,199 @@ async fn requests_refused_before_a_handler_still_pass_the_layers() {
         ]
     );
 }
+
+/// Waits until the test lets it go; tells the test it started.
+#[mcp_tool]
+async fn hold() -> &'static str {
+    HOLDING.notify_one();
+    RELEASE.notified().await;
+    "released"
+}
+
+static HOLDING: tokio::sync::Notify = tokio::sync::Notify::const_new();
+static RELEASE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Never finishes by itself; says when its future is dropped, and whether its token had
+/// fired by then.
+#[mcp_tool]
+async fn stall(ctx: RequestContext) -> String {
+    struct Dropped(RequestContext);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            let fired = self.0.cancellation.is_cancelled();
+            STALLS_DROPPED.lock().unwrap().push(fired);
+        }
+    }
+    let _dropped = Dropped(ctx);
+    std::future::pending::<()>().await;
+    unreachable!()
+}
+
+static STALLS_DROPPED: Mutex<Vec<bool>> = Mutex::new(Vec::new());
+
+/// `bytes` bytes of text.
+///
+/// # Arguments
+/// * `bytes` - how many
+#[mcp_tool]
+async fn text_of_size(bytes: usize) -> String {
+    "y".repeat(bytes)
+}
+
+/// Counts its runs (read-only and idempotent, so a cache may answer for it).
+///
+/// # Arguments
+/// * `key` - what to look up
+#[mcp_tool(annotations(read_only, idempotent))]
+async fn counted(key: String) -> String {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    format!(
+        "{key}#{}",
+        RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1
+    )
+}
+
+/// Lines an audit log writes, shared with the test.
+#[derive(Clone, Default)]
+struct Lines(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Lines {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_shipped_layers_through_the_in_process_client_in_both_eras() {
+    use std::time::Duration;
+
+    use mcp_runtime::middleware::{
+        AuditLogLayer, CacheLayer, ConcurrencyLimitLayer, MaxOutputLayer, Quota, RateLimitLayer,
+        TimeoutLayer,
+    };
+
+    for (run, revision) in ERAS.into_iter().enumerate() {
+        let lines = Lines::default();
+        let server = Server::new(ServerInfo::new("shipped", "1"))
+            .tools(tools![add, hold, stall, text_of_size, counted])
+            .layer(CacheLayer::new(Duration::from_secs(3600)))
+            .layer(MaxOutputLayer::new(300))
+            .layer(
+                TimeoutLayer::new(Duration::from_secs(60)).tool("stall", Duration::from_millis(50)),
+            )
+            .layer(ConcurrencyLimitLayer::new(1).queue(0).per_tool())
+            .layer(RateLimitLayer::new(Quota::per_hour(
+                std::num::NonZeroU32::new(3).unwrap(),
+            )))
+            .layer(AuditLogLayer::to_writer(lines.clone()));
+        let client = TestClient::at(server, revision);
+
+        // Rate limit: three calls of `add` an hour for this connection.
+        for _ in 0..3 {
+            assert!(
+                !client
+                    .call_tool("add", json!({"a": 1, "b": 1}))
+                    .await
+                    .unwrap()
+                    .is_error()
+            );
+        }
+        let limited = client
+            .call_tool("add", json!({"a": 1, "b": 1}))
+            .await
+            .unwrap();
+        assert!(
+            limited.is_error() && limited.text().contains("retry in"),
+            "{}",
+            limited.text()
+        );
+
+        // Timeout: the handler is dropped, its token fired first.
+        let stopped = client.call_tool("stall", json!({})).await.unwrap();
+        assert!(stopped.is_error(), "{revision}");
+        assert!(
+            stopped.text().contains("did not finish within 0.05 s"),
+            "{}",
+            stopped.text()
+        );
+        assert_eq!(*STALLS_DROPPED.lock().unwrap(), vec![true; run + 1]);
+
+        // Output cap: truncated, with a note.
+        let cut = client
+            .call_tool("text_of_size", json!({"bytes": 500}))
+            .await
+            .unwrap();
+        assert!(!cut.is_error());
+        assert!(cut.text().starts_with(&"y".repeat(150)) && cut.text().contains("truncated"));
+        let sent: usize = cut
+            .content()
+            .iter()
+            .map(|block| block["text"].as_str().unwrap().len())
+            .sum();
+        assert!(sent <= 300, "the note counts toward the cap: {sent}");
+
+        // Cache: the second lookup is the first's result.
+        let first = client
+            .call_tool("counted", json!({"key": "k"}))
+            .await
+            .unwrap()
+            .text();
+        let again = client
+            .call_tool("counted", json!({"key": "k"}))
+            .await
+            .unwrap()
+            .text();
+        assert_eq!(first, again);
+
+        // Concurrency: one `hold` at a time, none waiting.
+        let holding = client.call_tool("hold", json!({}));
+        let busy = async {
+            HOLDING.notified().await;
+            let busy = client.call_tool("hold", json!({})).await.unwrap();
+            RELEASE.notify_one();
+            busy
+        };
+        let (held, busy) = tokio::join!(holding, busy);
+        assert_eq!(held.unwrap().text(), "released");
+        assert!(
+            busy.is_error() && busy.text().contains("busy"),
+            "{}",
+            busy.text()
+        );
+
+        // Every request has its line once the log is dropped with the server.
+        drop(client);
+        let text = String::from_utf8(std::mem::take(&mut *lines.0.lock().unwrap())).unwrap();
+        let outcomes: Vec<(String, String)> = text
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .filter(|line| line["method"] == "tools/call")
+            .map(|line| {
+                let name = line["name"].as_str().unwrap().to_owned();
+                (name, line["outcome"].as_str().unwrap().to_owned())
+            })
+            .collect();
+        let expected = [
+            ("add", "ok"),
+            ("add", "ok"),
+            ("add", "ok"),
+            ("add", "tool_error"),
+            ("stall", "timed_out"),
+            ("text_of_size", "ok"),
+            ("counted", "ok"),
+            ("counted", "ok"),
+            ("hold", "tool_error"),
+            ("hold", "ok"),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(name, outcome)| ((*name).to_owned(), (*outcome).to_owned()))
+            .collect();
+        assert_eq!(outcomes, expected, "{revision}:\n{text}");
+    }
+}

@@ -8,14 +8,16 @@
 //! Over HTTP a bearer token names the principal (`Bearer alice` is alice), so per-caller
 //! limits can be seen apart. The layers, outermost first: the audit log; a layer that panics
 //! for the tool `trap`; a rate limit of 4 calls an hour per caller and tool; timeouts (60 s,
-//! 0.5 s for `slow`); a 1000-byte output cap; a cache for read-only, idempotent tools.
+//! 0.5 s for `slow`); a 1000-byte output cap; one call at a time of each tool, none waiting; a
+//! cache for read-only, idempotent tools.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_runtime::http::{AuthRejection, HttpConfig, Principal};
 use mcp_runtime::middleware::{
-    self, AuditLogLayer, CacheLayer, MaxOutputLayer, Next, RateLimitLayer, Request, TimeoutLayer,
+    self, AuditLogLayer, CacheLayer, ConcurrencyLimitLayer, MaxOutputLayer, Next, RateLimitLayer,
+    Request, TimeoutLayer,
 };
 use mcp_runtime::{RequestContext, Server, mcp_tool, server_info, tools};
 
@@ -108,6 +110,7 @@ fn server(audit_log: &str) -> std::io::Result<Server> {
     Ok(Server::new(server_info!())
         .tools(tools![echo, slow, wait, dropped, big, trap, lookup])
         .layer(CacheLayer::new(Duration::from_secs(3600)))
+        .layer(ConcurrencyLimitLayer::new(1).queue(0).per_tool())
         .layer(MaxOutputLayer::new(1000))
         .layer(TimeoutLayer::new(Duration::from_secs(60)).tool("slow", Duration::from_millis(500)))
         .layer(RateLimitLayer::new(governor_quota(4)))

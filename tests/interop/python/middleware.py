@@ -15,6 +15,8 @@ tokens naming principals. Checks, through the SDK's own types:
 * a layer that panics for `trap`: a tool error, and the server keeps serving;
 * the cache of read-only, idempotent tools: the same caller gets the cached result, another
   principal its own;
+* the concurrency limit (one call of each tool at a time, none waiting): a second `wait` while
+  one runs is refused as busy;
 * cancelling a running `wait` through the SDK: no result, and the server keeps serving.
 
 The Rust side (`tests/middleware_process.rs`) then reads the audit log line by line. Prints
@@ -125,6 +127,13 @@ async def check_layers(report: Report, era: str, transport: list[str]) -> None:
 
                 tg.start_soon(cancellable)
                 await reached.wait()
+                # One `wait` at a time, none waiting: a second is refused while the first runs.
+                text, is_error = await call(client, "wait", {})
+                report.check(
+                    is_error and "busy" in text and "retry later" in text,
+                    f"{over}: a second wait while one runs is refused as busy",
+                    lambda: f"{text!r} (isError {is_error})",
+                )
                 scope.cancel()
         report.check(
             scope.cancelled_caught and not any(isinstance(o, types.CallToolResult) for o in outcome),
