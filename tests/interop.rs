@@ -573,7 +573,7 @@ impl HttpExample {
     ) -> Self {
         use std::io::{BufRead, BufReader};
 
-        let mut process = Command::new(&binary)
+        let mut process = Command::new(binary)
             .args(args)
             .env("MCP_LOG", "info")
             .envs(env.iter().copied())

@@ -1,4 +1,4 @@
-//! Behaviour around every request a handler answers, as [tower] layers.
+//! Behaviour around every request a handler answers, as [tower](https://docs.rs/tower) layers.
 //!
 //! A server's pipeline is a [`Service`] from [`Request`] to [`Response`]: `tools/call`,
 //! `resources/read`, `prompts/get`, `completion/complete` and the lists (`tools/list`,
