@@ -595,3 +595,100 @@ fn the_root_flag_comes_before_the_runtime_command_line() {
         );
     }
 }
+
+/// The policy flags (before the runtime's command line, in any order): every request in the
+/// audit log, refusals included; results over the cap truncated with a note; and each flag's
+/// usage error.
+#[test]
+fn the_policy_flags_audit_every_request_and_cap_the_output() {
+    let tree = Tree::new();
+    let audit = tree.base.join("audit.jsonl");
+    let root = tree.root();
+    let args: [&std::ffi::OsStr; 9] = [
+        "--audit-log".as_ref(),
+        audit.as_os_str(),
+        "--max-output".as_ref(),
+        "300".as_ref(),
+        "--timeout=30".as_ref(),
+        "--rate-limit".as_ref(),
+        "1000/s".as_ref(),
+        "--root".as_ref(),
+        root.as_os_str(),
+    ];
+    let server = ServerProcess::example_with_args("file_search", &args);
+    let mut client = Client::open(server, ProtocolVersion::V2025_11_25);
+    assert_text(&read(&mut client, "a.txt"), "alpha\n");
+    let cut = read(&mut client, "exact.log");
+    let text = text_of(&cut);
+    assert!(!is_error(&cut), "{cut}");
+    assert!(text.starts_with(&"x".repeat(100)), "{text}");
+    assert!(text.contains("truncated"), "{text}");
+    assert!(text.len() < 400, "{} bytes", text.len());
+    assert_tool_error_mentions(&read(&mut client, "../outside/secret.txt"), &["outside"]);
+    let unknown = client.error("tools/call", json!({"name": "delete_all", "arguments": {}}));
+    assert_eq!(unknown["code"], -32602, "{unknown}");
+    assert!(client.finish().success());
+
+    // The server wrote each line as its request ended; wait for the last one to land.
+    let deadline = Instant::now() + PATIENCE;
+    let lines: Vec<Value> = loop {
+        let text = std::fs::read_to_string(&audit).unwrap_or_default();
+        if text.contains("delete_all") && text.ends_with('\n') || Instant::now() > deadline {
+            break text
+                .lines()
+                .map(|line| serde_json::from_str(line).unwrap())
+                .collect();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let calls: Vec<(&str, &str, Option<i64>)> = lines
+        .iter()
+        .filter(|line| line["method"] == "tools/call")
+        .map(|line| {
+            (
+                line["name"].as_str().unwrap(),
+                line["outcome"].as_str().unwrap(),
+                line["code"].as_i64(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("read_file", "ok", None),
+            ("read_file", "ok", None),
+            ("read_file", "tool_error", None),
+            ("delete_all", "error", Some(-32602)),
+        ],
+        "{lines:#?}"
+    );
+    assert!(lines.iter().all(|line| line.get("arguments").is_none()));
+
+    // Each flag's mistakes are the example's usage errors, before anything is served.
+    let root = root.as_os_str();
+    for (args, says) in [
+        (
+            vec!["--rate-limit", "fast"],
+            "takes a positive number of calls per second",
+        ),
+        (vec!["--timeout", "0"], "takes a positive number of seconds"),
+        (vec!["--max-output"], "needs a value: --max-output BYTES"),
+        (
+            vec!["--audit-log", "/nonexistent/dir/audit.jsonl"],
+            "cannot open the audit log",
+        ),
+    ] {
+        let output = Command::new(example_path("file_search"))
+            .arg("--root")
+            .arg(root)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.starts_with("file_search: ") && stderr.contains(says),
+            "{args:?}: {stderr}"
+        );
+    }
+}
