@@ -380,6 +380,8 @@ pub(crate) struct UntilInput<F> {
 }
 
 impl<F> UntilInput<F> {
+    // Always inlined: a call's future is built and polled around it, once per call.
+    #[inline(always)]
     pub(crate) fn new(handler: F, round: Option<Arc<InputRound>>) -> Self {
         let claim = round.as_deref().and_then(InputRound::claim);
         UntilInput {
@@ -393,6 +395,7 @@ impl<F> UntilInput<F> {
 impl<F: Future + Unpin> Future for UntilInput<F> {
     type Output = RunOutcome<F::Output>;
 
+    #[inline(always)]
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         if let Some(claim) = &mut self.claim {
             match claim.as_mut().poll(cx) {

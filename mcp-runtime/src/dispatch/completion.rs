@@ -8,11 +8,11 @@ use serde_json::Value;
 use super::classify::RequestScope;
 use super::offerings::{context, panicked, required_str};
 use super::prompts::string_arguments;
-use super::run::Run;
+use super::piped::{another_kind, answer_now};
 use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
 use crate::handler::{CompletionContext, CompletionRequest, JsonObject, ResourceDefinition};
-use crate::middleware::Method;
+use crate::middleware::{Method, Response};
 use crate::protocol::Completion;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::{CompleteResult, ModernResult};
@@ -88,25 +88,22 @@ impl Dispatcher {
             .iter()
             .find_map(|key| reference.get(*key).and_then(Value::as_str))
             .map(Into::into);
-        Run::quiet(id, token, self.modern_meta.clone())
-            .through(Some(piped))
-            .start(
-                in_flight,
-                move |_| Box::pin(std::future::ready(completion)),
-                move |outcome, id, modern_meta| {
-                    let completion = match outcome {
-                        Ok(Ok(completion)) => completion,
-                        Ok(Err(refused)) => return Outgoing::error(Some(id), &refused),
-                        Err(payload) => {
-                            return Outgoing::error(Some(id), &panicked("a completer", &payload));
-                        }
-                    };
-                    let modern = revision
-                        .is_modern()
-                        .then(|| ModernResult::complete(modern_meta));
-                    Outgoing::result(id, &CompleteResult::new(&completion, modern))
-                },
-            )
+        answer_now(
+            id,
+            piped,
+            token,
+            in_flight,
+            completion.map(Response::Completion),
+            Box::new(move |response, id, modern_meta| {
+                let Response::Completion(completion) = response else {
+                    return Outgoing::error(Some(id), &another_kind(Method::Complete));
+                };
+                let modern = revision
+                    .is_modern()
+                    .then(|| ModernResult::complete(modern_meta));
+                Outgoing::result(id, &CompleteResult::new(&completion, modern))
+            }),
+        )
     }
 
     fn complete_prompt(

@@ -354,7 +354,15 @@ impl Dispatcher {
                 revision,
                 ttl,
             };
-            return list.answer(id, in_flight, definitions, move |id, page, next, modern| {
+            return list.answer(
+                id,
+                in_flight,
+                middleware::Response::Tools(definitions),
+                |response| match response {
+                    middleware::Response::Tools(items) => Some(items),
+                    _ => None,
+                },
+                move |id, page, next, modern| {
                 let result = ListToolsResult::new(page, revision, next, modern);
                 Outgoing::raw_result(id, &result.encode())
             });

@@ -9,20 +9,19 @@ use serde_json::value::RawValue;
 use super::call::encode_result;
 use super::classify::RequestScope;
 use super::offerings::{next_cursor, page_index, panicked};
-use super::run::{Failure, Piped, Run, Through};
+use super::run::{Piped, Run, Through};
 use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
 use crate::middleware::{BoxError, Caller, Handle, Method, Pipeline, Request, Response};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::ModernResult;
-use crate::protocol::{
-    CallToolResult, Completion, PromptDefinition, ProtocolVersion, ResourceTemplate, ToolDefinition,
-};
+use crate::protocol::ProtocolVersion;
 
 impl Dispatcher {
     /// The layers request `id` (a `method` in `scope`) passes, if any: the server's, then
     /// `tool_layers` (a tool's own). `None` when there are none: the request is then built
     /// not at all.
+    #[inline]
     pub(super) fn piped(
         &self,
         id: &RequestId,
@@ -31,10 +30,27 @@ impl Dispatcher {
         tool_layers: Option<&Pipeline>,
         cancellation: &CancellationToken,
     ) -> Option<Piped> {
+        if self.pipeline.is_none() && tool_layers.is_none() {
+            return None;
+        }
+        Some(self.request_for_layers(id, method, scope, tool_layers, cancellation))
+    }
+
+    /// What [`piped`](Self::piped) builds when there are layers: kept out of line, so the
+    /// calls of a server without layers carry only the check.
+    #[inline(never)]
+    fn request_for_layers(
+        &self,
+        id: &RequestId,
+        method: Method,
+        scope: &RequestScope,
+        tool_layers: Option<&Pipeline>,
+        cancellation: &CancellationToken,
+    ) -> Piped {
         let (pipeline, tool_layers) = match (&self.pipeline, tool_layers) {
-            (None, None) => return None,
             (Some(server), tool) => (server.clone(), tool.cloned()),
             (None, Some(tool)) => (tool.clone(), None),
+            (None, None) => unreachable!("`piped` checked that there are layers"),
         };
         let request = Request {
             method,
@@ -56,17 +72,18 @@ impl Dispatcher {
                 runner: None,
             },
         };
-        Some(Piped {
+        Piped {
             pipeline,
             request,
             modern_meta: self.modern_meta.clone(),
-        })
+        }
     }
 }
 
 impl Dispatcher {
     /// What passes the server's layers should request `id` be refused before any handler
     /// runs: a request naming `name`. `None` without layers.
+    #[inline]
     pub(super) fn refusable(
         &self,
         id: &RequestId,
@@ -74,14 +91,27 @@ impl Dispatcher {
         scope: &RequestScope,
         name: Option<&str>,
     ) -> Option<Refusal> {
+        // Checked here, inline: without layers, a request pays for nothing more.
+        self.pipeline.as_ref()?;
+        Some(self.refusal(id, method, scope, name))
+    }
+
+    #[inline(never)]
+    fn refusal(
+        &self,
+        id: &RequestId,
+        method: Method,
+        scope: &RequestScope,
+        name: Option<&str>,
+    ) -> Refusal {
         let token = CancellationToken::new();
-        let mut piped = self.piped(id, method, scope, None, &token)?;
+        let mut piped = self.request_for_layers(id, method, scope, None, &token);
         piped.request.name = name.map(Into::into);
-        Some(Refusal {
+        Refusal {
             piped,
             token,
             revision: scope.revision,
-        })
+        }
     }
 }
 
@@ -91,34 +121,6 @@ pub(super) struct Refusal {
     piped: Piped,
     token: CancellationToken,
     revision: ProtocolVersion,
-}
-
-/// What a refused request comes to: its refusal, or what a layer answered instead.
-enum Refused {
-    Error(ErrorObject),
-    Tool(CallToolResult),
-}
-
-impl Through for Refused {
-    fn into_response(self, _: &Request) -> Result<Response, BoxError> {
-        match self {
-            Refused::Error(refused) => Err(crate::middleware::Error(refused).into()),
-            Refused::Tool(result) => Ok(Response::Tool(result)),
-        }
-    }
-
-    fn from_response(response: Response) -> Option<Self> {
-        match response {
-            Response::Tool(result) => Some(Refused::Tool(result)),
-            _ => None,
-        }
-    }
-}
-
-impl Failure for Refused {
-    fn failed(&self) -> bool {
-        true
-    }
 }
 
 impl Refusal {
@@ -134,17 +136,64 @@ impl Refusal {
             token,
             revision,
         } = self;
-        Run::quiet(id, token, piped.modern_meta.clone())
-            .through(Some(piped))
-            .start(
-                in_flight,
-                move |_| Box::pin(std::future::ready(Refused::Error(refused))),
-                move |outcome, id, modern_meta| match outcome {
-                    Ok(Refused::Error(refused)) => Outgoing::error(Some(id), &refused),
-                    Ok(Refused::Tool(result)) => encode_result(id, &result, revision, modern_meta),
-                    Err(payload) => Outgoing::error(Some(id), &panicked("a layer", &payload)),
-                },
-            )
+        let method = piped.request.method();
+        answer_now(
+            id,
+            piped,
+            token,
+            in_flight,
+            Err(refused),
+            Box::new(move |response, id, modern_meta| match response {
+                Response::Tool(result) => encode_result(id, &result, revision, modern_meta),
+                _ => Outgoing::error(Some(id), &another_kind(method)),
+            }),
+        )
+    }
+}
+
+/// How a response that passed the layers is answered.
+pub(super) type Encode =
+    Box<dyn FnOnce(Response, &RequestId, &Arc<RawValue>) -> Outgoing + Send>;
+
+/// Answer request `id`, whose answer is ready before the layers run (a list, a completion, a
+/// refusal), with what comes out of them: `encode` answers a response, an error is answered
+/// as it is. Every such request shares this one run, so each kind adds no copy of it.
+pub(super) fn answer_now(
+    id: &RequestId,
+    piped: Piped,
+    token: CancellationToken,
+    in_flight: &InFlight,
+    ready: Result<Response, ErrorObject>,
+    encode: Encode,
+) -> Result<Reply, ErrorObject> {
+    let method = piped.request.method().as_str();
+    Run::quiet(id, token, piped.modern_meta.clone())
+        .through(Some(piped))
+        .start(
+            in_flight,
+            move |_| Box::pin(std::future::ready(ready)),
+            move |outcome, id, modern_meta| match outcome {
+                Ok(Ok(response)) => encode(response, id, modern_meta),
+                Ok(Err(refused)) => Outgoing::error(Some(id), &refused),
+                Err(payload) => Outgoing::error(Some(id), &panicked(method, &payload)),
+            },
+        )
+}
+
+/// A layer answered with the response of another method.
+pub(super) fn another_kind(method: Method) -> ErrorObject {
+    ErrorObject::internal_error(format!(
+        "internal error: a layer answered `{method}` with the response of another method"
+    ))
+}
+
+impl Through for Result<Response, ErrorObject> {
+    fn into_response(self, _: &Request) -> Result<Response, BoxError> {
+        self.map_err(|refused| crate::middleware::Error(refused).into())
+    }
+
+    fn from_response(response: Response) -> Option<Self> {
+        Some(Ok(response))
     }
 }
 
@@ -161,18 +210,19 @@ pub(super) struct PipedList {
 }
 
 impl PipedList {
-    /// Run `items` (the whole list) through the layers; `encode` answers request `id` with a
-    /// page of what comes out, given the page's next cursor and the result's `_meta`.
+    /// Run `items` (the whole list, as its response) through the layers; `take` finds the
+    /// list in what comes out, and `encode` answers request `id` with a page of it, given the
+    /// page's next cursor and the result's `_meta`.
     pub(super) fn answer<T, E>(
         self,
         id: &RequestId,
         in_flight: &InFlight,
-        items: Vec<T>,
+        items: Response,
+        take: fn(Response) -> Option<Vec<T>>,
         encode: E,
     ) -> Result<Reply, ErrorObject>
     where
         T: Send + 'static,
-        Vec<T>: Through,
         E: FnOnce(&RequestId, &[T], Option<&str>, Option<ModernResult<'_>>) -> Outgoing
             + Send
             + 'static,
@@ -185,77 +235,26 @@ impl PipedList {
             revision,
             ttl,
         } = self;
-        let method = piped.request.method().as_str();
-        Run::quiet(id, token, piped_meta(&piped))
-            .through(Some(piped))
-            .start(
-                in_flight,
-                move |_| Box::pin(std::future::ready(items)),
-                move |outcome, id, modern_meta| {
-                    let items = match outcome {
-                        Ok(items) => items,
-                        Err(payload) => {
-                            return Outgoing::error(Some(id), &panicked(method, &payload));
-                        }
-                    };
-                    let chunks: Vec<&[T]> = if items.is_empty() {
-                        vec![&[]]
-                    } else {
-                        items.chunks(page_size.max(1)).collect()
-                    };
-                    let index = match page_index(cursor.as_deref(), chunks.len(), method) {
-                        Ok(index) => index,
-                        Err(error) => return Outgoing::error(Some(id), &error),
-                    };
-                    let next = next_cursor(index, chunks.len());
-                    let modern = revision
-                        .is_modern()
-                        .then(|| ModernResult::cacheable(modern_meta, ttl));
-                    encode(id, chunks[index], next.as_deref(), modern)
-                },
-            )
-    }
-}
-
-/// The `_meta` a piped run's 2026-07-28 results carry: the dispatcher's, which the piped
-/// request was made with.
-fn piped_meta(piped: &Piped) -> Arc<RawValue> {
-    piped.modern_meta.clone()
-}
-
-macro_rules! through_list {
-    ($item:ty, $variant:ident) => {
-        impl Through for Vec<$item> {
-            fn into_response(self, _: &Request) -> Result<Response, BoxError> {
-                Ok(Response::$variant(self))
-            }
-
-            fn from_response(response: Response) -> Option<Self> {
-                match response {
-                    Response::$variant(items) => Some(items),
-                    _ => None,
-                }
-            }
-        }
-    };
-}
-
-through_list!(ToolDefinition, Tools);
-through_list!(PromptDefinition, Prompts);
-through_list!(ResourceTemplate, ResourceTemplates);
-
-impl Through for Result<Completion, ErrorObject> {
-    fn into_response(self, _: &Request) -> Result<Response, BoxError> {
-        match self {
-            Ok(completion) => Ok(Response::Completion(completion)),
-            Err(refused) => Err(crate::middleware::Error(refused).into()),
-        }
-    }
-
-    fn from_response(response: Response) -> Option<Self> {
-        match response {
-            Response::Completion(completion) => Some(Ok(completion)),
-            _ => None,
-        }
+        let method = piped.request.method();
+        let page = move |response: Response, id: &RequestId, modern_meta: &Arc<RawValue>| {
+            let Some(items) = take(response) else {
+                return Outgoing::error(Some(id), &another_kind(method));
+            };
+            let chunks: Vec<&[T]> = if items.is_empty() {
+                vec![&[]]
+            } else {
+                items.chunks(page_size.max(1)).collect()
+            };
+            let index = match page_index(cursor.as_deref(), chunks.len(), method.as_str()) {
+                Ok(index) => index,
+                Err(error) => return Outgoing::error(Some(id), &error),
+            };
+            let next = next_cursor(index, chunks.len());
+            let modern = revision
+                .is_modern()
+                .then(|| ModernResult::cacheable(modern_meta, ttl));
+            encode(id, chunks[index], next.as_deref(), modern)
+        };
+        answer_now(id, piped, token, in_flight, Ok(items), Box::new(page))
     }
 }

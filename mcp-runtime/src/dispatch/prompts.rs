@@ -165,7 +165,15 @@ impl Dispatcher {
                 ttl: catalog.ttl,
             };
             let definitions = catalog.definitions.clone();
-            return list.answer(id, in_flight, definitions, move |id, page, next, modern| {
+            return list.answer(
+                id,
+                in_flight,
+                Response::Prompts(definitions),
+                |response| match response {
+                    Response::Prompts(items) => Some(items),
+                    _ => None,
+                },
+                move |id, page, next, modern| {
                 let result = ListPromptsResult::new(page, revision, next, modern);
                 Outgoing::raw_result(id, &result.encode())
             });

@@ -272,7 +272,15 @@ impl Dispatcher {
                 ttl: catalog.ttl,
             };
             let templates = catalog.templates().into_iter().cloned().collect();
-            return list.answer(id, in_flight, templates, move |id, page, next, modern| {
+            return list.answer(
+                id,
+                in_flight,
+                Response::ResourceTemplates(templates),
+                |response| match response {
+                    Response::ResourceTemplates(items) => Some(items),
+                    _ => None,
+                },
+                move |id, page, next, modern| {
                 let page: Vec<&ResourceTemplate> = page.iter().collect();
                 let result = ListResourceTemplatesResult::new(&page, revision, next, modern);
                 Outgoing::raw_result(id, &result.encode())

@@ -167,12 +167,49 @@ enum Running<T> {
 impl<T> Future for Running<T> {
     type Output = RunOutcome<T>;
 
+    #[inline(always)]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<RunOutcome<T>> {
         match self.get_mut() {
             Running::Straight(running) => Pin::new(running).poll(cx),
             Running::Piped(running) => running.as_mut().poll(cx),
         }
     }
+}
+
+/// What starts a handler, given the request the layers passed on.
+type Start<T> = Box<dyn FnOnce(Option<&mut Request>) -> BoxFuture<'static, T> + Send>;
+
+/// The run of `start` through the layers of `piped`, with the 2026-07-28 `round` it may end
+/// at. Out of line and boxed: one copy per kind of handler, not per place that starts one.
+#[inline(never)]
+fn through_layers<T: Send + 'static>(
+    piped: PipedRun<T>,
+    start: Start<T>,
+    round: Option<Arc<InputRound>>,
+) -> BoxFuture<'static, RunOutcome<T>> {
+    let PipedRun {
+        piped: Piped {
+            pipeline,
+            mut request,
+            ..
+        },
+        into_response,
+        settle,
+    } = piped;
+    request.handle.runner = Some(Box::new(move |mut request: Request| {
+        let running = start(Some(&mut request));
+        Box::pin(async move {
+            match UntilInput::new(running, round).await {
+                RunOutcome::Done(output) => into_response(output, &request),
+                RunOutcome::NeedsInput => Ok(Response::InputRequired),
+                RunOutcome::Replayed => Err(crate::middleware::Error(replayed_state()).into()),
+                RunOutcome::Refused(refused) => Err(crate::middleware::Error(refused).into()),
+            }
+        })
+    }));
+    let method = request.method();
+    let answered = run_pipeline(pipeline, request);
+    Box::pin(async move { settle(answered.await, method.as_str()) })
 }
 
 /// For a run that failed after wanting a capability its request did not declare (asked in
@@ -200,7 +237,8 @@ pub(super) struct Run<T> {
     modern_meta: Arc<RawValue>,
     #[cfg(feature = "tasks")]
     task: Option<Box<dyn BecomeTask<T>>>,
-    piped: Option<PipedRun<T>>,
+    /// Boxed: a run is moved through its builder methods, and a request is large.
+    piped: Option<Box<PipedRun<T>>>,
     output: PhantomData<fn() -> T>,
 }
 
@@ -214,10 +252,12 @@ struct PipedRun<T> {
 impl<T: Through> Run<T> {
     /// This run, through the layers of `piped` (none when `None`).
     pub(super) fn through(mut self, piped: Option<Piped>) -> Self {
-        self.piped = piped.map(|piped| PipedRun {
-            piped,
-            into_response: T::into_response,
-            settle: settle::<T>,
+        self.piped = piped.map(|piped| {
+            Box::new(PipedRun {
+                piped,
+                into_response: T::into_response,
+                settle: settle::<T>,
+            })
         });
         self
     }
@@ -336,38 +376,11 @@ impl<T: Failure + Send + 'static> Run<T> {
             }
             // Everything from the first layer on runs inside the future, so the panic guard
             // around it catches a layer's panic as it does a handler's.
-            Some(PipedRun {
-                piped:
-                    Piped {
-                        pipeline,
-                        mut request,
-                        ..
-                    },
-                into_response,
-                settle,
-            }) => {
-                let round = round.clone();
-                request.handle.runner = Some(Box::new(move |mut request: Request| {
-                    let running = start(Some(&mut request));
-                    Box::pin(async move {
-                        match UntilInput::new(running, round).await {
-                            RunOutcome::Done(output) => into_response(output, &request),
-                            RunOutcome::NeedsInput => Ok(Response::InputRequired),
-                            RunOutcome::Replayed => {
-                                Err(crate::middleware::Error(replayed_state()).into())
-                            }
-                            RunOutcome::Refused(refused) => {
-                                Err(crate::middleware::Error(refused).into())
-                            }
-                        }
-                    })
-                }));
-                let method = request.method();
-                let answered = run_pipeline(pipeline, request);
-                Ok(Running::Piped(Box::pin(async move {
-                    settle(answered.await, method.as_str())
-                })))
-            }
+            Some(piped) => Ok(Running::Piped(through_layers(
+                *piped,
+                Box::new(start),
+                round.clone(),
+            ))),
         };
         Ok(Reply::Pending(Box::pin(async move {
             let outcome = match started {
