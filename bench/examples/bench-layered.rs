@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use mcp_runtime::middleware::{AuditLogLayer, RateLimitLayer, TimeoutLayer};
+use mcp_runtime::middleware::{self, AuditLogLayer, Next, RateLimitLayer, Request, TimeoutLayer};
 use mcp_runtime::{Server, mcp_tool, server_info, tools};
 
 /// Add two numbers.
@@ -33,12 +33,27 @@ async fn echo(text: String) -> String {
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    Server::new(server_info!())
-        .tools(tools![add, echo])
-        .layer(TimeoutLayer::new(Duration::from_secs(60)))
+    // `BENCH_LAYERS` picks some of the three (comma-separated: `timeout`, `rate`, `audit`;
+    // `noop` is a layer that only passes requests on), to see what each costs; all three by
+    // default.
+    let chosen = std::env::var("BENCH_LAYERS").unwrap_or_else(|_| "timeout,rate,audit".into());
+    let has = |layer: &str| chosen.split(',').any(|name| name == layer);
+    let mut server = Server::new(server_info!()).tools(tools![add, echo]);
+    if has("noop") {
+        // The pipeline's own cost: one layer that only passes requests on.
+        server = server.layer(middleware::from_fn(|request: Request, next: Next| {
+            next.run(request)
+        }));
+    }
+    if has("timeout") {
+        server = server.layer(TimeoutLayer::new(Duration::from_secs(60)));
+    }
+    if has("rate") {
         // Far above what the benchmark sends, so every call is checked and none refused.
-        .layer(RateLimitLayer::per_second(1_000_000_000))
-        .layer(AuditLogLayer::to_writer(std::io::sink()).buffer(1 << 16))
-        .serve_from_args()
-        .await
+        server = server.layer(RateLimitLayer::per_second(1_000_000_000));
+    }
+    if has("audit") {
+        server = server.layer(AuditLogLayer::to_writer(std::io::sink()).buffer(1 << 16));
+    }
+    server.serve_from_args().await
 }

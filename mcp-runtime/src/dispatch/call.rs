@@ -39,10 +39,10 @@ impl Dispatcher {
         in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
         let name = params.as_ref().and_then(|params| params.name.as_ref());
-        let refusal = self.refusable(id, Method::CallTool, &scope, name.and_then(Value::as_str));
+        let refusal = self.refusable(Method::CallTool, &scope, name.and_then(Value::as_str));
         let started = self.start_tool(id, params, scope, in_flight);
         match (started, refusal) {
-            (Err(refused), Some(refusal)) => refusal.answer(id, refused, in_flight),
+            (Err(refused), Some(refusal)) => refusal.answer(self, id, refused, in_flight),
             (started, _) => started,
         }
     }

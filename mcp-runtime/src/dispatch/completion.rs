@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use super::classify::RequestScope;
 use super::offerings::{context, panicked, required_str};
-use super::prompts::string_arguments;
 use super::piped::{another_kind, answer_now};
+use super::prompts::string_arguments;
 use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
 use crate::handler::{CompletionContext, CompletionRequest, JsonObject, ResourceDefinition};

@@ -363,9 +363,10 @@ impl Dispatcher {
                     _ => None,
                 },
                 move |id, page, next, modern| {
-                let result = ListToolsResult::new(page, revision, next, modern);
-                Outgoing::raw_result(id, &result.encode())
-            });
+                    let result = ListToolsResult::new(page, revision, next, modern);
+                    Outgoing::raw_result(id, &result.encode())
+                },
+            );
         }
         let catalog = self.catalog.get();
         let page = catalog.page(revision, cursor)?;

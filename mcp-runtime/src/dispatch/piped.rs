@@ -13,9 +13,9 @@ use super::run::{Piped, Run, Through};
 use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
 use crate::middleware::{BoxError, Caller, Handle, Method, Pipeline, Request, Response};
+use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::ModernResult;
-use crate::protocol::ProtocolVersion;
 
 impl Dispatcher {
     /// The layers request `id` (a `method` in `scope`) passes, if any: the server's, then
@@ -33,7 +33,7 @@ impl Dispatcher {
         if self.pipeline.is_none() && tool_layers.is_none() {
             return None;
         }
-        Some(self.request_for_layers(id, method, scope, tool_layers, cancellation))
+        Some(self.request_for_layers(id, method, caller_of(scope), tool_layers, cancellation))
     }
 
     /// What [`piped`](Self::piped) builds when there are layers: kept out of line, so the
@@ -43,7 +43,7 @@ impl Dispatcher {
         &self,
         id: &RequestId,
         method: Method,
-        scope: &RequestScope,
+        caller: Caller,
         tool_layers: Option<&Pipeline>,
         cancellation: &CancellationToken,
     ) -> Piped {
@@ -57,12 +57,7 @@ impl Dispatcher {
             name: None,
             arguments: None,
             id: id.clone(),
-            caller: Caller {
-                principal: scope.principal.clone(),
-                client: scope.client.info(),
-                revision: scope.revision,
-                connection: scope.connection,
-            },
+            caller,
             retry: false,
             may_become_task: false,
             annotations: None,
@@ -82,61 +77,61 @@ impl Dispatcher {
 
 impl Dispatcher {
     /// What passes the server's layers should request `id` be refused before any handler
-    /// runs: a request naming `name`. `None` without layers.
+    /// runs: a request naming `name`. `None` without layers. Only the caller is taken now;
+    /// the request is built if it is refused.
     #[inline]
     pub(super) fn refusable(
         &self,
-        id: &RequestId,
         method: Method,
         scope: &RequestScope,
         name: Option<&str>,
     ) -> Option<Refusal> {
         // Checked here, inline: without layers, a request pays for nothing more.
         self.pipeline.as_ref()?;
-        Some(self.refusal(id, method, scope, name))
+        Some(Refusal {
+            method,
+            name: name.map(Arc::from),
+            caller: caller_of(scope),
+        })
     }
+}
 
-    #[inline(never)]
-    fn refusal(
-        &self,
-        id: &RequestId,
-        method: Method,
-        scope: &RequestScope,
-        name: Option<&str>,
-    ) -> Refusal {
-        let token = CancellationToken::new();
-        let mut piped = self.request_for_layers(id, method, scope, None, &token);
-        piped.request.name = name.map(Into::into);
-        Refusal {
-            piped,
-            token,
-            revision: scope.revision,
-        }
+/// Who makes a request, as layers see it.
+fn caller_of(scope: &RequestScope) -> Caller {
+    Caller {
+        principal: scope.principal.clone(),
+        client: scope.client.info(),
+        revision: scope.revision,
+        connection: scope.connection,
     }
 }
 
 /// A request refused before any handler ran (an unknown tool, resource or prompt), on its
 /// way through the layers all the same: an audit log records it, a rate limit counts it.
 pub(super) struct Refusal {
-    piped: Piped,
-    token: CancellationToken,
-    revision: ProtocolVersion,
+    method: Method,
+    name: Option<Arc<str>>,
+    caller: Caller,
 }
 
 impl Refusal {
     /// Answer request `id` with `refused`, unless a layer answers otherwise.
     pub(super) fn answer(
         self,
+        dispatcher: &Dispatcher,
         id: &RequestId,
         refused: ErrorObject,
         in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
         let Refusal {
-            piped,
-            token,
-            revision,
+            method,
+            name,
+            caller,
         } = self;
-        let method = piped.request.method();
+        let revision = caller.revision;
+        let token = CancellationToken::new();
+        let mut piped = dispatcher.request_for_layers(id, method, caller, None, &token);
+        piped.request.name = name;
         answer_now(
             id,
             piped,
@@ -152,8 +147,7 @@ impl Refusal {
 }
 
 /// How a response that passed the layers is answered.
-pub(super) type Encode =
-    Box<dyn FnOnce(Response, &RequestId, &Arc<RawValue>) -> Outgoing + Send>;
+pub(super) type Encode = Box<dyn FnOnce(Response, &RequestId, &Arc<RawValue>) -> Outgoing + Send>;
 
 /// Answer request `id`, whose answer is ready before the layers run (a list, a completion, a
 /// refusal), with what comes out of them: `encode` answers a response, an error is answered

@@ -174,9 +174,10 @@ impl Dispatcher {
                     _ => None,
                 },
                 move |id, page, next, modern| {
-                let result = ListPromptsResult::new(page, revision, next, modern);
-                Outgoing::raw_result(id, &result.encode())
-            });
+                    let result = ListPromptsResult::new(page, revision, next, modern);
+                    Outgoing::raw_result(id, &result.encode())
+                },
+            );
         }
         let pages = catalog.pages(revision);
         let index = page_index(cursor(params)?, pages.len(), "prompts/list")?;
@@ -193,10 +194,10 @@ impl Dispatcher {
         in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
         let name = params.as_ref().and_then(|params| params.get("name"));
-        let refusal = self.refusable(id, Method::GetPrompt, &scope, name.and_then(Value::as_str));
+        let refusal = self.refusable(Method::GetPrompt, &scope, name.and_then(Value::as_str));
         let started = self.start_prompt(id, params, scope, in_flight);
         match (started, refusal) {
-            (Err(refused), Some(refusal)) => refusal.answer(id, refused, in_flight),
+            (Err(refused), Some(refusal)) => refusal.answer(self, id, refused, in_flight),
             (started, _) => started,
         }
     }

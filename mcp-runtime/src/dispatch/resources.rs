@@ -281,10 +281,11 @@ impl Dispatcher {
                     _ => None,
                 },
                 move |id, page, next, modern| {
-                let page: Vec<&ResourceTemplate> = page.iter().collect();
-                let result = ListResourceTemplatesResult::new(&page, revision, next, modern);
-                Outgoing::raw_result(id, &result.encode())
-            });
+                    let page: Vec<&ResourceTemplate> = page.iter().collect();
+                    let result = ListResourceTemplatesResult::new(&page, revision, next, modern);
+                    Outgoing::raw_result(id, &result.encode())
+                },
+            );
         }
         let pages = catalog.template_pages(revision);
         let index = page_index(cursor(params)?, pages.len(), "resources/templates/list")?;
@@ -302,15 +303,10 @@ impl Dispatcher {
         in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
         let uri = params.as_ref().and_then(|params| params.get("uri"));
-        let refusal = self.refusable(
-            id,
-            Method::ReadResource,
-            &scope,
-            uri.and_then(Value::as_str),
-        );
+        let refusal = self.refusable(Method::ReadResource, &scope, uri.and_then(Value::as_str));
         let started = self.start_read(id, params, scope, in_flight);
         match (started, refusal) {
-            (Err(refused), Some(refusal)) => refusal.answer(id, refused, in_flight),
+            (Err(refused), Some(refusal)) => refusal.answer(self, id, refused, in_flight),
             (started, _) => started,
         }
     }

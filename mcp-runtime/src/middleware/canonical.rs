@@ -1,46 +1,79 @@
 //! JSON written the same way whatever order its objects' members came in: a client may send
 //! the same arguments in another order, and the audit digest and the cache key must not care.
 
+use std::io;
+
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 
 /// `members` as compact JSON with every object's keys sorted, at every depth.
 pub(super) fn canonical_object(members: &Map<String, Value>) -> String {
-    let mut out = String::new();
+    let mut out = Vec::with_capacity(64);
     write_object(members, &mut out);
-    out
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-fn write(value: &Value, out: &mut String) {
+/// SHA-256 of [`canonical_object`]'s text, as lowercase hex, hashed as it is written.
+pub(super) fn canonical_digest(members: &Map<String, Value>) -> String {
+    let mut hasher = Hashing(Sha256::new());
+    write_object(members, &mut hasher);
+    crate::random::hex(&hasher.0.finalize())
+}
+
+/// Feeds what is written to the digest.
+struct Hashing(Sha256);
+
+impl io::Write for Hashing {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn write(value: &Value, out: &mut impl io::Write) {
     match value {
         Value::Object(members) => write_object(members, out),
         Value::Array(items) => {
-            out.push('[');
+            put(out, b"[");
             for (index, item) in items.iter().enumerate() {
                 if index > 0 {
-                    out.push(',');
+                    put(out, b",");
                 }
                 write(item, out);
             }
-            out.push(']');
+            put(out, b"]");
         }
         // Strings escaped and numbers written as serde_json writes them.
-        scalar => out.push_str(&scalar.to_string()),
+        scalar => write_json(scalar, out),
     }
 }
 
-fn write_object(members: &Map<String, Value>, out: &mut String) {
-    let mut keys: Vec<&String> = members.keys().collect();
-    keys.sort();
-    out.push('{');
-    for (index, key) in keys.into_iter().enumerate() {
+fn write_object(members: &Map<String, Value>, out: &mut impl io::Write) {
+    let mut entries: Vec<(&String, &Value)> = members.iter().collect();
+    entries.sort_unstable_by_key(|(key, _)| *key);
+    put(out, b"{");
+    for (index, (key, value)) in entries.into_iter().enumerate() {
         if index > 0 {
-            out.push(',');
+            put(out, b",");
         }
-        out.push_str(&Value::String(key.clone()).to_string());
-        out.push(':');
-        write(&members[key.as_str()], out);
+        write_json(key, out);
+        put(out, b":");
+        write(value, out);
     }
-    out.push('}');
+    put(out, b"}");
+}
+
+fn put(out: &mut impl io::Write, bytes: &[u8]) {
+    out.write_all(bytes)
+        .expect("memory and digests take every byte");
+}
+
+fn write_json<T: serde::Serialize + ?Sized>(value: &T, out: &mut impl io::Write) {
+    serde_json::to_writer(out, value).expect("a JSON value always serializes");
 }
 
 #[cfg(test)]

@@ -1,10 +1,11 @@
 //! The pipeline itself: layers boxed into one clonable service, around the innermost one that
 //! runs the request's handler.
 
+use std::any::Any;
 use std::fmt;
 use std::future::poll_fn;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 
 use super::{BoxError, Error, Layer, Request, Response, Service};
 use crate::future::BoxFuture;
@@ -37,6 +38,15 @@ where
 
     fn call(&mut self, request: Request) -> BoxFuture<'static, Result<Response, BoxError>> {
         let future = Service::call(self, request);
+        // A layer whose future is already the pipeline's (the shipped ones, `from_fn`, the
+        // handler's end) is passed on as it is, rather than boxed once more per layer.
+        let mut future = Some(future);
+        if let Some(boxed) = (&mut future as &mut dyn Any)
+            .downcast_mut::<Option<BoxFuture<'static, Result<Response, BoxError>>>>()
+        {
+            return boxed.take().expect("taken once");
+        }
+        let future = future.take().expect("taken once");
         Box::pin(async move { future.await.map_err(Into::into) })
     }
 
@@ -100,6 +110,13 @@ pub(crate) fn run_pipeline(
     mut pipeline: Pipeline,
     request: Request,
 ) -> BoxFuture<'static, Result<Response, BoxError>> {
+    // Most layers are always ready: asked once at once, the call needs no future around it.
+    // One that is not is asked again inside the future, with a waker that wakes it.
+    match Service::poll_ready(&mut pipeline, &mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(Ok(())) => return Service::call(&mut pipeline, request),
+        Poll::Ready(Err(error)) => return Box::pin(std::future::ready(Err(error))),
+        Poll::Pending => {}
+    }
     Box::pin(async move {
         poll_fn(|cx| Service::poll_ready(&mut pipeline, cx)).await?;
         Service::call(&mut pipeline, request).await

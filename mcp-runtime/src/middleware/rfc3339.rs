@@ -15,13 +15,27 @@ pub(super) fn format_millis(millis: i64) -> String {
     let (days, millis_of_day) = (millis.div_euclid(86_400_000), millis.rem_euclid(86_400_000));
     let (year, month, day) = civil_from_days(days);
     let seconds_of_day = millis_of_day / 1000;
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        seconds_of_day / 3600,
-        seconds_of_day / 60 % 60,
-        seconds_of_day % 60,
-        millis_of_day % 1000
-    )
+    // Digit by digit: `format!` with widths costs several times as much, once per request.
+    let mut out = String::with_capacity(24);
+    let mut digits = |value: u32, width: usize, after: char| {
+        let mut place = [b'0'; 4];
+        let mut rest = value;
+        for digit in place[..width].iter_mut().rev() {
+            *digit = b'0' + (rest % 10) as u8;
+            rest /= 10;
+        }
+        out.extend(place[..width].iter().map(|&digit| char::from(digit)));
+        out.push(after);
+    };
+    digits(year.clamp(0, 9999) as u32, 4, '-');
+    digits(month, 2, '-');
+    digits(day, 2, 'T');
+    let (seconds, millis) = (seconds_of_day as u32, (millis_of_day % 1000) as u32);
+    digits(seconds / 3600, 2, ':');
+    digits(seconds / 60 % 60, 2, ':');
+    digits(seconds % 60, 2, '.');
+    digits(millis, 3, 'Z');
+    out
 }
 
 /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`:
