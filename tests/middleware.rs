@@ -756,3 +756,72 @@ async fn the_shipped_layers_through_the_in_process_client_in_both_eras() {
         assert_eq!(outcomes, expected, "{revision}:\n{text}");
     }
 }
+
+/// Becomes a task at once, then waits for the test before it answers.
+#[mcp_tool(task)]
+async fn chore(ctx: RequestContext) -> &'static str {
+    ctx.start_task().await;
+    CHORE_GO.notified().await;
+    "chore done"
+}
+
+static CHORE_GO: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_becomes_a_task_runs_on_inside_the_layers() {
+    let seen = Arc::new(Mutex::new(Vec::<(bool, String)>::new()));
+    let notes = seen.clone();
+    let layer = middleware::from_fn(move |request: Request, next: Next| {
+        let notes = notes.clone();
+        async move {
+            let task = request.may_become_task();
+            let is_chore = request.tool_name() == Some("chore");
+            let response = next.run(request).await;
+            if is_chore {
+                let text = match &response {
+                    Ok(Response::Tool(result)) => format!("{:?}", result.content),
+                    other => format!("{other:?}"),
+                };
+                notes.lock().unwrap().push((task, text));
+            }
+            response
+        }
+    });
+    let client = TestClient::new(
+        Server::new(ServerInfo::new("tasks", "1"))
+            .tools(tools![chore])
+            .layer(layer),
+    );
+    let with_tasks = json!({"io.modelcontextprotocol/clientCapabilities":
+        {"extensions": {"io.modelcontextprotocol/tasks": {}}}});
+    let created = client
+        .request(
+            "tools/call",
+            json!({"name": "chore", "arguments": {}, "_meta": with_tasks}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created["resultType"], "task", "{created}");
+    let task_id = created["taskId"].as_str().unwrap().to_owned();
+    // The call is a task now; its layer has seen no outcome yet.
+    assert!(seen.lock().unwrap().is_empty());
+    CHORE_GO.notify_one();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let task = client
+            .request("tasks/get", json!({"taskId": task_id, "_meta": with_tasks}))
+            .await
+            .unwrap();
+        if task["status"] == "completed" {
+            assert_eq!(task["result"]["content"][0]["text"], "chore done", "{task}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{task}");
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    // The layer saw the task's end, and knew the call might become one.
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert!(seen[0].0);
+    assert!(seen[0].1.contains("chore done"), "{seen:?}");
+}
