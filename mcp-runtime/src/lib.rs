@@ -7,6 +7,7 @@ pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_server, mcp_tool, prompts, re
 
 pub mod ask;
 mod cancel;
+mod canonical;
 mod context;
 mod dispatch;
 mod future;

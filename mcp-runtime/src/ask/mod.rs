@@ -12,7 +12,6 @@
 //!
 //! The design and its trade-offs are in `docs/asking-the-client.md`.
 
-mod canonical;
 pub(crate) mod error;
 mod form;
 pub(crate) mod missing;

@@ -22,9 +22,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::{Map, Value, json};
 
 use super::AskError;
-use super::canonical::digest;
 use super::replay::SharedReplayGuard;
 use super::seal::{Refusal, SealKey};
+use crate::canonical::digest;
 use crate::future::BoxFuture;
 use crate::protocol::JsonObject;
 use crate::protocol::jsonrpc::ErrorObject;

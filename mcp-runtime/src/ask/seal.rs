@@ -298,7 +298,7 @@ mod tests {
         let bytes = from_base64url(&sealed).unwrap();
         let hash = sha2_of(principal.as_bytes());
         let hex_hash = crate::random::hex(&hash);
-        let json_digest = super::super::canonical::digest(&json!(principal));
+        let json_digest = crate::canonical::digest(&json!(principal));
         let needles: [&[u8]; 7] = [
             principal.as_bytes(),
             b"alice",
@@ -333,7 +333,7 @@ mod tests {
             SealKey::from_secret(b"another").principal_digest("alice")
         );
         assert_ne!(digest, crate::random::hex(&sha2_of(b"alice")));
-        assert_ne!(digest, super::super::canonical::digest(&json!("alice")));
+        assert_ne!(digest, crate::canonical::digest(&json!("alice")));
     }
 
     #[test]

@@ -13,8 +13,8 @@ use std::thread::JoinHandle;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::canonical::canonical_digest;
 use super::{BoxError, Caller, Elapsed, Error, Layer, Method, Request, Response, Service, rfc3339};
+use crate::canonical::canonical_digest;
 use crate::future::BoxFuture;
 use crate::protocol::RequestId;
 

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::canonical::canonical_object;
 use super::{BoxError, CallerKey, Layer, Method, Request, Response, Service};
+use crate::canonical::canonical_object;
 use crate::future::BoxFuture;
 use crate::protocol::CallToolResult;
 

@@ -84,7 +84,6 @@
 
 mod audit;
 mod cache;
-mod canonical;
 mod concurrency;
 mod describe;
 mod error;

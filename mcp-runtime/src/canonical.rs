@@ -1,5 +1,6 @@
-//! JSON written the same way whatever order its objects' members came in: a client may send
-//! the same arguments in another order, and the audit digest and the cache key must not care.
+//! JSON written the same way whatever order its objects' members came in, and its digest: a
+//! client may send the same arguments in another order (a retried 2026-07-28 call, a cached or
+//! audited tool call), and what binds, keys or records them must not care.
 
 use std::io;
 
@@ -7,16 +8,23 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 /// `members` as compact JSON with every object's keys sorted, at every depth.
-pub(super) fn canonical_object(members: &Map<String, Value>) -> String {
+pub(crate) fn canonical_object(members: &Map<String, Value>) -> String {
     let mut out = Vec::with_capacity(64);
     write_object(members, &mut out);
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
 /// SHA-256 of [`canonical_object`]'s text, as lowercase hex, hashed as it is written.
-pub(super) fn canonical_digest(members: &Map<String, Value>) -> String {
+pub(crate) fn canonical_digest(members: &Map<String, Value>) -> String {
     let mut hasher = Hashing(Sha256::new());
     write_object(members, &mut hasher);
+    crate::random::hex(&hasher.0.finalize())
+}
+
+/// SHA-256 of `value` written as [`canonical_object`] writes objects, as lowercase hex.
+pub(crate) fn digest(value: &Value) -> String {
+    let mut hasher = Hashing(Sha256::new());
+    write(value, &mut hasher);
     crate::random::hex(&hasher.0.finalize())
 }
 
@@ -94,5 +102,19 @@ mod tests {
             canonical(json!({"b": [{"y": "\"q\"", "z": 1}], "a": null})),
             canonical(json!({"a": null, "b": [{"z": 1, "y": "\"q\""}]}))
         );
+    }
+
+    #[test]
+    fn member_order_does_not_matter_but_content_does() {
+        let a = json!({"x": 1, "y": {"b": [1, "2"], "a": null}});
+        let b = json!({"y": {"a": null, "b": [1, "2"]}, "x": 1});
+        assert_eq!(digest(&a), digest(&b));
+        assert_ne!(
+            digest(&a),
+            digest(&json!({"x": 1, "y": {"b": [1, 2], "a": null}}))
+        );
+        assert_ne!(digest(&json!(["a,b"])), digest(&json!(["a", "b"])));
+        assert_eq!(digest(&json!({})).len(), 64);
+        assert_eq!(digest(&a), canonical_digest(a.as_object().unwrap()));
     }
 }
