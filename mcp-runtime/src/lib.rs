@@ -16,6 +16,7 @@ mod launch;
 pub mod middleware;
 pub mod protocol;
 mod random;
+mod rfc3339;
 mod schema;
 mod server;
 #[cfg(feature = "tasks")]

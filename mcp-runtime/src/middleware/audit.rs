@@ -13,10 +13,11 @@ use std::thread::JoinHandle;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{BoxError, Caller, Elapsed, Error, Layer, Method, Request, Response, Service, rfc3339};
+use super::{BoxError, Caller, Elapsed, Error, Layer, Method, Request, Response, Service};
 use crate::canonical::canonical_digest;
 use crate::future::BoxFuture;
 use crate::protocol::RequestId;
+use crate::rfc3339;
 
 /// Writes one JSON line for every request the pipeline answers, lists included: who called,
 /// what, and how it ended.

@@ -94,7 +94,6 @@ mod pipeline;
 mod rate_limit;
 mod request;
 mod response;
-mod rfc3339;
 #[cfg(test)]
 pub(crate) mod testing;
 mod timeout;

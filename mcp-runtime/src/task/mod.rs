@@ -8,7 +8,6 @@
 //! then on its questions wait in the task (`status: "input_required"`, `tasks/update`), and
 //! its end is inlined in `tasks/get`.
 
-pub(crate) mod clock;
 pub(crate) mod record;
 pub(crate) mod slot;
 pub(crate) mod store;

@@ -5,9 +5,9 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::clock::rfc3339;
 use super::record::{TaskOutcome, TaskRecord, TaskSnapshot};
 use crate::protocol::jsonrpc::ErrorObject;
+use crate::rfc3339;
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -63,8 +63,8 @@ impl<'a> TaskWire<'a> {
             task_id: &task.id,
             status: snapshot.status.as_str(),
             status_message: snapshot.status_message.as_deref(),
-            created_at: rfc3339(task.created),
-            last_updated_at: rfc3339(snapshot.updated),
+            created_at: rfc3339::at(task.created),
+            last_updated_at: rfc3339::at(snapshot.updated),
             ttl_ms: millis(task.ttl),
             // Never 0: a client told to poll every 0 ms would spin.
             poll_interval_ms: millis(task.poll_interval).max(1),

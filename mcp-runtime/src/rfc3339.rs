@@ -1,17 +1,24 @@
-//! Wall-clock time as RFC 3339 in UTC, for the audit log, without a date crate.
+//! Wall-clock time as RFC 3339 in UTC with milliseconds (`2026-11-29T19:45:03.120Z`), as task
+//! timestamps and audit lines carry it, without a date crate.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Now, like `2026-12-02T01:02:03.456Z`.
-pub(super) fn now() -> String {
-    let since_epoch = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    format_millis(since_epoch.as_millis() as i64)
+/// Now.
+pub(crate) fn now() -> String {
+    at(SystemTime::now())
+}
+
+/// `time`, to the millisecond.
+pub(crate) fn at(time: SystemTime) -> String {
+    let millis = match time.duration_since(UNIX_EPOCH) {
+        Ok(since) => since.as_millis() as i64,
+        Err(before) => -(before.duration().as_millis() as i64),
+    };
+    format_millis(millis)
 }
 
 /// `millis` after the Unix epoch, to the millisecond, in UTC.
-pub(super) fn format_millis(millis: i64) -> String {
+fn format_millis(millis: i64) -> String {
     let (days, millis_of_day) = (millis.div_euclid(86_400_000), millis.rem_euclid(86_400_000));
     let (year, month, day) = civil_from_days(days);
     let seconds_of_day = millis_of_day / 1000;
@@ -73,6 +80,19 @@ mod tests {
         assert_eq!(format_millis(4_107_542_400_000), "2100-03-01T00:00:00.000Z");
         assert_eq!(format_millis(1_798_246_923_456), "2026-12-26T01:02:03.456Z");
         assert_eq!(format_millis(-1), "1969-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn instants_come_out_to_the_millisecond() {
+        use std::time::Duration;
+        let at_ = |seconds: u64, millis: u64| {
+            at(UNIX_EPOCH + Duration::from_secs(seconds) + Duration::from_millis(millis))
+        };
+        assert_eq!(at_(0, 0), "1970-01-01T00:00:00.000Z");
+        // `date -u -d @951782400`: the leap day of a year divisible by 400.
+        assert_eq!(at_(951_782_400, 5), "2000-02-29T00:00:00.005Z");
+        assert_eq!(at_(1_796_067_903, 120), "2026-11-30T19:45:03.120Z");
+        assert_eq!(at_(4_107_542_399, 999), "2100-02-28T23:59:59.999Z");
     }
 
     #[test]
