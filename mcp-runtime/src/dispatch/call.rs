@@ -41,10 +41,7 @@ impl Dispatcher {
         let name = params.as_ref().and_then(|params| params.name.as_ref());
         let refusal = self.refusable(Method::CallTool, &scope, name.and_then(Value::as_str));
         let started = self.start_tool(id, params, scope, in_flight);
-        match (started, refusal) {
-            (Err(refused), Some(refusal)) => refusal.answer(self, id, refused, in_flight),
-            (started, _) => started,
-        }
+        self.unless_refused(refusal, started, id, in_flight)
     }
 
     fn start_tool(
@@ -104,9 +101,6 @@ impl Dispatcher {
                 {
                     request.may_become_task = task_start.is_some();
                 }
-                // The handler's token fires with the request's, and alone when a layer gives
-                // up on it; only the request's ends the request unanswered.
-                request.cancellation = token.child();
                 piped
             });
         let mut context = super::offerings::context(scope, token);

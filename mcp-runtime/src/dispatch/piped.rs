@@ -18,7 +18,8 @@ use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::ModernResult;
 
 impl Dispatcher {
-    /// The layers request `id` (a `method` in `scope`) passes, if any: the server's, then
+    /// The layers request `id` (a `method` in `scope`, cancelled by `cancellation`) passes, if
+    /// any: the server's, then
     /// `tool_layers` (a tool's own). `None` when there are none: the request is then built
     /// not at all.
     #[inline]
@@ -61,7 +62,9 @@ impl Dispatcher {
             retry: false,
             may_become_task: false,
             annotations: None,
-            cancellation: cancellation.clone(),
+            // The handler's token fires with the request's, and alone when a layer gives up
+            // on it (a timeout); only the request's ends the request unanswered.
+            cancellation: cancellation.child(),
             handle: Handle {
                 tool_layers,
                 runner: None,
@@ -114,9 +117,26 @@ pub(super) struct Refusal {
     caller: Caller,
 }
 
+impl Dispatcher {
+    /// `started`, unless it is a refusal and there are layers (`refusal`): the refusal then
+    /// passes them all the same.
+    pub(super) fn unless_refused(
+        &self,
+        refusal: Option<Refusal>,
+        started: Result<Reply, ErrorObject>,
+        id: &RequestId,
+        in_flight: &InFlight,
+    ) -> Result<Reply, ErrorObject> {
+        match (started, refusal) {
+            (Err(refused), Some(refusal)) => refusal.answer(self, id, refused, in_flight),
+            (started, _) => started,
+        }
+    }
+}
+
 impl Refusal {
     /// Answer request `id` with `refused`, unless a layer answers otherwise.
-    pub(super) fn answer(
+    fn answer(
         self,
         dispatcher: &Dispatcher,
         id: &RequestId,

@@ -196,10 +196,7 @@ impl Dispatcher {
         let name = params.as_ref().and_then(|params| params.get("name"));
         let refusal = self.refusable(Method::GetPrompt, &scope, name.and_then(Value::as_str));
         let started = self.start_prompt(id, params, scope, in_flight);
-        match (started, refusal) {
-            (Err(refused), Some(refusal)) => refusal.answer(self, id, refused, in_flight),
-            (started, _) => started,
-        }
+        self.unless_refused(refusal, started, id, in_flight)
     }
 
     fn start_prompt(
@@ -242,7 +239,6 @@ impl Dispatcher {
                         .collect(),
                 );
                 piped.request.retry = is_retry(params.as_ref());
-                piped.request.cancellation = token.child();
                 piped
             });
         let mut prompt_context = context(scope, token);

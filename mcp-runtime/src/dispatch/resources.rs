@@ -305,10 +305,7 @@ impl Dispatcher {
         let uri = params.as_ref().and_then(|params| params.get("uri"));
         let refusal = self.refusable(Method::ReadResource, &scope, uri.and_then(Value::as_str));
         let started = self.start_read(id, params, scope, in_flight);
-        match (started, refusal) {
-            (Err(refused), Some(refusal)) => refusal.answer(self, id, refused, in_flight),
-            (started, _) => started,
-        }
+        self.unless_refused(refusal, started, id, in_flight)
     }
 
     fn start_read(
@@ -343,7 +340,6 @@ impl Dispatcher {
             .map(|mut piped| {
                 piped.request.name = Some(uri.as_str().into());
                 piped.request.retry = is_retry(params.as_ref());
-                piped.request.cancellation = token.child();
                 piped
             });
         let mut request_context = context(scope, token);
