@@ -120,6 +120,7 @@ pub(super) struct Refusal {
 impl Dispatcher {
     /// `started`, unless it is a refusal and there are layers (`refusal`): the refusal then
     /// passes them all the same.
+    #[inline]
     pub(super) fn unless_refused(
         &self,
         refusal: Option<Refusal>,
