@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use super::describe::subject;
-use super::response::{content_bytes, contents_bytes};
+use super::response::{content_bytes, contents_bytes, json_bytes};
 use super::{BoxError, Layer, Method, Request, Response, Service};
 use crate::future::BoxFuture;
 use crate::protocol::{CallToolResult, Content, ResourceBody, ResourceContents};
@@ -122,10 +122,7 @@ fn note(over: &OverCap) -> String {
 }
 
 fn truncate_tool(mut result: CallToolResult, over: &OverCap) -> Result<CallToolResult, OverCap> {
-    let structured = result
-        .structured_content
-        .as_ref()
-        .map_or(0, |value| value.to_string().len());
+    let structured = result.structured_content.as_ref().map_or(0, json_bytes);
     if structured > over.cap {
         return Err(over.clone());
     }

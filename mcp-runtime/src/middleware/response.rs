@@ -40,15 +40,29 @@ impl Response {
         match self {
             Response::Tool(result) => {
                 result.content.iter().map(content_bytes).sum::<usize>()
-                    + result
-                        .structured_content
-                        .as_ref()
-                        .map_or(0, |value| value.to_string().len())
+                    + result.structured_content.as_ref().map_or(0, json_bytes)
             }
             Response::Resource(contents) => contents.iter().map(contents_bytes).sum(),
             _ => 0,
         }
     }
+}
+
+/// How many bytes `value` takes as compact JSON, counted as it is written rather than built.
+pub(super) fn json_bytes(value: &serde_json::Value) -> usize {
+    struct Counting(usize);
+    impl std::io::Write for Counting {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counting = Counting(0);
+    serde_json::to_writer(&mut counting, value).expect("a JSON value always serializes");
+    counting.0
 }
 
 pub(super) fn content_bytes(content: &Content) -> usize {
