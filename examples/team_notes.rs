@@ -32,7 +32,9 @@ impl Notebook {
 
 /// Who is calling: the hook lets no one through unnamed.
 fn user(ctx: &RequestContext) -> Result<&str, String> {
-    ctx.principal().ok_or_else(|| "not signed in".to_owned())
+    ctx.principal()
+        .map(|who| who.subject())
+        .ok_or_else(|| "not signed in".to_owned())
 }
 
 /// Write a note that only you will see.

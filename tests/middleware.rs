@@ -214,7 +214,7 @@ async fn a_layer_sees_the_caller_and_the_request() {
                 "id": request.id().to_string(),
                 "client": caller.client_name(),
                 "revision": caller.revision().as_str(),
-                "principal": caller.principal(),
+                "principal": caller.principal().map(|who| who.as_str()),
                 "connection": caller.connection().is_some(),
                 "key": caller.key().to_string().starts_with("connection"),
                 "read_only": request.annotations().map(|hints| hints.read_only),

@@ -6,6 +6,7 @@
 pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_server, mcp_tool, prompts, resources, tools};
 
 pub mod ask;
+pub mod auth;
 mod cancel;
 mod canonical;
 mod context;

@@ -8,6 +8,7 @@ pub(crate) mod logging;
 pub(crate) mod peer;
 pub(crate) mod state;
 
+use crate::auth::Principal;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -58,7 +59,7 @@ pub struct RequestContext {
     /// ([`Server::forward_tracing`](crate::Server::forward_tracing)).
     pub(crate) forward_tracing: bool,
     /// Who the transport authenticated as the client (see [`RequestContext::principal`]).
-    pub(crate) principal: Option<Arc<str>>,
+    pub(crate) principal: Option<Principal>,
     /// Set when the call may become a task (see [`RequestContext::start_task`]).
     #[cfg(feature = "tasks")]
     pub(crate) task: Option<Arc<crate::task::slot::TaskSlot>>,
@@ -92,15 +93,17 @@ impl RequestContext {
         }
     }
 
-    /// Who the client was authenticated as: what the HTTP authorization hook named (see
-    /// `mcp_runtime::http::Authorized`), or the `mcp_runtime::http::Principal` an enclosing
-    /// app's middleware put in the request's extensions. `None` over stdio (whose credentials
-    /// come from the environment) and when the hook names nobody.
+    /// Who the client was authenticated as, with the scopes its token grants and its
+    /// claims: what a token verifier or the HTTP authorization hook named (see
+    /// `mcp_runtime::http::Authorized`), or the [`Principal`] an enclosing app's middleware put
+    /// in the request's extensions. Over stdio, the principal the server was told to serve
+    /// stdio as ([`Server::stdio_principal`](crate::Server::stdio_principal)), else `None`
+    /// (whose credentials come from the environment); `None` too when a hook names nobody.
     ///
     /// Answers a handler asked for over several 2026-07-28 rounds are bound to it: a
     /// `requestState` issued to one principal resumes nothing for another.
-    pub fn principal(&self) -> Option<&str> {
-        self.principal.as_deref()
+    pub fn principal(&self) -> Option<&Principal> {
+        self.principal.as_ref()
     }
 }
 

@@ -1,6 +1,7 @@
 //! Giving a handler its way to ask the client, and ending a 2026-07-28 request whose handler
 //! waits for answers with an `InputRequiredResult`.
 
+use crate::auth::Principal;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -46,7 +47,7 @@ impl Dispatcher {
             // nothing (and resumes nothing) never needs it.
             let resumes = params.is_some_and(|params| params.contains_key("requestState"));
             let binding = if askable(scope) || resumes {
-                Binding::new(method, target, arguments, scope.principal.as_deref())
+                Binding::new(method, target, arguments, scope.principal.as_ref().map(Principal::as_str))
             } else {
                 Binding::unasked(method)
             };

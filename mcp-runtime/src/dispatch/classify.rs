@@ -4,6 +4,7 @@
 //! before the method is looked at, so even a request named `initialize` is modern when it
 //! carries one.
 
+use crate::auth::Principal;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -64,7 +65,7 @@ pub(crate) struct RequestScope {
     /// The server's shared values.
     pub(crate) states: States,
     /// Who the transport authenticated as the client, if anyone.
-    pub(crate) principal: Option<Arc<str>>,
+    pub(crate) principal: Option<Principal>,
     /// The client program, as it named itself.
     pub(crate) client: ClientOf,
     /// The connection the request came on, if one outlives it.

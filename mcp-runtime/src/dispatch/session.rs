@@ -10,6 +10,7 @@
 //! Requests in the 2026-07-28 (modern) era carry their own `_meta` and never move the state:
 //! a fresh process may answer `server/discover` and still accept `initialize` afterwards.
 
+use crate::auth::Principal;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -37,7 +38,7 @@ pub(crate) struct Session {
     outgoing: OutgoingRequests,
     /// Who the transport authenticated as the client (HTTP's authorization hook); `None` where
     /// nobody was (stdio takes its credentials from the environment).
-    principal: Option<Arc<str>>,
+    principal: Option<Principal>,
     /// What per-connection limits count by; `None` for a stateless request's session.
     connection: Option<u64>,
     /// The client's `clientInfo` from `initialize`.
@@ -170,12 +171,12 @@ impl Session {
 
     /// Serve this connection's requests on behalf of `principal`.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn set_principal(&mut self, principal: Option<Arc<str>>) {
+    pub(crate) fn set_principal(&mut self, principal: Option<Principal>) {
         self.principal = principal;
     }
 
     /// Who the transport authenticated, if anyone.
-    pub(crate) fn principal(&self) -> Option<&Arc<str>> {
+    pub(crate) fn principal(&self) -> Option<&Principal> {
         self.principal.as_ref()
     }
 

@@ -1,6 +1,7 @@
 //! The `io.modelcontextprotocol/tasks` extension (2026-07-28): a tool call that becomes a task
 //! when its handler first waits, and `tasks/get`, `tasks/update`, `tasks/cancel`.
 
+use crate::auth::Principal;
 use std::pin::pin;
 use std::sync::Arc;
 use std::task::Poll;
@@ -193,7 +194,7 @@ impl Dispatcher {
         Ok(Some(TaskStart {
             store: self.tasks.clone(),
             slot,
-            owner: scope.principal.clone(),
+            owner: scope.principal.as_ref().map(Principal::shared),
             round: asking.round.clone(),
             wanted: asking.wanted.clone(),
             tool: tool.name.clone(),
@@ -233,7 +234,7 @@ impl Dispatcher {
         };
         let task = self
             .tasks
-            .find(task_id, scope.principal.as_deref())
+            .find(task_id, scope.principal.as_ref().map(Principal::as_str))
             .ok_or_else(|| ErrorObject::invalid_params(format!("unknown task `{task_id}`")))?;
         let ack = || {
             // An empty result: the task's state is read with `tasks/get`.

@@ -1,5 +1,6 @@
 //! One JSON line per request, written by a thread of its own so that no call waits for a disk.
 
+use crate::auth::Principal;
 use std::fmt;
 use std::fs::OpenOptions;
 use std::io::{self, Write};
@@ -359,7 +360,7 @@ impl Entry {
         line.extend_from_slice(b"{\"time\":\"");
         line.extend_from_slice(self.time.as_bytes());
         line.extend_from_slice(b"\",\"caller\":");
-        json_into(&mut line, &caller.principal());
+        json_into(&mut line, &caller.principal().map(Principal::as_str));
         line.extend_from_slice(b",\"connection\":");
         json_into(&mut line, &caller.connection());
         line.extend_from_slice(b",\"client\":");

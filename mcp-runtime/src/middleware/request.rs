@@ -1,5 +1,6 @@
 //! What a layer sees of a request: the method, what it names, its arguments, who calls.
 
+use crate::auth::Principal;
 use std::fmt;
 use std::sync::Arc;
 
@@ -88,16 +89,17 @@ impl ClientInfo {
 /// revision it speaks, the connection it came on.
 #[derive(Debug, Clone)]
 pub struct Caller {
-    pub(crate) principal: Option<Arc<str>>,
+    pub(crate) principal: Option<Principal>,
     pub(crate) client: Option<ClientInfo>,
     pub(crate) revision: ProtocolVersion,
     pub(crate) connection: Option<u64>,
 }
 
 impl Caller {
-    /// The principal the transport authenticated (HTTP's authorization hook), if any.
-    pub fn principal(&self) -> Option<&str> {
-        self.principal.as_deref()
+    /// The principal the transport authenticated (a verified token, HTTP's authorization
+    /// hook), with its scopes, if any.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.principal.as_ref()
     }
 
     /// The client's name (`clientInfo.name`), if it gave one.
@@ -125,7 +127,7 @@ impl Caller {
     /// whole process.
     pub fn key(&self) -> CallerKey {
         match (&self.principal, self.connection) {
-            (Some(principal), _) => CallerKey::Principal(principal.clone()),
+            (Some(principal), _) => CallerKey::Principal(principal.shared()),
             (None, Some(connection)) => CallerKey::Connection(connection),
             (None, None) => CallerKey::Process,
         }

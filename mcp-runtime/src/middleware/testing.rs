@@ -70,7 +70,7 @@ impl RequestBuilder {
     }
 
     pub(crate) fn principal(mut self, principal: &str) -> Self {
-        self.request.caller.principal = Some(principal.into());
+        self.request.caller.principal = Some(crate::auth::Principal::new(principal));
         self
     }
 

@@ -222,7 +222,7 @@ fn progress_tokens(incoming: &Incoming) -> Vec<serde_json::Value> {
 fn initialize(
     inner: &Arc<Inner>,
     incoming: Incoming,
-    principal: Option<Arc<str>>,
+    principal: Option<super::principal::Principal>,
     client: Option<super::principal::Client>,
 ) -> Response<ResponseBody> {
     let mut session = Session::new();

@@ -1,45 +1,11 @@
-//! Who a request was authenticated as. The authorization hook names it; handlers read it
-//! (`RequestContext::principal`); legacy sessions and 2026-07-28 `requestState`s are bound to
-//! it, so that one user's client cannot continue another user's session or call.
+//! Who a request was authenticated as, over HTTP: the authorization hook names it (or the
+//! enclosing app does); legacy sessions are bound to it, so that one user's client cannot
+//! continue another user's session.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::Arc;
 
-/// The identity a request was authenticated as: a user or client id, a token's subject.
-///
-/// An [authorization hook](super::HttpConfig::authorize) names it by answering
-/// `Ok(Principal::new(subject))`. An app that mounts the endpoint behind its own
-/// authentication middleware may instead insert one into the request's extensions
-/// (`request.extensions_mut().insert(Principal::new(user))`); a hook's principal replaces it.
-///
-/// It should be stable for one user (a subject, not the token itself, which changes on
-/// refresh): a legacy session opened under one principal answers 404 to any other, and a
-/// `requestState` issued to one is refused for another.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Principal(Arc<str>);
-
-impl Principal {
-    /// The principal named `id`.
-    pub fn new(id: impl Into<String>) -> Self {
-        Principal(id.into().into())
-    }
-
-    /// Its id.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    pub(crate) fn shared(&self) -> Arc<str> {
-        self.0.clone()
-    }
-}
-
-impl fmt::Debug for Principal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("Principal").field(&&*self.0).finish()
-    }
-}
+pub use crate::auth::Principal;
 
 /// What an authorization hook answers for a request it lets through: nothing more (`()`),
 /// the [`Principal`] it was authenticated as, or `Option<Principal>` when only some are.
@@ -76,8 +42,8 @@ impl From<Option<Principal>> for Authorized {
 }
 
 /// The principal a request is served for (set by the hook, or by the enclosing app).
-pub(crate) fn of(parts: &http::request::Parts) -> Option<Arc<str>> {
-    parts.extensions.get::<Principal>().map(Principal::shared)
+pub(crate) fn of(parts: &http::request::Parts) -> Option<Principal> {
+    parts.extensions.get::<Principal>().cloned()
 }
 
 /// [`of`], borrowed: whom a request that names a session speaks for.
@@ -101,8 +67,8 @@ pub(crate) enum Client {
 
 /// The client a request is from.
 pub(crate) fn client(parts: &http::request::Parts) -> Option<Client> {
-    match of(parts) {
-        Some(principal) => Some(Client::Principal(principal)),
+    match parts.extensions.get::<Principal>() {
+        Some(principal) => Some(Client::Principal(principal.shared())),
         None => parts
             .extensions
             .get::<ClientAddress>()
@@ -188,7 +154,7 @@ impl<E> SessionTable<E> {
 /// it. Every lookup of a legacy or HTTP+SSE session asks this, whatever route, method or
 /// headers the request came with.
 pub(crate) fn may_use(session: &crate::dispatch::session::Session, caller: Option<&str>) -> bool {
-    let allowed = session.principal().map(|owner| &**owner) == caller;
+    let allowed = session.principal().map(Principal::as_str) == caller;
     if !allowed {
         tracing::warn!("refused a request naming another principal's session");
     }
@@ -245,7 +211,7 @@ mod tests {
     #[tokio::test]
     async fn an_enclosing_apps_principal_reaches_handlers_unless_a_hook_names_another() {
         let whoami = ToolBuilder::new("whoami").handler(|_, context: RequestContext| async move {
-            context.principal().unwrap_or("nobody").to_owned()
+            context.principal().map_or("nobody", |who| who.as_str()).to_owned()
         });
         let server = Server::new(ServerInfo::new("s", "1")).tools(Tools::new().with(whoami));
         let text = |answer: Value| answer["result"]["content"][0]["text"].clone();

@@ -502,7 +502,7 @@ mod tests {
         let version = ProtocolVersion::V2025_11_25;
         let open = |name: &str| {
             let mut session = Session::new();
-            session.set_principal(Some(name.into()));
+            session.set_principal(Some(super::super::principal::Principal::new(name)));
             let client = Some(Client::Principal(name.into()));
             sessions.open(session, version, &dispatcher, client)
         };
