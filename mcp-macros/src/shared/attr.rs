@@ -338,8 +338,9 @@ pub fn scopes_value(meta: &ParseNestedMeta<'_>, cx: &mut Ctxt) -> syn::Result<Ve
             continue;
         };
         let scope = text.value();
-        if scope.is_empty()
-            || !scope
+        if scope.is_empty() {
+            cx.error_spanned(text, "an empty string is no scope; name one, like `\"notes:read\"`");
+        } else if !scope
                 .bytes()
                 .all(|byte| matches!(byte, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
         {
