@@ -236,7 +236,11 @@ impl HttpService {
             path: parts.uri.path(),
             headers: &parts.headers,
         };
-        let rejection = match authorizer.check(request).await {
+        let resource = self.inner.config.resource.as_ref();
+        let rejection = match authorizer
+            .check(request, resource.map(|resource| resource.resource()))
+            .await
+        {
             Ok(authorized) => {
                 if let Some(principal) = authorized.principal {
                     parts.extensions.insert(principal);
@@ -245,6 +249,19 @@ impl HttpService {
             }
             Err(rejection) => rejection,
         };
+        if !rejection.challenge {
+            tracing::info!(
+                status = rejection.status.as_u16(),
+                "could not authorize a request"
+            );
+            let message = rejection.description.unwrap_or_default();
+            let mut response =
+                rpc_error(rejection.status, None, ErrorObject::internal_error(message));
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            return Some(response);
+        }
         let mut challenge = String::from("Bearer");
         let mut params = Vec::new();
         if let Some(resource) = &self.inner.config.resource {
