@@ -97,6 +97,15 @@ impl<V: Clone> TokenCache<V> {
         );
     }
 
+    /// Forget every answer.
+    pub(crate) fn clear(&self) {
+        let mut entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        entries.map.clear();
+    }
+
     #[cfg(test)]
     fn len(&self) -> usize {
         self.entries.lock().unwrap().map.len()

@@ -41,7 +41,9 @@ use super::verifier::{TokenError, TokenVerifier, VerifyFuture};
 /// most once per [`min_refetch_interval`](Self::min_refetch_interval), and requests that miss
 /// together share one fetch: a flood of forged tokens cannot flood the issuer. A fetch that
 /// fails keeps the keys already known; a key removed from the set stops verifying once the
-/// set has been fetched again.
+/// set has been fetched again (then tokens remembered are checked again, so those it signed
+/// are refused too). The set is fetched again only for an unknown `kid`: an issuer that
+/// withdraws a key without publishing a new one is noticed when a token names the new one.
 ///
 /// ```
 /// use std::time::Duration;
@@ -116,6 +118,8 @@ struct Key {
     /// The one algorithm the key is for, when its JWK says.
     alg: Option<Algorithm>,
     kind: KeyKind,
+    /// The public key's components as published, to tell whether a refetched set still has it.
+    material: String,
     decoding: DecodingKey,
 }
 
@@ -457,6 +461,16 @@ impl JwtVerifier {
                     "fetched the issuer's key set"
                 );
                 fetching.last_failure = None;
+                // Tokens remembered may have been verified by a key the issuer withdrew
+                // (rotated out, or compromised): they are checked again.
+                let withdrawn = current.keys.iter().any(|old| {
+                    !keys
+                        .iter()
+                        .any(|new| new.kid == old.kid && new.material == old.material)
+                });
+                if withdrawn && let Some(cache) = &self.state.cache {
+                    cache.clear();
+                }
                 let fresh = Arc::new(KeySet {
                     keys,
                     generation: current.generation + 1,
@@ -677,29 +691,43 @@ fn parse_key(jwk: &Value) -> Result<Key, String> {
         },
     };
     let invalid = |error: jsonwebtoken::errors::Error| format!("malformed: {}", describe(&error));
-    let (kind, decoding) = match (text("kty"), text("crv")) {
-        (Some("RSA"), _) => (
-            KeyKind::Rsa,
-            DecodingKey::from_rsa_components(required("n")?, required("e")?).map_err(invalid)?,
-        ),
-        (Some("EC"), Some(curve @ ("P-256" | "P-384"))) => (
-            if curve == "P-256" {
+    let (kind, material, decoding) = match (text("kty"), text("crv")) {
+        (Some("RSA"), _) => {
+            let (n, e) = (required("n")?, required("e")?);
+            (
+                KeyKind::Rsa,
+                format!("{n}.{e}"),
+                DecodingKey::from_rsa_components(n, e).map_err(invalid)?,
+            )
+        }
+        (Some("EC"), Some(curve @ ("P-256" | "P-384"))) => {
+            let (x, y) = (required("x")?, required("y")?);
+            let kind = if curve == "P-256" {
                 KeyKind::P256
             } else {
                 KeyKind::P384
-            },
-            DecodingKey::from_ec_components(required("x")?, required("y")?).map_err(invalid)?,
-        ),
-        (Some("OKP"), Some("Ed25519")) => (
-            KeyKind::Ed25519,
-            DecodingKey::from_ed_components(required("x")?).map_err(invalid)?,
-        ),
+            };
+            (
+                kind,
+                format!("{x}.{y}"),
+                DecodingKey::from_ec_components(x, y).map_err(invalid)?,
+            )
+        }
+        (Some("OKP"), Some("Ed25519")) => {
+            let x = required("x")?;
+            (
+                KeyKind::Ed25519,
+                x.to_owned(),
+                DecodingKey::from_ed_components(x).map_err(invalid)?,
+            )
+        }
         (kty, crv) => return Err(format!("unsupported key type {kty:?} (curve {crv:?})")),
     };
     Ok(Key {
         kid: text("kid").map(str::to_owned),
         alg,
         kind,
+        material,
         decoding,
     })
 }
