@@ -66,7 +66,8 @@ struct Issuer {
 }
 
 struct IssuerShared {
-    jwks: Mutex<String>,
+    /// The key set served; `None` to answer 500 in its place.
+    jwks: Mutex<Option<String>>,
     /// The audience introspection answers name.
     resource: Mutex<String>,
     hits: Mutex<HashMap<String, usize>>,
@@ -77,7 +78,7 @@ impl Issuer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let shared = Arc::new(IssuerShared {
-            jwks: Mutex::new(jwks.to_owned()),
+            jwks: Mutex::new(Some(jwks.to_owned())),
             resource: Mutex::new(String::new()),
             hits: Mutex::new(HashMap::new()),
         });
@@ -116,7 +117,12 @@ impl Issuer {
     }
 
     fn serve_keys(&self, jwks: &str) {
-        *self.shared.jwks.lock().unwrap() = jwks.to_owned();
+        *self.shared.jwks.lock().unwrap() = Some(jwks.to_owned());
+    }
+
+    /// Answer 500 for the key set from now on.
+    fn fail_keys(&self) {
+        *self.shared.jwks.lock().unwrap() = None;
     }
 }
 
@@ -159,7 +165,10 @@ fn answer(stream: TcpStream, addr: SocketAddr, shared: &IssuerShared) {
             })
             .to_string(),
         ),
-        ("GET", "/tenant/jwks") => ("200 OK", shared.jwks.lock().unwrap().clone()),
+        ("GET", "/tenant/jwks") => match shared.jwks.lock().unwrap().clone() {
+            Some(jwks) => ("200 OK", jwks),
+            None => ("500 Internal Server Error", "{}".to_owned()),
+        },
         ("POST", "/tenant/introspect")
             if headers.get("authorization").map(String::as_str) == Some(CLIENT_BASIC) =>
         {
@@ -674,6 +683,62 @@ fn a_rotated_key_is_fetched_for_its_first_token_and_the_removed_one_verifies_no_
         &mcp.claims(&issuer, "bob"),
     );
     assert_eq!(mcp.whoami(&bob)["sub"], "bob");
+    mcp.server.shut_down();
+}
+
+#[test]
+fn a_key_set_that_cannot_be_fetched_again_keeps_the_keys_known() {
+    let issuer = Issuer::start(JWKS_1);
+    let verifier = JwtVerifier::new(issuer.issuer(), issuer.jwks_url());
+    let mcp = Mcp::start(&issuer, verifier.clone());
+    let alice = sign(
+        Algorithm::RS256,
+        Some("rsa-1"),
+        &rsa_1(),
+        &mcp.claims(&issuer, "alice"),
+    );
+    assert_eq!(mcp.whoami(&alice)["sub"], "alice");
+
+    issuer.fail_keys();
+    // A new kid cannot be looked up: 503, no challenge, so the client keeps its token.
+    let new = sign(
+        Algorithm::RS256,
+        Some("rsa-2"),
+        &rsa_2(),
+        &mcp.claims(&issuer, "bob"),
+    );
+    let reply = mcp.call(Some(&new));
+    assert_eq!(
+        reply.status,
+        503,
+        "{:?}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    assert_eq!(reply.header("www-authenticate"), None);
+    assert_eq!(issuer.hits("/tenant/jwks"), 2);
+    // The keys known still verify, and new tokens they signed too.
+    let bob = sign(
+        Algorithm::ES256,
+        Some("ec-p256"),
+        &ec(),
+        &mcp.claims(&issuer, "bob"),
+    );
+    assert_eq!(mcp.whoami(&bob)["sub"], "bob");
+    assert_eq!(verifier.stats().refused, 0);
+    mcp.server.shut_down();
+
+    // A server that never got the key set answers 503 too.
+    let down = Issuer::start(JWKS_1);
+    down.fail_keys();
+    let mcp = Mcp::start(&down, JwtVerifier::new(down.issuer(), down.jwks_url()));
+    let alice = sign(
+        Algorithm::RS256,
+        Some("rsa-1"),
+        &rsa_1(),
+        &mcp.claims(&down, "alice"),
+    );
+    assert_eq!(mcp.call(Some(&alice)).status, 503);
+    assert_eq!(mcp.calls(), 0);
     mcp.server.shut_down();
 }
 

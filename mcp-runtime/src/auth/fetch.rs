@@ -2,6 +2,7 @@
 //! time limit and a size limit, so that a slow or hostile server can hold neither a request
 //! nor memory for long.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -12,16 +13,28 @@ pub(crate) const TIMEOUT: Duration = Duration::from_secs(5);
 /// The largest answer read: key sets and metadata documents are a few KiB.
 pub(crate) const MAX_BODY: usize = 1 << 20;
 
-/// The HTTP client of a verifier, or why there is none (reported by
-/// [`TokenVerifier::check`](super::TokenVerifier::check) at start-up).
-pub(crate) fn client() -> Result<reqwest::Client, String> {
-    reqwest::Client::builder()
-        .timeout(TIMEOUT)
-        .connect_timeout(TIMEOUT)
-        // A redirect could lead a POST carrying client credentials elsewhere.
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .map_err(|error| format!("no HTTP client: {error}"))
+/// The HTTP client of a verifier, made when first needed: a verifier is rebuilt by each of
+/// its options, and a client loads the TLS roots.
+#[derive(Default)]
+pub(crate) struct Client(OnceLock<Result<reqwest::Client, String>>);
+
+impl Client {
+    /// The client, or why there is none (reported by
+    /// [`TokenVerifier::check`](super::TokenVerifier::check) at start-up).
+    pub(crate) fn get(&self) -> Result<&reqwest::Client, String> {
+        self.0
+            .get_or_init(|| {
+                reqwest::Client::builder()
+                    .timeout(TIMEOUT)
+                    .connect_timeout(TIMEOUT)
+                    // A redirect could lead a POST carrying client credentials elsewhere.
+                    .redirect(reqwest::redirect::Policy::none())
+                    .build()
+                    .map_err(|error| format!("no HTTP client: {error}"))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
 }
 
 /// GET `url` as JSON.
@@ -31,7 +44,7 @@ pub(crate) async fn get_json(client: &reqwest::Client, url: &str) -> Result<Valu
         .header(reqwest::header::ACCEPT, "application/json")
         .send()
         .await
-        .map_err(|error| format!("GET {url}: {error}"))?;
+        .map_err(|error| format!("GET {url}: {}", chain(&error)))?;
     read_json(response, url).await
 }
 
@@ -51,7 +64,7 @@ pub(crate) async fn read_json(mut response: reqwest::Response, url: &str) -> Res
     while let Some(chunk) = response
         .chunk()
         .await
-        .map_err(|error| format!("reading {url}: {error}"))?
+        .map_err(|error| format!("reading {url}: {}", chain(&error)))?
     {
         if body.len() + chunk.len() > MAX_BODY {
             return Err(format!("{url} answered more than {MAX_BODY} bytes"));
@@ -59,4 +72,17 @@ pub(crate) async fn read_json(mut response: reqwest::Response, url: &str) -> Res
         body.extend_from_slice(&chunk);
     }
     serde_json::from_slice(&body).map_err(|error| format!("{url} answered no JSON: {error}"))
+}
+
+/// An error with its causes (reqwest's own message leaves out why a request failed: the
+/// connection was refused, the name did not resolve, it timed out).
+pub(crate) fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(error) = cause {
+        text.push_str(": ");
+        text.push_str(&error.to_string());
+        cause = error.source();
+    }
+    text
 }

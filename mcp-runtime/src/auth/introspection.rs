@@ -62,7 +62,7 @@ struct Config {
 }
 
 struct State {
-    client: Result<reqwest::Client, String>,
+    client: fetch::Client,
     /// Answers by token: the principal and the token's `exp`, or why it was refused.
     cache: TokenCache<Result<Principal, String>>,
     introspections: AtomicU64,
@@ -204,11 +204,7 @@ impl Introspection {
         now: u64,
     ) -> Result<(Result<Principal, String>, u64), TokenError> {
         let config = &self.config;
-        let client = self
-            .state
-            .client
-            .as_ref()
-            .map_err(|why| TokenError::unavailable(why.clone()))?;
+        let client = self.state.client.get().map_err(TokenError::unavailable)?;
         let mut request = client
             .post(&config.endpoint)
             .header(reqwest::header::ACCEPT, "application/json")
@@ -220,12 +216,10 @@ impl Introspection {
         let url = &config.endpoint;
         let answer = match request.send().await {
             Ok(response) => fetch::read_json(response, url).await,
-            Err(error) => Err(format!("POST {url}: {error}")),
+            Err(error) => Err(format!("POST {url}: {}", fetch::chain(&error))),
         };
-        let answer = answer.map_err(|why| {
-            tracing::warn!(reason = %why, "the introspection endpoint did not answer");
-            TokenError::unavailable(why)
-        })?;
+        // The transport logs why, with the request it failed.
+        let answer = answer.map_err(TokenError::unavailable)?;
         let Value::Object(answer) = answer else {
             return Err(TokenError::unavailable(format!(
                 "{url} answered something else than an object"
@@ -305,7 +299,7 @@ fn form_encoded(text: &str) -> String {
 impl State {
     fn new() -> Self {
         State {
-            client: fetch::client(),
+            client: fetch::Client::default(),
             cache: TokenCache::new(CACHED_ANSWERS),
             introspections: AtomicU64::new(0),
             cache_hits: AtomicU64::new(0),
@@ -343,7 +337,7 @@ impl TokenVerifier for Introspection {
                 config.endpoint
             ));
         }
-        self.state.client.as_ref().map(|_| ()).map_err(Clone::clone)
+        self.state.client.get().map(|_| ())
     }
 }
 

@@ -84,7 +84,7 @@ struct Config {
 
 /// What a verifier learns while it works; shared by its clones.
 struct State {
-    client: Result<reqwest::Client, String>,
+    client: fetch::Client,
     keys: RwLock<Arc<KeySet>>,
     /// Held while the key set is fetched, so that requests missing together fetch once.
     fetching: tokio::sync::Mutex<Fetching>,
@@ -495,7 +495,7 @@ impl JwtVerifier {
     }
 
     async fn fetch_keys(&self) -> Result<Vec<Key>, String> {
-        let client = self.state.client.as_ref().map_err(Clone::clone)?;
+        let client = self.state.client.get()?;
         let url = match &self.config.jwks_url {
             Some(url) => url.clone(),
             None => self.discover_jwks_url(client).await?,
@@ -543,7 +543,7 @@ impl JwtVerifier {
 impl State {
     fn new(config: &Config) -> Self {
         State {
-            client: fetch::client(),
+            client: fetch::Client::default(),
             keys: RwLock::default(),
             fetching: tokio::sync::Mutex::default(),
             discovered_jwks_url: OnceLock::new(),
@@ -597,7 +597,7 @@ impl TokenVerifier for JwtVerifier {
                  config a `protected_resource`"
             ));
         }
-        self.state.client.as_ref().map(|_| ()).map_err(Clone::clone)
+        self.state.client.get().map(|_| ())
     }
 }
 
