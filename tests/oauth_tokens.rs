@@ -489,6 +489,47 @@ fn a_token_without_kid_is_checked_against_a_set_of_one_key() {
 }
 
 #[test]
+fn a_key_that_names_no_algorithm_verifies_only_those_of_its_type() {
+    let mut jwks: Value = serde_json::from_str(JWKS_1).unwrap();
+    for key in jwks["keys"].as_array_mut().unwrap() {
+        key.as_object_mut().unwrap().remove("alg");
+    }
+    let issuer = Issuer::start(&jwks.to_string());
+    let mcp = Mcp::start(
+        &issuer,
+        JwtVerifier::new(issuer.issuer(), issuer.jwks_url()),
+    );
+    let claims = mcp.claims(&issuer, "alice");
+    for alg in [Algorithm::RS256, Algorithm::PS256, Algorithm::RS512] {
+        let token = sign(alg, Some("rsa-1"), &rsa_1(), &claims);
+        assert_eq!(mcp.whoami(&token)["sub"], "alice", "{alg:?}");
+    }
+    let refused = [
+        (
+            sign(Algorithm::ES256, Some("rsa-1"), &ec(), &claims),
+            "ES256 naming an RSA key",
+        ),
+        (
+            sign(Algorithm::EdDSA, Some("ec-p256"), &ed(), &claims),
+            "EdDSA naming a P-256 key",
+        ),
+        (
+            sign(
+                Algorithm::HS256,
+                Some("rsa-1"),
+                &EncodingKey::from_secret(include_bytes!("fixtures/oauth/rsa-1.pub.pem")),
+                &claims,
+            ),
+            "HS256 with the RSA public key as its secret",
+        ),
+    ];
+    for (token, what) in &refused {
+        mcp.assert_refused(token, what);
+    }
+    mcp.server.shut_down();
+}
+
+#[test]
 fn every_refused_token_is_answered_401_without_saying_why_and_serves_nothing() {
     let issuer = Issuer::start(JWKS_1);
     let verifier = JwtVerifier::new(issuer.issuer(), issuer.jwks_url());

@@ -44,6 +44,8 @@ use super::verifier::{TokenError, TokenVerifier, VerifyFuture};
 /// set has been fetched again (then tokens remembered are checked again, so those it signed
 /// are refused too). The set is fetched again only for an unknown `kid`: an issuer that
 /// withdraws a key without publishing a new one is noticed when a token names the new one.
+/// While no key set could be fetched yet, requests are answered 503 (the client keeps its
+/// token), and the fetch is tried again at most once per interval.
 ///
 /// ```
 /// use std::time::Duration;
