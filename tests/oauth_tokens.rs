@@ -639,7 +639,9 @@ fn every_refused_token_is_answered_401_without_saying_why_and_serves_nothing() {
 #[test]
 fn unknown_kids_fetch_the_key_set_at_most_once_per_interval() {
     let issuer = Issuer::start(JWKS_1);
-    let verifier = JwtVerifier::new(issuer.issuer(), issuer.jwks_url());
+    // An interval no loaded machine outlasts during the test.
+    let verifier = JwtVerifier::new(issuer.issuer(), issuer.jwks_url())
+        .min_refetch_interval(Duration::from_secs(3600));
     let mcp = Mcp::start(&issuer, verifier.clone());
     let claims = mcp.claims(&issuer, "mallory");
     // Fifty forged tokens at once, each naming a key of its own, before any other: they
@@ -688,7 +690,9 @@ fn unknown_kids_fetch_the_key_set_at_most_once_per_interval() {
 #[test]
 fn a_rotated_key_is_fetched_for_its_first_token_and_the_removed_one_verifies_no_more() {
     let issuer = Issuer::start(JWKS_1);
-    let verifier = JwtVerifier::new(issuer.issuer(), issuer.jwks_url());
+    // An interval no loaded machine outlasts during the test.
+    let verifier = JwtVerifier::new(issuer.issuer(), issuer.jwks_url())
+        .min_refetch_interval(Duration::from_secs(3600));
     let mcp = Mcp::start(&issuer, verifier.clone());
     let old = sign(
         Algorithm::RS256,
