@@ -994,6 +994,24 @@ fn introspected_tokens_are_served_as_their_principal_and_remembered() {
 }
 
 #[test]
+fn requests_carrying_one_new_token_at_once_share_one_introspection() {
+    let issuer = Issuer::start(JWKS_1);
+    let verifier = introspection(&issuer);
+    let mcp = Mcp::start(&issuer, verifier.clone());
+    std::thread::scope(|scope| {
+        for _ in 0..20 {
+            let mcp = &mcp;
+            scope.spawn(move || assert_eq!(mcp.whoami("opaque-alice")["sub"], "alice"));
+        }
+    });
+    assert_eq!(issuer.hits("/tenant/introspect"), 1);
+    let stats = verifier.stats();
+    assert_eq!((stats.introspections, stats.cache_hits), (1, 19));
+    assert_eq!(mcp.calls(), 20);
+    mcp.server.shut_down();
+}
+
+#[test]
 fn inactive_and_foreign_introspected_tokens_are_refused() {
     let issuer = Issuer::start(JWKS_1);
     let verifier = introspection(&issuer);
