@@ -261,6 +261,10 @@ fn serve_http() -> InProcessServer {
         .authorize(|request| match request.bearer_token {
             Some("anonymous") => Ok(None),
             Some("reader-token") => Ok(Some(reader())),
+            // The same subject after a step-up: a token granting more.
+            Some("reader-stepped-up") => Ok(Some(
+                Principal::new("reader").with_scopes(["notes:read", "notes:write"]),
+            )),
             Some("writer-token") => Ok(Some(
                 Principal::new("writer").with_scopes(["notes:read", "notes:write"]),
             )),
@@ -346,6 +350,15 @@ fn over_http_a_missing_scope_is_403_with_the_step_up_challenge_in_both_eras() {
     );
     assert_eq!(legacy_answer(&legacy)["error"]["code"], -32003);
     assert_eq!(WRITES.load(Ordering::SeqCst), before, "no refused call ran");
+
+    // The client steps up: a new token for the same subject, in the same session, is judged
+    // by its own scopes.
+    let stepped_up = post_legacy_as(addr, "reader-stepped-up", Some(&session), &call);
+    assert_eq!(stepped_up.status, 200);
+    assert_eq!(
+        legacy_answer(&stepped_up)["result"]["content"][0]["text"],
+        "wrote hi"
+    );
 
     let allowed = post_modern(addr, "writer-token", "tools/call", "write_note", write);
     assert_eq!(allowed.status, 200);

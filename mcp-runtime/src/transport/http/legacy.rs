@@ -97,6 +97,9 @@ pub(crate) async fn post(
         });
     let (reply, in_flight) = {
         let mut session = entry.session();
+        // The session belongs to one subject (checked above), but each request's token says
+        // what it may do now: a client that stepped up to a wider scope mid-session gets it.
+        session.set_principal(super::principal::of(parts));
         let reply = inner.dispatcher.handle(incoming, &mut session);
         (reply, session.in_flight().clone())
     };

@@ -249,6 +249,8 @@ pub(crate) async fn post(
     };
     let (reply, in_flight) = {
         let mut session = lock(&entry.session);
+        // This request's token, not the one that opened the stream, says what it may do.
+        session.set_principal(super::principal::of(parts));
         let reply = inner.dispatcher.handle(incoming, &mut session);
         (reply, session.in_flight().clone())
     };
