@@ -410,6 +410,8 @@ fn check_authorization(servers: &Servers, summary: &Value, account: &str, scope:
     assert_eq!(token["verified_against"], jwks_uri.as_str());
     assert_eq!(token["header"]["alg"], "ES256");
     assert_eq!(token["header"]["typ"], "at+jwt");
+    // The set's second key: the server picked it by `kid`.
+    assert_eq!(token["header"]["kid"], "test-es256");
     let claims = &token["claims"];
     assert_eq!(claims["iss"], issuer.as_str());
     assert_eq!(claims["aud"], resource.as_str());

@@ -5,7 +5,7 @@
 //     (`token_endpoint_auth_method: none`), authorization code only, PKCE (S256) required;
 //   * resource indicators (RFC 8707): the one resource this server issues tokens for is the
 //     `--resource` URL (the MCP endpoint, e.g. http://127.0.0.1:PORT/mcp); its access tokens are
-//     JWTs (RFC 9068, `typ: at+jwt`) signed with a fresh ES256 key, with `aud` = that URL and
+//     JWTs (RFC 9068, `typ: at+jwt`) signed with a fresh ES256 key (kid `test-es256`), with `aud` = that URL and
 //     `scope` limited to `notes:read notes:write`; any other resource is `invalid_target`;
 //   * metadata at both /.well-known/oauth-authorization-server (RFC 8414) and
 //     /.well-known/openid-configuration (the same document);
@@ -43,10 +43,18 @@ const RESOURCE_SCOPES = 'notes:read notes:write';
 const ACCOUNTS = new Set(['alice', 'bob']);
 
 const log = (...args) => console.error('[authorization server]', ...args);
+// stdout carries the one metadata line: oidc-provider's notices (console.info) and anything else
+// logged go to stderr.
+console.log = console.info = console.warn = console.debug = (...args) => console.error(...args);
 
-// A signing key made for this run only: the test reads it through the JWKS like any RS would.
-const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-const signingKey = { ...(await exportJWK(privateKey)), kid: 'test-es256', alg: 'ES256', use: 'sig' };
+// Keys made for this run only, read by the resource server through the JWKS like any RS would.
+// Access tokens are signed with the ES256 one; the RS256 key (ID tokens', were any asked for)
+// comes first in the set, so a verifier has to pick the key by the token's `kid`.
+async function signingKey(alg, kid) {
+    const { privateKey } = await generateKeyPair(alg, { extractable: true });
+    return { ...(await exportJWK(privateKey)), kid, alg, use: 'sig' };
+}
+const keys = [await signingKey('RS256', 'test-rs256'), await signingKey('ES256', 'test-es256')];
 
 // Bind first: the issuer has to name the port.
 const server = http.createServer();
@@ -57,7 +65,7 @@ await new Promise((resolve, reject) => {
 const issuer = `http://127.0.0.1:${server.address().port}`;
 
 const provider = new Provider(issuer, {
-    jwks: { keys: [signingKey] },
+    jwks: { keys },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     // Every scope this AS knows. Clients register with (a subset of) these; the resource's
     // tokens carry only the resource's own scopes (getResourceServerInfo below).
@@ -67,11 +75,17 @@ const provider = new Provider(issuer, {
     clientDefaults: {
         grant_types: ['authorization_code'],
         response_types: ['code'],
-        token_endpoint_auth_method: 'none',
-        // The one key is ES256 (the default would be RS256, for which there is no key).
-        id_token_signed_response_alg: 'ES256'
+        token_endpoint_auth_method: 'none'
     },
     pkce: { required: () => true },
+    // Lifetimes, in seconds (set, rather than oidc-provider's defaults with their notices).
+    ttl: {
+        AccessToken: 10 * 60,
+        AuthorizationCode: 60,
+        Grant: 60 * 60,
+        Interaction: 10 * 60,
+        Session: 60 * 60
+    },
     async findAccount(_ctx, id) {
         if (!ACCOUNTS.has(id)) return undefined;
         return { accountId: id, claims: async () => ({ sub: id }) };
