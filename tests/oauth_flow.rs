@@ -9,12 +9,14 @@
 //! * `team_notes` runs in JWKS mode (`TEAM_NOTES_JWKS_URL`, `TEAM_NOTES_ISSUER`,
 //!   `TEAM_NOTES_AUDIENCE`): it verifies those JWTs, publishes RFC 9728 metadata naming the AS,
 //!   answers 401 with `resource_metadata` and 403 `insufficient_scope` per tool.
-//! * `tests/interop/oauth/client_flow.ts` is the client (`@modelcontextprotocol/sdk` v1's
-//!   `StreamableHTTPClientTransport` + `auth()`, with an `OAuthClientProvider` whose
-//!   `redirectToAuthorization` logs in and consents headlessly). It runs twice: alice with every
-//!   scope (discovery, registration, authorization, token, then `my_notes`, `add_note`,
-//!   `my_notes`), then bob asking first for `notes:read` only, whose `add_note` meets 403 and
-//!   makes the SDK step up. Each run prints one JSON summary line, checked here.
+//! * `tests/interop/oauth/client_flow.ts` is the client: an official SDK's
+//!   `StreamableHTTPClientTransport` and its `auth()`, with an `OAuthClientProvider` whose
+//!   `redirectToAuthorization` logs in and consents headlessly. Each test runs it twice, against
+//!   servers of its own: alice with every scope (discovery, registration, authorization, token,
+//!   then `my_notes`, `add_note`, `my_notes`), then bob asking first for `notes:read` only,
+//!   whose `add_note` meets 403 and makes the SDK step up. Each run prints one JSON summary
+//!   line, checked here. The clients: `@modelcontextprotocol/sdk` v1 (legacy era), and
+//!   `@modelcontextprotocol/client` v2 in a legacy session and in 2026-07-28.
 //!
 //! Installed by `bash tests/interop/setup.sh` like the other interop clients; without them the
 //! test fails and says so (`MCP_SKIP_INTEROP=1` skips it, saying so). `cargo test --test
@@ -428,16 +430,47 @@ fn check_authorization(servers: &Servers, summary: &Value, account: &str, scope:
     }
 }
 
-#[test]
-#[ignore = "needs JWKS mode of team_notes (TEAM_NOTES_JWKS_URL / TEAM_NOTES_ISSUER / TEAM_NOTES_AUDIENCE)"]
-fn typescript_sdk_oauth_flow_against_oidc_provider() {
-    let Some(node) = node("oauth_flow") else {
+/// Which client, and what it must do on a 403 `insufficient_scope`.
+#[derive(Clone, Copy)]
+enum Sdk {
+    /// `@modelcontextprotocol/sdk` 1.32.2: re-authorizes for exactly the challenge's scope.
+    V1,
+    /// `@modelcontextprotocol/client` 2.4.0: re-authorizes for the union of the challenge's
+    /// scope and the token's; `modern` when it negotiates with `versionNegotiation: auto`.
+    V2 { modern: bool },
+}
+
+impl Sdk {
+    fn args(self) -> &'static [&'static str] {
+        match self {
+            Sdk::V1 => &["--sdk", "v1"],
+            Sdk::V2 { modern: false } => &["--sdk", "v2", "--era", "legacy"],
+            Sdk::V2 { modern: true } => &["--sdk", "v2", "--era", "auto"],
+        }
+    }
+}
+
+/// alice with every scope, then bob reading only and stepping up, through `sdk`.
+fn oauth_flow(test: &str, sdk: Sdk) {
+    let Some(node) = node(test) else {
         return;
     };
     let mut servers = Servers::start(node);
+    let with = |account: &'static str, more: &[&'static str]| {
+        let mut args = sdk.args().to_vec();
+        args.extend(["--account", account]);
+        args.extend_from_slice(more);
+        args
+    };
 
     // alice: the whole flow with every scope the resource offers.
-    let alice = servers.client("alice", &["--account", "alice"]);
+    let alice = servers.client("alice", &with("alice", &[]));
+    let (era, revision) = match sdk {
+        Sdk::V2 { modern: true } => ("modern", "2026-07-28"),
+        _ => ("legacy", "2025-11-25"),
+    };
+    assert_eq!(alice["era"], era, "{alice}");
+    assert_eq!(alice["protocol_version"], revision, "{alice}");
     check_authorization(&servers, &alice, "alice", "notes:read notes:write");
     assert_eq!(alice["first_token_scope"], "notes:read notes:write");
     let results = &alice["results"];
@@ -453,10 +486,8 @@ fn typescript_sdk_oauth_flow_against_oidc_provider() {
     assert_eq!(alice["step_ups"], Value::Array(vec![]), "{alice}");
 
     // bob, reading only: add_note is refused with 403 insufficient_scope, and the SDK steps up.
-    let bob = servers.client(
-        "bob",
-        &["--account", "bob", "--initial-scope", "notes:read"],
-    );
+    let bob = servers.client("bob", &with("bob", &["--initial-scope", "notes:read"]));
+    assert_eq!(bob["era"], era, "{bob}");
     check_authorization(&servers, &bob, "bob", "notes:read");
     let results = &bob["results"];
     assert_eq!(
@@ -477,8 +508,8 @@ fn typescript_sdk_oauth_flow_against_oidc_provider() {
             && challenge.contains("notes:write"),
         "403 challenge: {challenge}"
     );
-    // The SDK re-authorized for the scope the 403 named (the headless user consented), and the
-    // call then went through.
+    // The SDK re-authorized (the headless user consented to the new scope; the AS's session
+    // spared the login), and the call then went through on the same connection.
     let step_ups = bob["step_ups"].as_array().unwrap();
     let first = &step_ups[0];
     assert_eq!(first["tool"], "add_note", "{bob}");
@@ -487,6 +518,10 @@ fn typescript_sdk_oauth_flow_against_oidc_provider() {
         scopes(&first["token_scope_after"]).contains(&"notes:write"),
         "{first}"
     );
+    let again = &bob["authorizations"][1];
+    assert_eq!(again["resource"], servers.resource.as_str(), "{again}");
+    assert_eq!(again["prompts"][0]["name"], "consent", "{again}");
+    assert_eq!(again["prompts"].as_array().unwrap().len(), 1, "{again}");
     assert!(
         results["add_note"]
             .as_str()
@@ -494,11 +529,46 @@ fn typescript_sdk_oauth_flow_against_oidc_provider() {
             .starts_with("bob has 1 note"),
         "{results}"
     );
-    // The SDK asks for exactly the scope a 403 names, so a token for `notes:write` alone needs
-    // another step-up for `my_notes` (unless the server's challenge named both scopes).
-    assert!(step_ups.len() <= 2, "{bob}");
+    match sdk {
+        // v1 asks for exactly the scope a 403 names, so its token for `notes:write` alone
+        // needs another step-up for `my_notes` (unless the server's challenge named both).
+        Sdk::V1 => assert!(step_ups.len() <= 2, "{bob}"),
+        // v2 asks for the union: one step-up, and the new token does both.
+        Sdk::V2 { .. } => {
+            assert_eq!(step_ups.len(), 1, "{bob}");
+            assert_eq!(first["scope"], "notes:read notes:write", "{first}");
+            assert_eq!(
+                scopes(&first["token_scope_after"]),
+                ["notes:read", "notes:write"]
+            );
+        }
+    }
     assert_eq!(results["my_notes_after"], "a note from bob");
 
     servers.team_notes.stop();
     servers.authorization_server.stop();
+}
+
+#[test]
+#[ignore = "needs JWKS mode of team_notes (TEAM_NOTES_JWKS_URL / TEAM_NOTES_ISSUER / TEAM_NOTES_AUDIENCE)"]
+fn typescript_sdk_v1_oauth_flow_legacy_era() {
+    oauth_flow("typescript_sdk_v1_oauth_flow_legacy_era", Sdk::V1);
+}
+
+#[test]
+#[ignore = "needs JWKS mode of team_notes (TEAM_NOTES_JWKS_URL / TEAM_NOTES_ISSUER / TEAM_NOTES_AUDIENCE)"]
+fn typescript_sdk_v2_oauth_flow_legacy_era() {
+    oauth_flow(
+        "typescript_sdk_v2_oauth_flow_legacy_era",
+        Sdk::V2 { modern: false },
+    );
+}
+
+#[test]
+#[ignore = "needs JWKS mode of team_notes (TEAM_NOTES_JWKS_URL / TEAM_NOTES_ISSUER / TEAM_NOTES_AUDIENCE)"]
+fn typescript_sdk_v2_oauth_flow_modern_era() {
+    oauth_flow(
+        "typescript_sdk_v2_oauth_flow_modern_era",
+        Sdk::V2 { modern: true },
+    );
 }

@@ -1,5 +1,7 @@
-// The official TypeScript SDK client (`@modelcontextprotocol/sdk` v1) through the whole MCP
-// authorization flow against a real authorization server (./authorization_server.mjs):
+// An official TypeScript SDK client through the whole MCP authorization flow against a real
+// authorization server (./authorization_server.mjs): `@modelcontextprotocol/sdk` v1 (`--sdk v1`,
+// the default; legacy era only) or `@modelcontextprotocol/client` v2 (`--sdk v2`, with
+// `--era legacy` its default connect, or `--era auto`, which reaches 2026-07-28):
 //
 //   401 + `WWW-Authenticate: Bearer resource_metadata=...`  -> RFC 9728 protected resource
 //   metadata -> RFC 8414 authorization server metadata -> RFC 7591 dynamic registration ->
@@ -12,16 +14,18 @@
 // `--account` and consents through the AS's interaction API (GET the prompt as JSON, POST the
 // login / consent form, with the AS's cookies), and captures the `code` from the redirect to
 // the client's `redirect_uri` (nothing listens there: the redirect is read, not followed).
-// Then, as an app does, it calls `transport.finishAuth(code)` and connects again.
+// Then, as an app does, it calls `transport.finishAuth(...)` (v1: the code; v2: the callback's
+// parameters, so the SDK checks `iss` itself) and connects again.
 //
-//   node oauth/client_flow.ts <mcp-url> --account alice
+//   node oauth/client_flow.ts <mcp-url> [--sdk v1|v2] [--era legacy|auto] --account alice
 //       my_notes, add_note, my_notes with everything the resource offers.
 //   node oauth/client_flow.ts <mcp-url> --account bob --initial-scope notes:read
 //       the first authorization asks only for notes:read (the SDK itself always asks for the
 //       resource metadata's `scopes_supported` when the 401 names no scope, so the provider
 //       narrows that first URL); then add_note meets 403 insufficient_scope and the SDK steps
-//       up: it starts a new authorization for the scope the 403 names, the provider completes
-//       it (the user consents to the new scope), and the program finishes it and retries.
+//       up: it starts a new authorization (v1: for the scope the 403 names; v2: for the union
+//       of that and the token's), the provider completes it (the user consents to the new
+//       scope), and the program finishes it and retries.
 //
 // It checks as it goes (exit 1 with the reason on any surprise) and prints one JSON summary
 // line on stdout: the URLs fetched, the metadata seen, each authorization's scope/resource,
@@ -30,17 +34,19 @@
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnauthorizedError as UnauthorizedV1, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, UnauthorizedError as UnauthorizedV2 } from '@modelcontextprotocol/client';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 
 const { positionals, values: cli } = parseArgs({
     allowPositionals: true,
     options: {
         account: { type: 'string', default: 'alice' },
+        sdk: { type: 'string', default: 'v1' },
+        era: { type: 'string', default: 'legacy' },
         'initial-scope': { type: 'string' }
     }
 });
@@ -50,9 +56,15 @@ if (positionals.length !== 1) {
 }
 const mcpUrl = new URL(positionals[0]);
 const account = cli.account;
+const sdk = cli.sdk;
+const era = cli.era;
+if (!(sdk === 'v1' && era === 'legacy') && !(sdk === 'v2' && (era === 'legacy' || era === 'auto'))) {
+    console.error(`--sdk ${sdk} --era ${era}: v1 speaks legacy only; v2 legacy or auto`);
+    process.exit(2);
+}
 const REDIRECT_URL = 'http://127.0.0.1:1/oauth/callback';
 
-const log = (...args: unknown[]) => console.error(`[client ${account}]`, ...args);
+const log = (...args: unknown[]) => console.error(`[client ${sdk} ${account}]`, ...args);
 
 class Failure extends Error {}
 function check(condition: unknown, message: string): asserts condition {
@@ -126,7 +138,8 @@ interface Authorization {
     state_matched: boolean;
 }
 
-async function authorizeHeadlessly(start: URL, expectedState: string | undefined): Promise<{ code: string; record: Authorization }> {
+/** Follow `start` as a browser would, to the redirect back to the client: its parameters. */
+async function authorizeHeadlessly(start: URL, expectedState: string | undefined): Promise<{ callback: URLSearchParams; record: Authorization }> {
     const record: Authorization = {
         scope: start.searchParams.get('scope'),
         resource: start.searchParams.get('resource'),
@@ -153,7 +166,7 @@ async function authorizeHeadlessly(start: URL, expectedState: string | undefined
                 record.iss = next.searchParams.get('iss');
                 record.state_matched = next.searchParams.get('state') === (expectedState ?? null);
                 check(record.state_matched, `state ${next.searchParams.get('state')} is not ${expectedState}`);
-                return { code, record };
+                return { callback: next.searchParams, record };
             }
             url = next;
             continue;
@@ -185,8 +198,9 @@ class HeadlessProvider implements OAuthClientProvider {
     private stored?: OAuthTokens;
     private verifier?: string;
     private expectedState?: string;
-    /** The code the last authorization brought back, for `finishAuth`. */
-    pendingCode?: string;
+    private discovered?: OAuthDiscoveryState;
+    /** The redirect's parameters (`code`, `state`, `iss`) the last authorization brought back. */
+    pendingCallback?: URLSearchParams;
     readonly authorizations: Authorization[] = [];
     registered?: OAuthClientInformationMixed;
 
@@ -225,6 +239,14 @@ class HeadlessProvider implements OAuthClientProvider {
     saveTokens(tokens: OAuthTokens) {
         this.stored = tokens;
     }
+    // Kept like the code verifier, so the SDK discovers once and (v2) can check that the code
+    // comes back from the authorization server it was sent to.
+    saveDiscoveryState(state: OAuthDiscoveryState) {
+        this.discovered = state;
+    }
+    discoveryState() {
+        return this.discovered;
+    }
     saveCodeVerifier(verifier: string) {
         this.verifier = verifier;
     }
@@ -238,22 +260,69 @@ class HeadlessProvider implements OAuthClientProvider {
             url.searchParams.set('scope', this.initialScope);
         }
         log(`authorizing: scope="${url.searchParams.get('scope')}" resource=${url.searchParams.get('resource')}`);
-        const { code, record } = await authorizeHeadlessly(url, this.expectedState);
+        const { callback, record } = await authorizeHeadlessly(url, this.expectedState);
         this.authorizations.push(record);
-        this.pendingCode = code;
+        this.pendingCallback = callback;
     }
-    takeCode(): string {
-        check(this.pendingCode, 'no authorization code is pending');
-        const code = this.pendingCode;
-        this.pendingCode = undefined;
-        return code;
+    takeCallback(): URLSearchParams {
+        check(this.pendingCallback, 'no authorization is pending');
+        const callback = this.pendingCallback;
+        this.pendingCallback = undefined;
+        return callback;
     }
 }
 
 // --- the flow ------------------------------------------------------------------------------------
 
 const provider = new HeadlessProvider(cli['initial-scope']);
-const newTransport = () => new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider, fetch: recordingFetch });
+
+/** What a call answered, in the shape both SDKs share. */
+interface ToolResult {
+    content: { type: string; text?: string }[];
+    isError?: boolean;
+}
+
+/** One connection through either SDK: its client and its transport, seen the same way. */
+interface Connection {
+    connect(): Promise<void>;
+    finishAuth(callback: URLSearchParams): Promise<void>;
+    listTools(): Promise<string[]>;
+    callTool(name: string, args: Record<string, unknown>): Promise<ToolResult>;
+    negotiated(): { era?: string; protocolVersion?: string };
+    close(): Promise<void>;
+}
+
+const clientInfo = { name: 'mcp-rs-oauth-flow', version: '0.0.0' };
+
+function connectionV1(): Connection {
+    const transport = new TransportV1(mcpUrl, { authProvider: provider, fetch: recordingFetch });
+    const client = new ClientV1(clientInfo);
+    return {
+        connect: () => client.connect(transport),
+        finishAuth: callback => transport.finishAuth(callback.get('code') ?? ''),
+        listTools: async () => (await client.listTools()).tools.map(tool => tool.name),
+        callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult,
+        negotiated: () => ({ era: 'legacy', protocolVersion: transport.protocolVersion }),
+        close: () => client.close()
+    };
+}
+
+function connectionV2(): Connection {
+    const transport = new TransportV2(mcpUrl, { authProvider: provider, fetch: recordingFetch });
+    const client = new ClientV2(clientInfo, era === 'auto' ? { versionNegotiation: { mode: 'auto' } } : {});
+    return {
+        connect: () => client.connect(transport),
+        // The callback's parameters: the SDK checks `iss` (RFC 9207) against the AS metadata.
+        finishAuth: callback => transport.finishAuth(callback),
+        listTools: async () => (await client.listTools()).tools.map(tool => tool.name),
+        callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult,
+        negotiated: () => ({ era: client.getProtocolEra(), protocolVersion: client.getNegotiatedProtocolVersion() }),
+        close: () => client.close()
+    };
+}
+
+const newConnection = sdk === 'v1' ? connectionV1 : connectionV2;
+const unauthorized = (error: unknown) => error instanceof UnauthorizedV1 || error instanceof UnauthorizedV2;
 
 interface TokenSeen {
     header: { alg?: string; typ?: string; kid?: string };
@@ -299,42 +368,39 @@ async function readDiscovery() {
 
 interface CallSeen {
     tool: string;
-    outcome: 'ok' | 'tool_error' | 'step_up' | 'refused';
+    outcome: 'ok' | 'tool_error' | 'step_up' | 'failed';
     text?: string;
-    status?: number;
     message?: string;
 }
 const calls: CallSeen[] = [];
 const stepUps: { tool: string; scope: string | null; token_scope_after?: string }[] = [];
 
-function text(result: CallToolResult): string {
+function text(result: ToolResult): string {
     return result.content.map(block => (block.type === 'text' ? block.text : `<${block.type}>`)).join('');
 }
 
 /** Call a tool; if the SDK has to re-authorize for it (step-up), finish that and call again. */
-async function call(client: Client, transport: StreamableHTTPClientTransport, tool: string, args: Record<string, unknown> = {}): Promise<string> {
+async function call(connection: Connection, tool: string, args: Record<string, unknown> = {}): Promise<string> {
     for (let attempt = 0; attempt < 3; attempt += 1) {
         const before = provider.authorizations.length;
         try {
-            const result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
+            const result = await connection.callTool(tool, args);
             const seen = text(result);
             calls.push({ tool, outcome: result.isError ? 'tool_error' : 'ok', text: seen });
             check(!result.isError, `${tool} answered an error: ${seen}`);
             return seen;
         } catch (error) {
-            if (error instanceof UnauthorizedError && provider.authorizations.length > before) {
+            if (unauthorized(error) && provider.authorizations.length > before) {
                 // The 403 made the SDK start a new authorization (it threw once it "redirected").
                 const scope = provider.authorizations.at(-1)!.scope;
                 log(`${tool}: the SDK stepped up, asking for "${scope}"`);
-                calls.push({ tool, outcome: 'step_up', message: String(error.message) });
-                await transport.finishAuth(provider.takeCode());
+                calls.push({ tool, outcome: 'step_up', message: String((error as Error).message) });
+                await connection.finishAuth(provider.takeCallback());
                 const token = await verifyCurrentToken();
                 stepUps.push({ tool, scope, token_scope_after: token.claims.scope });
                 continue;
             }
-            if (error instanceof StreamableHTTPError) {
-                calls.push({ tool, outcome: 'refused', status: error.code, message: error.message });
-            }
+            calls.push({ tool, outcome: 'failed', message: String(error) });
             throw error;
         }
     }
@@ -343,40 +409,42 @@ async function call(client: Client, transport: StreamableHTTPClientTransport, to
 
 async function main() {
     // 1. Connecting without a token: 401, discovery, registration, authorization (headless).
-    let transport = newTransport();
-    let client = new Client({ name: 'mcp-rs-oauth-flow', version: '0.0.0' });
+    let connection = newConnection();
     let firstConnect = 'connected without authorization';
     try {
-        await client.connect(transport);
+        await connection.connect();
     } catch (error) {
-        check(error instanceof UnauthorizedError, `connecting failed with ${error}, not UnauthorizedError`);
+        check(unauthorized(error), `connecting failed with ${error}, not UnauthorizedError`);
         firstConnect = 'UnauthorizedError (the SDK redirected for authorization)';
     }
     check(firstConnect.startsWith('UnauthorizedError'), 'the server let the client in without a token');
     check(provider.authorizations.length === 1, 'the SDK did not start one authorization');
     // 2. Back from the "browser": exchange the code, then connect again with the token.
-    await transport.finishAuth(provider.takeCode());
-    await client.close().catch(() => {});
+    await connection.finishAuth(provider.takeCallback());
+    await connection.close().catch(() => {});
     await readDiscovery();
     const first = await verifyCurrentToken();
-    transport = newTransport();
-    client = new Client({ name: 'mcp-rs-oauth-flow', version: '0.0.0' });
-    await client.connect(transport);
-    const tools = (await client.listTools()).tools.map(tool => tool.name).sort();
+    connection = newConnection();
+    await connection.connect();
+    const negotiated = connection.negotiated();
+    const tools = (await connection.listTools()).sort();
 
     // 3. The calls.
     const results: Record<string, string> = {};
-    results.my_notes_before = await call(client, transport, 'my_notes');
-    results.add_note = await call(client, transport, 'add_note', { text: `a note from ${account}` });
-    results.my_notes_after = await call(client, transport, 'my_notes');
+    results.my_notes_before = await call(connection, 'my_notes');
+    results.add_note = await call(connection, 'add_note', { text: `a note from ${account}` });
+    results.my_notes_after = await call(connection, 'my_notes');
     check(results.my_notes_after.split('\n').includes(`a note from ${account}`), `my_notes does not show the new note: ${results.my_notes_after}`);
-    await client.close();
+    await connection.close();
 
     const tokenRequests = fetched.filter(f => f.method === 'POST' && f.form?.grant_type === 'authorization_code');
     const registrations = fetched.filter(f => f.method === 'POST' && /\/reg\b/.test(f.url));
     const summary = {
         ok: true,
         account,
+        sdk,
+        era: negotiated.era,
+        protocol_version: negotiated.protocolVersion,
         first_connect: firstConnect,
         challenges: fetched.filter(f => f.challenge !== undefined).map(f => ({ status: f.status, method: f.method, url: f.url, www_authenticate: f.challenge })),
         discovery: {
