@@ -1,16 +1,20 @@
 //! Notes for a team, served over HTTP: every caller signs in with a bearer token, and each
-//! sees only their own notes. The authorization hook names who a token belongs to (a
-//! `Principal`); the tools read it from their request's context.
+//! sees only their own notes. Reading needs the scope `notes:read`, writing `notes:write`: a
+//! caller without one does not see the tool, and calling it anyway gets 403 with the step-up
+//! challenge naming the scope.
+//!
+//! Development mode, a table of static tokens (`user=token`, granting both scopes, or
+//! `user=token[scope scope]` granting those listed):
 //!
 //! ```text
-//! TEAM_NOTES_TOKENS="alice=token-of-alice,bob=token-of-bob" \
+//! TEAM_NOTES_TOKENS="alice=token-of-alice,bob=token-of-bob[notes:read]" \
 //!     cargo run --example team_notes -- 127.0.0.1:8080
 //! ```
 //!
 //! Then an MCP client sending `Authorization: Bearer token-of-alice` to
 //! `http://127.0.0.1:8080/mcp` is alice; without a known token it gets 401. A real server
-//! would verify a signed token (a JWT's signature and `sub`) or ask its authorization server
-//! (`HttpConfig::authorize_async`) rather than read a table.
+//! verifies the tokens its authorization server issues, and this one does that when
+//! `TEAM_NOTES_JWKS_URL` is set (see `main`).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -30,7 +34,7 @@ impl Notebook {
     }
 }
 
-/// Who is calling: the hook lets no one through unnamed.
+/// Who is calling: no one gets through unnamed.
 fn user(ctx: &RequestContext) -> Result<&str, String> {
     ctx.principal()
         .map(|who| who.subject())
@@ -41,7 +45,7 @@ fn user(ctx: &RequestContext) -> Result<&str, String> {
 ///
 /// # Arguments
 /// * `text` - the note
-#[mcp_tool]
+#[mcp_tool(scopes("notes:write"))]
 fn add_note(text: String, ctx: RequestContext, book: State<Notebook>) -> Result<String, String> {
     let user = user(&ctx)?;
     let mut notes = book.notes();
@@ -51,7 +55,7 @@ fn add_note(text: String, ctx: RequestContext, book: State<Notebook>) -> Result<
 }
 
 /// Your notes, oldest first, one per line.
-#[mcp_tool]
+#[mcp_tool(scopes("notes:read"), annotations(read_only))]
 fn my_notes(ctx: RequestContext, book: State<Notebook>) -> Result<String, String> {
     let user = user(&ctx)?;
     let notes = book.notes();
@@ -61,15 +65,24 @@ fn my_notes(ctx: RequestContext, book: State<Notebook>) -> Result<String, String
         .unwrap_or_default())
 }
 
-/// `user=token` pairs, comma-separated.
+/// The scopes a static token grants unless it lists its own.
+const ALL_SCOPES: &str = "notes:read notes:write";
+
+/// `user=token` or `user=token[scope scope]` pairs, comma-separated.
 fn tokens(spec: &str) -> Result<HashMap<String, Principal>, String> {
     spec.split(',')
         .filter(|pair| !pair.trim().is_empty())
-        .map(|pair| match pair.trim().split_once('=') {
-            Some((user, token)) if !user.is_empty() && !token.is_empty() => {
-                Ok((token.to_owned(), Principal::new(user)))
+        .map(|pair| {
+            let (user, rest) = pair.trim().split_once('=').unwrap_or_default();
+            let (token, scopes) = match rest.split_once('[') {
+                Some((token, scopes)) => (token, scopes.strip_suffix(']').unwrap_or("\0")),
+                None => (rest, ALL_SCOPES),
+            };
+            if user.is_empty() || token.is_empty() || scopes.contains('\0') {
+                return Err(format!("`{pair}` is not user=token or user=token[scope ...]"));
             }
-            _ => Err(format!("`{pair}` is not user=token")),
+            let principal = Principal::new(user).with_scopes(scopes.split_whitespace());
+            Ok((token.to_owned(), principal))
         })
         .collect()
 }

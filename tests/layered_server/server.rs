@@ -2,9 +2,11 @@
 //! client's `tests/interop/python/middleware.py`.
 //!
 //! ```sh
-//! layered-server --audit-log FILE [--http ADDR]
+//! layered-server --audit-log FILE [--http ADDR] [--as NAME=SCOPE,SCOPE]
 //! ```
 //!
+//! `--as` serves stdio as that principal, with those scopes (none after a bare `=`), instead
+//! of the trusted operator: `vault` needs the scope `vault:read`.
 //! Over HTTP a bearer token names the principal (`Bearer alice` is alice), so per-caller
 //! limits can be seen apart. The layers, outermost first: the audit log; a layer that panics
 //! for the tool `trap`; a rate limit of 4 calls an hour per caller and tool; timeouts (60 s,
@@ -85,6 +87,12 @@ async fn big(bytes: usize) -> String {
     "x".repeat(bytes)
 }
 
+/// The vault's contents, for callers granted `vault:read`.
+#[mcp_tool(scopes("vault:read"), annotations(read_only))]
+async fn vault() -> &'static str {
+    "gold"
+}
+
 /// A tool a layer in front of it panics for.
 #[mcp_tool]
 async fn trap() -> &'static str {
@@ -108,7 +116,7 @@ fn server(audit_log: &str) -> std::io::Result<Server> {
         next.run(request).await
     });
     Ok(Server::new(server_info!())
-        .tools(tools![echo, slow, wait, dropped, big, trap, lookup])
+        .tools(tools![echo, slow, wait, dropped, big, trap, lookup, vault])
         .layer(CacheLayer::new(Duration::from_secs(3600)))
         .layer(ConcurrencyLimitLayer::new(1).queue(0).per_tool())
         .layer(MaxOutputLayer::new(1000))
@@ -127,11 +135,12 @@ fn governor_quota(calls: u32) -> middleware::Quota {
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);
-    let (mut audit_log, mut http) = (None, None);
+    let (mut audit_log, mut http, mut principal) = (None, None, None);
     while let Some(flag) = args.next() {
         match flag.as_str() {
             "--audit-log" => audit_log = args.next(),
             "--http" => http = args.next(),
+            "--as" => principal = args.next(),
             other => {
                 eprintln!("layered-server: unknown argument `{other}`");
                 std::process::exit(2);
@@ -142,7 +151,12 @@ async fn main() -> std::io::Result<()> {
         eprintln!("layered-server: --audit-log FILE is required");
         std::process::exit(2);
     };
-    let server = server(&audit_log)?;
+    let mut server = server(&audit_log)?;
+    if let Some(principal) = principal {
+        let (name, scopes) = principal.split_once('=').unwrap_or((&principal, ""));
+        let scopes = scopes.split(',').filter(|scope| !scope.is_empty());
+        server = server.stdio_principal(Principal::new(name).with_scopes(scopes));
+    }
     match http {
         None => server.serve_stdio_with_args(Vec::<String>::new()).await,
         Some(address) => {

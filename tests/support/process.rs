@@ -79,6 +79,13 @@ impl ServerProcess {
         Self::start(command, program)
     }
 
+    /// `program` started with `args`.
+    pub fn spawn_with_args<S: AsRef<std::ffi::OsStr>>(program: &Path, args: &[S]) -> Self {
+        let mut command = Command::new(program);
+        command.args(args);
+        Self::start(command, program)
+    }
+
     /// A `sh` script standing in for a server, to prove the client's checks can fail.
     #[cfg(unix)]
     pub fn shell(script: &str) -> Self {

@@ -15,9 +15,11 @@ pub struct PromptAttr {
     /// `icon = "https://..."`: the URI of the prompt's icon.
     pub icon: Option<Spanned<String>>,
     pub complete: Vec<CompleterAttr>,
+    /// `scopes("a", ...)`: the OAuth scopes a caller needs.
+    pub scopes: Vec<String>,
 }
 
-const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "complete"];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "complete", "scopes"];
 
 /// Read the arguments of `#[mcp_prompt(...)]`.
 pub fn prompt_attr(args: TokenStream, cx: &mut Ctxt) -> PromptAttr {
@@ -36,6 +38,7 @@ pub fn prompt_attr(args: TokenStream, cx: &mut Ctxt) -> PromptAttr {
             "icon" => {
                 attr.icon = string_value(&meta, cx, "icon = \"https://example.com/icon.svg\"")?;
             }
+            "scopes" => attr.scopes = attr::scopes_value(&meta, cx)?,
             _complete => attr::complete_attr(&meta, cx, &mut attr.complete)?,
         }
         Ok(())

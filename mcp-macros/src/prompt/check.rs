@@ -25,6 +25,8 @@ pub struct ValidPrompt {
     pub description: Option<String>,
     /// The URI of its icon.
     pub icon: Option<String>,
+    /// The scopes a caller needs.
+    pub scopes: Vec<String>,
     pub params: Vec<PromptParam>,
     /// Completers by argument name.
     pub completers: Vec<(String, Path)>,
@@ -84,6 +86,7 @@ pub fn prompt(function: &HandlerFn, attr: &PromptAttr, mut cx: Ctxt) -> syn::Res
         name_span,
         title: attr.title.as_ref().map(|title| title.value.clone()),
         icon: attr.icon.as_ref().map(|icon| icon.value.clone()),
+        scopes: attr.scopes.clone(),
         description: function.description(attr.description.as_ref()),
         params,
         completers,

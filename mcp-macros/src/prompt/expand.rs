@@ -9,6 +9,7 @@ use syn::{Ident, Type};
 use super::check::{PromptArgument, PromptParam, ValidPrompt};
 use crate::shared::expand::{
     arg_locals, call_user_fn, companion, completions, default_fn, default_fn_ident, local, optional,
+    scopes_fn,
 };
 use crate::shared::paths;
 use crate::shared::rules::Presence;
@@ -89,6 +90,7 @@ fn handler_impl(
     prompt: Option<&ValidPrompt>,
 ) -> TokenStream {
     let p = paths::private();
+    let scopes = prompt.and_then(|prompt| scopes_fn(&prompt.scopes));
     let (definition, get, completions) = match prompt {
         Some(prompt) => (
             definition(prompt),
@@ -120,6 +122,8 @@ fn handler_impl(
             }
 
             #completions
+
+            #scopes
         }
     }
 }

@@ -24,6 +24,8 @@ pub struct ResourceAttr {
     pub icon: Option<Spanned<String>>,
     pub list: Option<Path>,
     pub complete: Vec<CompleterAttr>,
+    /// `scopes("a", ...)`: the OAuth scopes a caller needs.
+    pub scopes: Vec<String>,
 }
 
 const RESOURCE_KEYS: &[&str] = &[
@@ -36,6 +38,7 @@ const RESOURCE_KEYS: &[&str] = &[
     "icon",
     "list",
     "complete",
+    "scopes",
 ];
 const ANNOTATION_KEYS: &[&str] = &["audience", "priority"];
 
@@ -80,6 +83,7 @@ pub fn resource_attr(args: TokenStream, cx: &mut Ctxt) -> ResourceAttr {
                     attr.icon = string_value(&meta, cx, "icon = \"https://example.com/icon.svg\"")?;
                 }
                 "list" => attr.list = path_value(&meta, cx, "list = list_docs")?,
+                "scopes" => attr.scopes = attr::scopes_value(&meta, cx)?,
                 _complete => attr::complete_attr(&meta, cx, &mut attr.complete)?,
             }
             Ok(())

@@ -30,6 +30,8 @@ pub struct ValidResource {
     pub priority: Option<f64>,
     /// The URI of its icon.
     pub icon: Option<String>,
+    /// The scopes a caller needs.
+    pub scopes: Vec<String>,
     pub params: Vec<ResourceParam>,
     pub list: Option<Path>,
     /// Completers by variable name.
@@ -107,6 +109,7 @@ pub fn resource(
         audience,
         priority: attr.priority.as_ref().map(|priority| priority.value),
         icon: attr.icon.as_ref().map(|icon| icon.value.clone()),
+        scopes: attr.scopes.clone(),
         params,
         list: attr.list.clone(),
         completers,

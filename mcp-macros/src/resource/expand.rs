@@ -10,7 +10,7 @@ use syn::{Ident, Type};
 
 use super::check::{ResourceParam, ValidResource, ValidUri};
 use super::uri_template::PartKind;
-use crate::shared::expand::{arg_locals, call_user_fn, companion, completions, local, optional};
+use crate::shared::expand::{arg_locals, call_user_fn, companion, completions, local, optional, scopes_fn};
 use crate::shared::paths;
 
 /// Everything `#[mcp_resource]` expands to for the free function of `resource`.
@@ -71,6 +71,7 @@ fn handler_impl(
     resource: Option<&ValidResource>,
 ) -> TokenStream {
     let p = paths::private();
+    let scopes = resource.and_then(|resource| scopes_fn(&resource.scopes));
     let (definition, read, list, completions) = match resource {
         Some(resource) => (
             definition(resource),
@@ -106,6 +107,8 @@ fn handler_impl(
             #list
 
             #completions
+
+            #scopes
         }
     }
 }

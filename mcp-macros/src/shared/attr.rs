@@ -306,3 +306,62 @@ mod tests {
         assert_eq!(closest("color", ARG_KEYS), None);
     }
 }
+
+/// `scopes("notes:read", "notes:write")`: the OAuth scopes a caller needs, each a string
+/// literal holding one RFC 6749 scope token (printable ASCII other than space, `"` and `\`).
+/// A wrong one is reported at its literal; the rest are kept.
+pub fn scopes_value(meta: &ParseNestedMeta<'_>, cx: &mut Ctxt) -> syn::Result<Vec<String>> {
+    const EXAMPLE: &str = "scopes(\"notes:read\", \"notes:write\")";
+    if !meta.input.peek(syn::token::Paren) {
+        cx.error_spanned(
+            &meta.path,
+            format!("`scopes` takes a list of strings, like `{EXAMPLE}`"),
+        );
+        skip_value(meta)?;
+        return Ok(Vec::new());
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let literals = content.parse_terminated(<Expr as syn::parse::Parse>::parse, Token![,])?;
+    let mut scopes: Vec<String> = Vec::new();
+    let written = literals.len();
+    for literal in literals {
+        let Expr::Lit(ExprLit {
+            lit: Lit::Str(text),
+            ..
+        }) = &literal
+        else {
+            cx.error_spanned(
+                &literal,
+                format!("each scope must be a string literal, like `{EXAMPLE}`"),
+            );
+            continue;
+        };
+        let scope = text.value();
+        if scope.is_empty() {
+            cx.error_spanned(text, "an empty string is no scope; name one, like `\"notes:read\"`");
+        } else if !scope
+                .bytes()
+                .all(|byte| matches!(byte, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
+        {
+            cx.error_spanned(
+                text,
+                format!(
+                    "`{scope}` is not one OAuth scope: a scope is printable ASCII without spaces, \
+                     `\"` or `\\` (RFC 6749, section 3.3); list several as separate strings"
+                ),
+            );
+        } else if scopes.contains(&scope) {
+            cx.error_spanned(text, format!("the scope `{scope}` is listed twice"));
+        } else {
+            scopes.push(scope);
+        }
+    }
+    if written == 0 {
+        cx.error_spanned(
+            &meta.path,
+            format!("`scopes(...)` lists no scope; name at least one, like `{EXAMPLE}`"),
+        );
+    }
+    Ok(scopes)
+}

@@ -210,3 +210,18 @@ pub fn debug_print(label: &str, tokens: &TokenStream) {
         eprintln!("[mcp_macros] expansion of `{label}`:\n{tokens}\n");
     }
 }
+
+/// `fn scopes` of a handler that declares `scopes(...)`; nothing without any (the trait's
+/// default declares none).
+pub fn scopes_fn(scopes: &[String]) -> Option<TokenStream> {
+    if scopes.is_empty() {
+        return None;
+    }
+    let p = paths::private();
+    Some(quote! {
+        fn scopes(&self) -> &[#p::Cow<'static, str>] {
+            const SCOPES: &[#p::Cow<'static, str>] = &[#(#p::Cow::Borrowed(#scopes)),*];
+            SCOPES
+        }
+    })
+}

@@ -7,7 +7,7 @@ use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
 use syn::{Expr, ExprLit, Lit, Token};
 
-use crate::shared::attr::{Seen, Spanned, flag_value, skip_value, string_value};
+use crate::shared::attr::{self, Seen, Spanned, flag_value, skip_value, string_value};
 use crate::shared::ctxt::Ctxt;
 
 /// The options of `#[mcp_tool(...)]`.
@@ -25,6 +25,8 @@ pub struct ToolAttr {
     /// `layer = EXPR`, any number of times: layers around this tool's calls, the first
     /// written outermost.
     pub layers: Vec<Expr>,
+    /// `scopes("a", ...)`: the OAuth scopes a caller needs.
+    pub scopes: Vec<String>,
 }
 
 /// `task` alone, or `task = "text"` with the text as written (`check` knows which are valid).
@@ -51,6 +53,7 @@ const TOOL_KEYS: &[&str] = &[
     "icon",
     "task",
     "layer",
+    "scopes",
 ];
 const ANNOTATION_KEYS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
 
@@ -78,6 +81,7 @@ pub fn tool_attr(args: TokenStream, cx: &mut Ctxt) -> ToolAttr {
                 attr.icon = string_value(&meta, cx, "icon = \"https://example.com/icon.svg\"")?
             }
             "task" => attr.task = task_value(&meta, cx)?,
+            "scopes" => attr.scopes = attr::scopes_value(&meta, cx)?,
             _recursive => attr.recursive = flag_value(&meta, cx)?,
         }
         Ok(())

@@ -35,6 +35,8 @@ pub struct ValidTool {
     pub task_support: TaskSupport,
     /// The `layer = ...` expressions, in order.
     pub layers: Vec<syn::Expr>,
+    /// The scopes a caller needs.
+    pub scopes: Vec<String>,
     pub params: Vec<ValidParam>,
     _checked: Checked,
 }
@@ -97,6 +99,7 @@ pub fn tool(function: &HandlerFn, attr: &ToolAttr, mut cx: Ctxt) -> syn::Result<
         recursive: attr.recursive,
         icon: attr.icon.as_ref().map(|icon| icon.value.clone()),
         layers: attr.layers.clone(),
+        scopes: attr.scopes.clone(),
         task_support,
         params,
         _checked: Checked,

@@ -16,6 +16,7 @@ use super::check::{TaskSupport, ValidParam, ValidTool};
 use crate::shared::attr::DefaultAttr;
 use crate::shared::expand::{
     arg_locals, call_user_fn, companion, default_fn, default_fn_ident, local, optional,
+    scopes_fn,
 };
 use crate::shared::paths;
 use crate::shared::rules::Presence;
@@ -47,7 +48,7 @@ pub fn companion_impls(ident: &Ident, name: &str, tool: Option<&ValidTool>) -> T
                 None,
                 &quote!(#p::definition_or_panic::<Self>()),
                 &call(tool),
-                layers(tool),
+                extras(tool),
             ),
         ),
         None => {
@@ -86,7 +87,7 @@ pub fn method_tool(
         Some(bound),
         &quote!(#p::unwrap_definition(Self::checked_definition())),
         &call(tool),
-        layers(tool),
+        extras(tool),
     );
     quote! {
         #[allow(non_camel_case_types)]
@@ -111,6 +112,12 @@ fn checked_definition(definition: &TokenStream) -> TokenStream {
             #definition
         }
     }
+}
+
+/// The optional methods of a tool's handler: `layers` and `scopes`, when it has them.
+fn extras(tool: &ValidTool) -> Option<TokenStream> {
+    let (layers, scopes) = (layers(tool), scopes_fn(&tool.scopes));
+    (layers.is_some() || scopes.is_some()).then(|| quote!(#layers #scopes))
 }
 
 /// `fn layers` of a tool with `layer = ...` options: each expression is spanned where it is

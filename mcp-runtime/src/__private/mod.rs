@@ -7,3 +7,5 @@ mod tools;
 
 pub use resources_prompts::*;
 pub use tools::*;
+
+pub use std::borrow::Cow;

@@ -77,6 +77,7 @@ impl Dispatcher {
                 .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool `{name}`")))?,
             _ => return Err(ErrorObject::invalid_params("`name` must be a tool's name")),
         };
+        scope.permit(tool.handler.scopes())?;
         let arguments = match arguments {
             None | Some(Value::Null) => Value::Object(JsonObject::new()),
             Some(arguments @ Value::Object(_)) => arguments,

@@ -147,6 +147,8 @@ pub(crate) struct ToolCatalog {
     pages: [OnceLock<Vec<Box<RawValue>>>; ProtocolVersion::ALL.len()],
     modern_meta: Arc<RawValue>,
     ttl: Duration,
+    /// Whether some tool declares scopes, so that callers' lists may differ.
+    scoped: bool,
 }
 
 /// Why a set of tools cannot be served.
@@ -241,7 +243,35 @@ impl ToolCatalog {
             pages: Default::default(),
             modern_meta: config.modern_meta.clone(),
             ttl: config.ttl,
+            scoped: entries
+                .iter()
+                .any(|(_, handler)| !handler.scopes().is_empty()),
         })
+    }
+
+    /// Whether some tool declares scopes.
+    pub(crate) fn scoped(&self) -> bool {
+        self.scoped
+    }
+
+    /// The definitions of the tools whose scopes `may_use` allows, in order.
+    pub(crate) fn definitions_for(
+        &self,
+        may_use: impl Fn(&[std::borrow::Cow<'static, str>]) -> bool,
+    ) -> Vec<ToolDefinition> {
+        self.tools
+            .iter()
+            .zip(&self.definitions)
+            .filter(|(tool, _)| may_use(tool.handler.scopes()))
+            .map(|(_, definition)| definition.clone())
+            .collect()
+    }
+
+    /// Every scope some tool declares.
+    pub(crate) fn declared_scopes(&self) -> impl Iterator<Item = &str> {
+        self.tools
+            .iter()
+            .flat_map(|tool| tool.handler.scopes().iter().map(|scope| &**scope))
     }
 
     /// The tool called `name`.

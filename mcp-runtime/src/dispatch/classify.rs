@@ -66,6 +66,9 @@ pub(crate) struct RequestScope {
     pub(crate) states: States,
     /// Who the transport authenticated as the client, if anyone.
     pub(crate) principal: Option<Principal>,
+    /// Whether a caller without a principal holds no scope (HTTP), rather than every one
+    /// (stdio's operator).
+    pub(crate) authenticated: bool,
     /// The client program, as it named itself.
     pub(crate) client: ClientOf,
     /// The connection the request came on, if one outlives it.
@@ -167,6 +170,7 @@ impl RequestScope {
             forward_tracing: false,
             states: States::default(),
             principal: None,
+            authenticated: false,
             client,
             connection: None,
         })
@@ -192,6 +196,7 @@ impl RequestScope {
             forward_tracing: false,
             states: states.clone(),
             principal: session.principal().cloned(),
+            authenticated: session.authenticated(),
             client: session.client().map_or(ClientOf::Unknown, |client| {
                 ClientOf::Session(client.clone())
             }),

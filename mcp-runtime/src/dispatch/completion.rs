@@ -1,6 +1,8 @@
 //! `completion/complete`: suggestions for a prompt argument (`ref/prompt`) or a resource
 //! template variable (`ref/resource`).
 
+use std::borrow::Cow;
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde_json::Value;
@@ -54,6 +56,7 @@ impl Dispatcher {
         let known = params
             .and_then(|params| params.get("context"))
             .and_then(Value::as_object);
+        scope.permit(&self.reference_scopes(reference))?;
         let revision = scope.revision;
         let token = CancellationToken::new();
         let piped = self.piped(id, Method::Complete, &scope, None, &token);
@@ -104,6 +107,24 @@ impl Dispatcher {
                 Outgoing::result(id, &CompleteResult::new(&completion, modern))
             }),
         )
+    }
+
+    /// The scopes the prompt or resource template `reference` names needs to be completed:
+    /// those it needs to be used. None for an unknown one (refused as unknown afterwards).
+    fn reference_scopes(&self, reference: &JsonObject) -> Vec<Cow<'static, str>> {
+        let named = |key: &str| reference.get(key).and_then(Value::as_str);
+        match reference.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => named("name")
+                .and_then(|name| self.prompts.find(name))
+                .map(|(_, handler)| handler.scopes().to_vec()),
+            Some("ref/resource") => named("uri").and_then(|uri| {
+                let resources = self.resources.get();
+                let route = resources.router().by_reference(uri)?;
+                Some(route.handler.scopes().to_vec())
+            }),
+            _ => None,
+        }
+        .unwrap_or_default()
     }
 
     fn complete_prompt(

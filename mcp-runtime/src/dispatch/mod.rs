@@ -7,6 +7,7 @@
 //! everything else. State changes (`initialize`) happen inside [`Dispatcher::handle`], so they
 //! take effect in the order messages arrive even though calls finish in any order.
 
+mod access;
 mod asking;
 mod batch;
 mod call;
@@ -49,7 +50,6 @@ use resources::ResourceCatalog;
 pub(crate) use sets::{Attachment, Catalogs, Kind, Sets};
 pub(crate) use subscriptions::Subscriptions;
 
-use crate::cancel::CancellationToken;
 use crate::dispatch::notify::Notifier;
 use crate::handler::BoxFuture;
 use crate::middleware;
@@ -131,6 +131,10 @@ pub(crate) struct Config {
     pub(crate) tasks: crate::task::TaskConfig,
     /// The server's layers around every request (`Server::layer`), if any.
     pub(crate) pipeline: Option<crate::middleware::Pipeline>,
+    /// Whether lists leave out what the caller's scopes do not allow.
+    pub(crate) hide_unpermitted: bool,
+    /// Whom stdio (and the in-process client) serve as, if not the trusted operator.
+    pub(crate) stdio_principal: Option<crate::auth::Principal>,
 }
 
 /// Everything a server answers with, shared by all its connections: fixed at serve start but
@@ -166,6 +170,10 @@ pub(crate) struct Dispatcher {
     tasks: Arc<crate::task::store::TaskStore>,
     /// The server's layers around every request, if any.
     pipeline: Option<crate::middleware::Pipeline>,
+    /// Whether lists leave out what the caller's scopes do not allow.
+    hide_unpermitted: bool,
+    /// Whom stdio serves as, if not the trusted operator.
+    stdio_principal: Option<crate::auth::Principal>,
 }
 
 impl Dispatcher {
@@ -220,6 +228,8 @@ impl Dispatcher {
             #[cfg(feature = "tasks")]
             tasks: Arc::new(crate::task::store::TaskStore::new(server.tasks)),
             pipeline: server.pipeline.clone(),
+            hide_unpermitted: server.hide_unpermitted,
+            stdio_principal: server.stdio_principal.clone(),
         };
         // Prompts and templates added while serving may bring completers, and clients read the
         // capabilities once: a server whose surfaces can change declares it from the start.
@@ -234,6 +244,28 @@ impl Dispatcher {
             .then(|| serde_json::json!({ crate::task::EXTENSION: {} }));
         }
         Ok(dispatcher)
+    }
+
+    /// Every scope the server's tools, resources and prompts declare now, each once, in the
+    /// order first declared.
+    pub(crate) fn declared_scopes(&self) -> Vec<String> {
+        let (tools, resources, prompts) = (self.catalog.get(), self.resources.get(), self.prompts.get());
+        let mut scopes: Vec<String> = Vec::new();
+        for scope in tools
+            .declared_scopes()
+            .chain(resources.declared_scopes())
+            .chain(prompts.declared_scopes())
+        {
+            if !scopes.iter().any(|had| had == scope) {
+                scopes.push(scope.to_owned());
+            }
+        }
+        scopes
+    }
+
+    /// Whom stdio and the in-process client serve as: `None` for the trusted operator.
+    pub(crate) fn stdio_principal(&self) -> Option<&crate::auth::Principal> {
+        self.stdio_principal.as_ref()
     }
 
     /// The server's identity.
@@ -340,20 +372,23 @@ impl Dispatcher {
             Some(Value::String(cursor)) => Some(cursor.as_str()),
             Some(_) => return Err(ErrorObject::invalid_params("`cursor` must be a string")),
         };
-        if self.pipeline.is_some() {
-            let token = CancellationToken::new();
-            let piped = self
-                .piped(id, middleware::Method::ListTools, &scope(), None, &token)
-                .expect("the server has layers");
-            let (definitions, page_size, ttl) = self.catalog.get().listing();
-            let list = piped::PipedList {
-                piped,
-                token,
-                cursor: cursor.map(str::to_owned),
-                page_size,
-                revision,
-                ttl,
-            };
+        let catalog = self.catalog.get();
+        // The scope is built only where the list may be the caller's own.
+        let scope = (self.pipeline.is_some() || catalog.scoped()).then(scope);
+        if let Some(scope) = scope
+            && let (true, filtered) = self.list_for_caller(catalog.scoped(), &scope)
+        {
+            let (mut definitions, page_size, ttl) = catalog.listing();
+            if filtered {
+                definitions = catalog.definitions_for(|scopes| scope.may_use(scopes));
+            }
+            let list = self.callers_list(
+                id,
+                middleware::Method::ListTools,
+                &scope,
+                cursor.map(str::to_owned),
+                (page_size, ttl),
+            );
             return list.answer(
                 id,
                 in_flight,
@@ -368,7 +403,6 @@ impl Dispatcher {
                 },
             );
         }
-        let catalog = self.catalog.get();
         let page = catalog.page(revision, cursor)?;
         Ok(Reply::Ready(Outgoing::raw_result(id, page)))
     }

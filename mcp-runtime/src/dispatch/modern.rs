@@ -30,6 +30,7 @@ impl Dispatcher {
         scope.forward_tracing = self.forward_tracing;
         scope.states = self.states.clone();
         scope.principal = session.principal().cloned();
+        scope.authenticated = session.authenticated();
         scope.connection = session.connection();
         let revision = scope.revision;
         match method {

@@ -212,19 +212,21 @@ impl Through for Result<Response, ErrorObject> {
     }
 }
 
-/// A list that passed the layers, paged after them: what a layer filtered out is on no
-/// page, and cursors count what is left.
-pub(super) struct PipedList {
-    pub(super) piped: Piped,
-    pub(super) token: CancellationToken,
+/// A list made for one caller: what its scopes allow, through the layers if there are any,
+/// paged after them: what was filtered out is on no page, and cursors count what is left.
+pub(super) struct CallersList {
+    /// The layers it passes, with the request's token; `None` without layers.
+    pub(super) piped: Option<(Piped, CancellationToken)>,
     pub(super) cursor: Option<String>,
     pub(super) page_size: usize,
     pub(super) revision: ProtocolVersion,
     /// How long 2026-07-28 clients may reuse the list.
     pub(super) ttl: Duration,
+    /// `_meta` of 2026-07-28 results.
+    pub(super) modern_meta: Arc<RawValue>,
 }
 
-impl PipedList {
+impl CallersList {
     /// Run `items` (the whole list, as its response) through the layers; `take` finds the
     /// list in what comes out, and `encode` answers request `id` with a page of it, given the
     /// page's next cursor and the result's `_meta`.
@@ -242,15 +244,18 @@ impl PipedList {
             + Send
             + 'static,
     {
-        let PipedList {
+        let CallersList {
             piped,
-            token,
             cursor,
             page_size,
             revision,
             ttl,
+            modern_meta,
         } = self;
-        let method = piped.request.method();
+        let method = match &piped {
+            Some((piped, _)) => piped.request.method(),
+            None => take_method(&items),
+        };
         let page = move |response: Response, id: &RequestId, modern_meta: &Arc<RawValue>| {
             let Some(items) = take(response) else {
                 return Outgoing::error(Some(id), &another_kind(method));
@@ -265,11 +270,62 @@ impl PipedList {
                 Err(error) => return Outgoing::error(Some(id), &error),
             };
             let next = next_cursor(index, chunks.len());
+            // Made for this caller (or through layers, which may tell callers apart): no
+            // shared cache may hand it to another.
             let modern = revision
                 .is_modern()
-                .then(|| ModernResult::cacheable(modern_meta, ttl));
+                .then(|| ModernResult::cacheable(modern_meta, ttl).private());
             encode(id, chunks[index], next.as_deref(), modern)
         };
-        answer_now(id, piped, token, in_flight, Ok(items), Box::new(page))
+        match piped {
+            Some((piped, token)) => {
+                answer_now(id, piped, token, in_flight, Ok(items), Box::new(page))
+            }
+            None => Ok(Reply::Ready(page(items, id, &modern_meta))),
+        }
+    }
+}
+
+impl Dispatcher {
+    /// How request `id` (`method`, in `scope`) is answered with a list made for its caller:
+    /// through the server's layers, if it has any.
+    pub(super) fn callers_list(
+        &self,
+        id: &RequestId,
+        method: Method,
+        scope: &RequestScope,
+        cursor: Option<String>,
+        (page_size, ttl): (usize, Duration),
+    ) -> CallersList {
+        let token = CancellationToken::new();
+        let piped = self
+            .piped(id, method, scope, None, &token)
+            .map(|piped| (piped, token));
+        CallersList {
+            piped,
+            cursor,
+            page_size,
+            revision: scope.revision,
+            ttl,
+            modern_meta: self.modern_meta.clone(),
+        }
+    }
+
+    /// Whether a list of offerings (`scoped`: some declare scopes) is made for the caller of
+    /// `scope` rather than served from the encoded pages every caller shares: when it passes
+    /// layers, or leaves out what the caller may not use.
+    pub(super) fn list_for_caller(&self, scoped: bool, scope: &RequestScope) -> (bool, bool) {
+        let filtered = scope.lists_privately(scoped, self.hide_unpermitted);
+        (filtered || self.pipeline.is_some(), filtered)
+    }
+}
+
+/// The list method whose answer `items` is.
+fn take_method(items: &Response) -> Method {
+    match items {
+        Response::Resources(_) => Method::ListResources,
+        Response::ResourceTemplates(_) => Method::ListResourceTemplates,
+        Response::Prompts(_) => Method::ListPrompts,
+        _ => Method::ListTools,
     }
 }

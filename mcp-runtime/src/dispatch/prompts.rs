@@ -13,7 +13,6 @@ use super::classify::RequestScope;
 use super::offerings::{
     context, cursor, is_retry, next_cursor, page_index, panicked, required_str,
 };
-use super::piped::PipedList;
 use super::run::{Run, Through};
 use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
@@ -43,6 +42,8 @@ pub(crate) struct PromptCatalog {
     modern_meta: Arc<RawValue>,
     /// How long 2026-07-28 clients may reuse a list.
     ttl: Duration,
+    /// Whether some prompt declares scopes, so that callers' lists may differ.
+    scoped: bool,
 }
 
 impl Live<PromptCatalog> {
@@ -101,7 +102,30 @@ impl PromptCatalog {
             pages: Default::default(),
             modern_meta: config.modern_meta.clone(),
             ttl: config.ttl,
+            scoped: entries
+                .iter()
+                .any(|(_, handler)| !handler.scopes().is_empty()),
         })
+    }
+
+    /// The definitions of the prompts whose scopes `may_use` allows, in order.
+    fn definitions_for(
+        &self,
+        may_use: impl Fn(&[std::borrow::Cow<'static, str>]) -> bool,
+    ) -> Vec<PromptDefinition> {
+        self.handlers
+            .iter()
+            .zip(&self.definitions)
+            .filter(|(handler, _)| may_use(handler.scopes()))
+            .map(|(_, definition)| definition.clone())
+            .collect()
+    }
+
+    /// Every scope some prompt declares.
+    pub(crate) fn declared_scopes(&self) -> impl Iterator<Item = &str> {
+        self.handlers
+            .iter()
+            .flat_map(|handler| handler.scopes().iter().map(|scope| &**scope))
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -154,17 +178,19 @@ impl Dispatcher {
     ) -> Result<Reply, ErrorObject> {
         let revision = scope.revision;
         let catalog = self.prompts.get();
-        let token = CancellationToken::new();
-        if let Some(piped) = self.piped(id, Method::ListPrompts, &scope, None, &token) {
-            let list = PipedList {
-                piped,
-                token,
-                cursor: cursor(params)?.map(str::to_owned),
-                page_size: catalog.page_size,
-                revision,
-                ttl: catalog.ttl,
+        if let (true, filtered) = self.list_for_caller(catalog.scoped, &scope) {
+            let definitions = if filtered {
+                catalog.definitions_for(|scopes| scope.may_use(scopes))
+            } else {
+                catalog.definitions.clone()
             };
-            let definitions = catalog.definitions.clone();
+            let list = self.callers_list(
+                id,
+                Method::ListPrompts,
+                &scope,
+                cursor(params)?.map(str::to_owned),
+                (catalog.page_size, catalog.ttl),
+            );
             return list.answer(
                 id,
                 in_flight,
@@ -213,6 +239,7 @@ impl Dispatcher {
                 "unknown prompt `{name}`"
             )));
         };
+        scope.permit(handler.scopes())?;
         let arguments = string_arguments(params.as_ref(), "arguments")?;
         tracing::debug!(%id, prompt = name, "prompts/get");
         let mut asking = self.asking(

@@ -13,7 +13,6 @@ use super::classify::RequestScope;
 use super::offerings::{
     context, cursor, is_retry, next_cursor, page_index, panicked, required_str,
 };
-use super::piped::PipedList;
 use super::run::{Run, Through};
 use super::{Dispatcher, InFlight, Reply};
 use crate::cancel::CancellationToken;
@@ -43,6 +42,8 @@ pub(crate) struct ResourceCatalog {
     modern_meta: Arc<RawValue>,
     /// How long 2026-07-28 clients may reuse a list.
     ttl: Duration,
+    /// Whether some resource declares scopes, so that callers' lists may differ.
+    scoped: bool,
 }
 
 impl Live<ResourceCatalog> {
@@ -64,7 +65,11 @@ impl ResourceCatalog {
         routes: Vec<Route>,
         config: &CatalogConfig,
     ) -> Result<Self, RouteConflict> {
+        let scoped = routes
+            .iter()
+            .any(|route| !route.handler.scopes().is_empty());
         Ok(ResourceCatalog {
+            scoped,
             router: ResourceRouter::from_routes(routes)?,
             page_size: config.page_size.max(1),
             template_pages: Default::default(),
@@ -89,10 +94,27 @@ impl ResourceCatalog {
             .any(|route| route.handler.has_completions())
     }
 
-    fn templates(&self) -> Vec<&ResourceTemplate> {
+    /// Every scope some resource declares.
+    pub(crate) fn declared_scopes(&self) -> impl Iterator<Item = &str> {
         self.router
             .routes()
             .iter()
+            .flat_map(|route| route.handler.scopes().iter().map(|scope| &**scope))
+    }
+
+    fn templates(&self) -> Vec<&ResourceTemplate> {
+        self.templates_for(|_| true)
+    }
+
+    /// The templates whose scopes `may_use` allows, in order.
+    fn templates_for(
+        &self,
+        may_use: impl Fn(&[std::borrow::Cow<'static, str>]) -> bool,
+    ) -> Vec<&ResourceTemplate> {
+        self.router
+            .routes()
+            .iter()
+            .filter(|route| may_use(route.handler.scopes()))
             .filter_map(|route| match &route.definition {
                 ResourceDefinition::Template(template) => Some(template),
                 ResourceDefinition::Static(_) => None,
@@ -164,14 +186,16 @@ impl Dispatcher {
         let revision = scope.revision;
         let token = CancellationToken::new();
         let piped = self.piped(id, Method::ListResources, &scope, None, &token);
-        let request_context = context(scope, token.clone());
         let catalog = self.resources.get();
+        let (for_caller, filtered) = self.list_for_caller(catalog.scoped, &scope);
         let routes: Vec<(ResourceDefinition, Arc<dyn ResourceHandler>)> = catalog
             .router()
             .routes()
             .iter()
+            .filter(|route| !filtered || scope.may_use(route.handler.scopes()))
             .map(|route| (route.definition.clone(), route.handler.clone()))
             .collect();
+        let request_context = context(scope, token.clone());
         let page_size = catalog.page_size;
         let list_ttl = catalog.ttl;
         drop(catalog);
@@ -239,9 +263,10 @@ impl Dispatcher {
                     };
                     // What listers return may change at any time: 2026-07-28 clients must not reuse it.
                     let ttl = if dynamic { Duration::ZERO } else { list_ttl };
-                    let modern = revision
-                        .is_modern()
-                        .then(|| ModernResult::cacheable(modern_meta, ttl));
+                    let modern = revision.is_modern().then(|| {
+                        let modern = ModernResult::cacheable(modern_meta, ttl);
+                        if for_caller { modern.private() } else { modern }
+                    });
                     let next = next_cursor(index, chunks.len());
                     Outgoing::result(
                         id,
@@ -261,17 +286,19 @@ impl Dispatcher {
     ) -> Result<Reply, ErrorObject> {
         let revision = scope.revision;
         let catalog = self.resources.get();
-        let token = CancellationToken::new();
-        if let Some(piped) = self.piped(id, Method::ListResourceTemplates, &scope, None, &token) {
-            let list = PipedList {
-                piped,
-                token,
-                cursor: cursor(params)?.map(str::to_owned),
-                page_size: catalog.page_size,
-                revision,
-                ttl: catalog.ttl,
-            };
-            let templates = catalog.templates().into_iter().cloned().collect();
+        if let (true, filtered) = self.list_for_caller(catalog.scoped, &scope) {
+            let templates = catalog
+                .templates_for(|scopes| !filtered || scope.may_use(scopes))
+                .into_iter()
+                .cloned()
+                .collect();
+            let list = self.callers_list(
+                id,
+                Method::ListResourceTemplates,
+                &scope,
+                cursor(params)?.map(str::to_owned),
+                (catalog.page_size, catalog.ttl),
+            );
             return list.answer(
                 id,
                 in_flight,
@@ -325,6 +352,7 @@ impl Dispatcher {
                 revision,
             ));
         };
+        scope.permit(route.handler.scopes())?;
         tracing::debug!(%id, uri, resource = route.definition.name(), "resources/read");
         let mut asking = self.asking(
             id,
@@ -409,13 +437,19 @@ impl Dispatcher {
             .legacy()
             .map_or(ProtocolVersion::NEWEST_LEGACY, |legacy| legacy.version);
         if subscribe {
-            if self.resources.get().router().route(uri).is_none() {
+            let resources = self.resources.get();
+            let Some((route, _)) = resources.router().route(uri) else {
                 return Err(not_found(
                     uri,
                     &format!("no resource or resource template matches `{uri}`"),
                     revision,
                 ));
-            }
+            };
+            super::access::permit(
+                session.principal(),
+                session.authenticated(),
+                route.handler.scopes(),
+            )?;
             session.subscriptions().subscribe(uri);
         } else {
             session.subscriptions().unsubscribe(uri);

@@ -39,6 +39,9 @@ pub(crate) struct Session {
     /// Who the transport authenticated as the client (HTTP's authorization hook); `None` where
     /// nobody was (stdio takes its credentials from the environment).
     principal: Option<Principal>,
+    /// Whether the transport authenticates its callers (HTTP does), so that a caller without
+    /// a principal holds no scope; stdio and the in-process client trust their operator.
+    authenticated: bool,
     /// What per-connection limits count by; `None` for a stateless request's session.
     connection: Option<u64>,
     /// The client's `clientInfo` from `initialize`.
@@ -169,10 +172,19 @@ impl Session {
         &self.outgoing
     }
 
-    /// Serve this connection's requests on behalf of `principal`.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    /// Serve this connection's requests on behalf of `principal` (nobody: an anonymous caller),
+    /// whose scopes are then checked.
     pub(crate) fn set_principal(&mut self, principal: Option<Principal>) {
         self.principal = principal;
+        self.authenticated = true;
+    }
+
+    /// Whether this connection's callers are authenticated (see [`set_principal`]): a caller
+    /// without a principal then holds no scope.
+    ///
+    /// [`set_principal`]: Self::set_principal
+    pub(crate) fn authenticated(&self) -> bool {
+        self.authenticated
     }
 
     /// Who the transport authenticated, if anyone.

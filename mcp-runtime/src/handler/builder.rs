@@ -49,6 +49,7 @@ use crate::protocol::{CallToolResult, GetPromptResult, Icon, ResourceContents};
 pub struct ToolBuilder {
     definition: ToolDefinition,
     layers: Option<ToolLayers>,
+    scopes: Vec<Cow<'static, str>>,
 }
 
 impl ToolBuilder {
@@ -69,6 +70,7 @@ impl ToolBuilder {
                 task_support: TaskSupport::Forbidden,
             },
             layers: None,
+            scopes: Vec::new(),
         }
     }
 
@@ -153,6 +155,22 @@ impl ToolBuilder {
         self
     }
 
+    /// Serve it only to callers whose token grants every one of `scopes` (OAuth scope
+    /// tokens, like `"notes:write"`), added to those already named. See [`crate::auth`].
+    pub fn scopes<I>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<Cow<'static, str>>,
+    {
+        for scope in scopes {
+            let scope = scope.into();
+            if !self.scopes.contains(&scope) {
+                self.scopes.push(scope);
+            }
+        }
+        self
+    }
+
     /// The tool, answering calls with `handler(arguments, context)`: anything a tool function
     /// may return ([`IntoToolResult`]: text, numbers, `Content`, `CallToolResult`,
     /// `Result<T, E: Display>`...).
@@ -165,6 +183,7 @@ impl ToolBuilder {
         BuiltTool {
             definition: self.definition,
             layers: self.layers,
+            scopes: self.scopes,
             call: Arc::new(move |call: ToolCall| {
                 let running = handler(call.arguments, call.context);
                 Box::pin(async move { running.await.into_tool_result() })
@@ -180,6 +199,7 @@ type CallFn = dyn Fn(ToolCall) -> BoxFuture<'static, CallToolResult> + Send + Sy
 pub struct BuiltTool {
     definition: ToolDefinition,
     layers: Option<ToolLayers>,
+    scopes: Vec<Cow<'static, str>>,
     call: Arc<CallFn>,
 }
 
@@ -194,6 +214,10 @@ impl ToolHandler for BuiltTool {
 
     fn layers(&self) -> Option<ToolLayers> {
         self.layers.clone()
+    }
+
+    fn scopes(&self) -> &[Cow<'static, str>] {
+        &self.scopes
     }
 }
 
@@ -217,6 +241,7 @@ impl fmt::Debug for BuiltTool {
 #[derive(Debug, Clone)]
 pub struct ResourceBuilder {
     definition: ResourceDefinition,
+    scopes: Vec<Cow<'static, str>>,
 }
 
 impl ResourceBuilder {
@@ -224,6 +249,7 @@ impl ResourceBuilder {
     pub fn new(resource: Resource) -> Self {
         ResourceBuilder {
             definition: ResourceDefinition::Static(resource),
+            scopes: Vec::new(),
         }
     }
 
@@ -232,7 +258,24 @@ impl ResourceBuilder {
     pub fn template(template: ResourceTemplate) -> Self {
         ResourceBuilder {
             definition: ResourceDefinition::Template(template),
+            scopes: Vec::new(),
         }
+    }
+
+    /// Serve it only to callers whose token grants every one of `scopes` (OAuth scope
+    /// tokens, like `"notes:write"`), added to those already named. See [`crate::auth`].
+    pub fn scopes<I>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<Cow<'static, str>>,
+    {
+        for scope in scopes {
+            let scope = scope.into();
+            if !self.scopes.contains(&scope) {
+                self.scopes.push(scope);
+            }
+        }
+        self
     }
 
     /// The resource, read by `reader`: anything a resource function may return
@@ -247,6 +290,7 @@ impl ResourceBuilder {
         let mime_type = self.definition.mime_type().map(str::to_owned);
         BuiltResource {
             definition: self.definition,
+            scopes: self.scopes,
             read: Arc::new(move |read: ResourceRead| {
                 let uri = read.uri.clone();
                 let mime_type = mime_type.clone();
@@ -265,6 +309,7 @@ type ReadFn = dyn Fn(ResourceRead) -> BoxFuture<'static, Result<Vec<ResourceCont
 #[derive(Clone)]
 pub struct BuiltResource {
     definition: ResourceDefinition,
+    scopes: Vec<Cow<'static, str>>,
     read: Arc<ReadFn>,
 }
 
@@ -278,6 +323,10 @@ impl ResourceHandler for BuiltResource {
         read: ResourceRead,
     ) -> BoxFuture<'static, Result<Vec<ResourceContents>, ResourceError>> {
         (self.read)(read)
+    }
+
+    fn scopes(&self) -> &[Cow<'static, str>] {
+        &self.scopes
     }
 }
 
@@ -308,6 +357,7 @@ impl fmt::Debug for BuiltResource {
 #[derive(Debug, Clone)]
 pub struct PromptBuilder {
     definition: PromptDefinition,
+    scopes: Vec<Cow<'static, str>>,
 }
 
 impl PromptBuilder {
@@ -321,6 +371,7 @@ impl PromptBuilder {
                 arguments: Vec::new(),
                 icons: Vec::new(),
             },
+            scopes: Vec::new(),
         }
     }
 
@@ -358,6 +409,22 @@ impl PromptBuilder {
         self
     }
 
+    /// Serve it only to callers whose token grants every one of `scopes` (OAuth scope
+    /// tokens, like `"notes:write"`), added to those already named. See [`crate::auth`].
+    pub fn scopes<I>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<Cow<'static, str>>,
+    {
+        for scope in scopes {
+            let scope = scope.into();
+            if !self.scopes.contains(&scope) {
+                self.scopes.push(scope);
+            }
+        }
+        self
+    }
+
     /// The prompt, rendered by `handler`: anything a prompt function may return
     /// ([`IntoPromptResult`]: text, `PromptMessage`s, `GetPromptResult`, `Result<T, E>`...).
     pub fn handler<F, Fut, R>(self, handler: F) -> BuiltPrompt
@@ -368,6 +435,7 @@ impl PromptBuilder {
     {
         BuiltPrompt {
             definition: self.definition,
+            scopes: self.scopes,
             get: Arc::new(move |request: PromptRequest| {
                 let rendering = handler(request);
                 Box::pin(async move { rendering.await.into_prompt_result() })
@@ -383,6 +451,7 @@ type GetFn =
 #[derive(Clone)]
 pub struct BuiltPrompt {
     definition: PromptDefinition,
+    scopes: Vec<Cow<'static, str>>,
     get: Arc<GetFn>,
 }
 
@@ -408,6 +477,10 @@ impl PromptHandler for BuiltPrompt {
             return Box::pin(std::future::ready(Err(error)));
         }
         (self.get)(request)
+    }
+
+    fn scopes(&self) -> &[Cow<'static, str>] {
+        &self.scopes
     }
 }
 

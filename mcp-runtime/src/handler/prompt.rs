@@ -1,6 +1,7 @@
 //! Prompts: the trait every prompt implements, how its string arguments are read, and the
 //! conversions of what prompt functions return.
 
+use std::borrow::Cow;
 use std::fmt::Display;
 use std::str::FromStr;
 
@@ -97,6 +98,13 @@ pub trait PromptHandler: Send + Sync + 'static {
     /// Whether [`complete`](Self::complete) answers for some argument.
     fn has_completions(&self) -> bool {
         false
+    }
+
+    /// The OAuth scopes a caller must hold, every one, to get it or complete its arguments, and to see it in `prompts/list` (unless the server shows every prompt): `#[mcp_prompt(scopes("..."))]`
+    /// and the builders' `scopes` answer it. None by default. See [`crate::auth`] for who is
+    /// checked (over stdio, nobody unless the server serves stdio as a principal).
+    fn scopes(&self) -> &[Cow<'static, str>] {
+        &[]
     }
 }
 

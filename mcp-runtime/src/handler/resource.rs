@@ -125,6 +125,13 @@ pub trait ResourceHandler: Send + Sync + 'static {
     fn has_completions(&self) -> bool {
         false
     }
+
+    /// The OAuth scopes a caller must hold, every one, to read it, subscribe to it or complete its variables, and to see it listed (unless the server shows every resource): `#[mcp_resource(scopes("..."))]`
+    /// and the builders' `scopes` answer it. None by default. See [`crate::auth`] for who is
+    /// checked (over stdio, nobody unless the server serves stdio as a principal).
+    fn scopes(&self) -> &[Cow<'static, str>] {
+        &[]
+    }
 }
 
 /// A value a resource function may return.

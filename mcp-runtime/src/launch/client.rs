@@ -125,6 +125,9 @@ impl TestClient {
         let notifications = Arc::new(Mutex::new(Vec::new()));
         let received = notifications.clone();
         let mut session = Session::new();
+        if let Some(principal) = dispatcher.stdio_principal() {
+            session.set_principal(Some(principal.clone()));
+        }
         session.set_outbound(Outbound::new(move |message| {
             if let Ok(message) = serde_json::from_slice(message.as_bytes()) {
                 lock(&received).push(message);

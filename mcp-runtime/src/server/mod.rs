@@ -79,6 +79,8 @@ impl Server {
                 #[cfg(feature = "tasks")]
                 tasks: crate::task::TaskConfig::default(),
                 pipeline: None,
+                hide_unpermitted: true,
+                stdio_principal: None,
             },
             surfaces: Surfaces::new(Notifier::new()),
             max_message_size: Self::DEFAULT_MAX_MESSAGE_SIZE,
@@ -270,6 +272,36 @@ impl Server {
     /// ```
     pub fn forward_tracing(mut self, forward: bool) -> Self {
         self.config.forward_tracing = forward;
+        self
+    }
+
+    /// Whether `tools/list`, `resources/list`, `resources/templates/list` and `prompts/list`
+    /// leave out what the caller's scopes do not allow (`true`, the default), or list
+    /// everything and refuse only its use (`false`). Only tools, resources and prompts that
+    /// declare scopes (`#[mcp_tool(scopes("..."))]`) are ever left out; see [`crate::auth`].
+    ///
+    /// A 2026-07-28 list that can differ between callers says `cacheScope: "private"`, so no
+    /// shared cache hands one caller's list to another.
+    pub fn hide_unpermitted(mut self, hide: bool) -> Self {
+        self.config.hide_unpermitted = hide;
+        self
+    }
+
+    /// Serve stdio (and the in-process [`TestClient`](crate::testing::TestClient)) as
+    /// `principal`, whose scopes are then checked like a verified token's. Without it, stdio
+    /// has no token to check: whoever started the process is trusted with every scope, as
+    /// the spec has stdio servers take their credentials from the environment.
+    ///
+    /// ```
+    /// use mcp_runtime::auth::Principal;
+    /// use mcp_runtime::{Server, server_info};
+    ///
+    /// let read_only = Server::new(server_info!())
+    ///     .stdio_principal(Principal::new("operator").with_scopes(["notes:read"]));
+    /// # drop(read_only);
+    /// ```
+    pub fn stdio_principal(mut self, principal: crate::auth::Principal) -> Self {
+        self.config.stdio_principal = Some(principal);
         self
     }
 

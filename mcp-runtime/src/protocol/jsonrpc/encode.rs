@@ -42,6 +42,21 @@ impl Outgoing {
         Outgoing { bytes }
     }
 
+    /// The code of an error response; `None` for anything else. Read from where
+    /// [`error`](Self::error) writes it, right after the id, so a large result is never
+    /// scanned.
+    pub(crate) fn error_code(&self) -> Option<i64> {
+        let after_head = self.bytes.strip_prefix(RESPONSE_HEAD)?;
+        let mut ids = serde_json::Deserializer::from_slice(after_head)
+            .into_iter::<serde::de::IgnoredAny>();
+        ids.next()?.ok()?;
+        let code = after_head[ids.byte_offset()..].strip_prefix(br#","error":{"code":"#)?;
+        let end = code
+            .iter()
+            .position(|byte| !(byte.is_ascii_digit() || *byte == b'-'))?;
+        std::str::from_utf8(&code[..end]).ok()?.parse().ok()
+    }
+
     /// A success response whose result is already encoded.
     pub(crate) fn raw_result(id: &RequestId, result: &RawValue) -> Self {
         let result = result.get().as_bytes();

@@ -29,6 +29,9 @@ impl ErrorObject {
     pub(crate) const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
     /// 2026-07-28: the request's `_meta` protocol version is not one this server serves.
     pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+    /// This runtime's: the caller was not granted every scope the request needs (its `data`
+    /// names them). Over Streamable HTTP it comes with 403 (or 401 without a token).
+    pub(crate) const INSUFFICIENT_SCOPE: i32 = -32003;
 
     /// An error with `code` and `message` and no data.
     pub(crate) fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
@@ -66,6 +69,16 @@ impl ErrorObject {
     /// `-32602` with `message`.
     pub(crate) fn invalid_params(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(Self::INVALID_PARAMS, message)
+    }
+
+    /// [`INSUFFICIENT_SCOPE`](Self::INSUFFICIENT_SCOPE): `scope` (space-separated) is what
+    /// the request needs.
+    pub(crate) fn insufficient_scope(scope: String) -> Self {
+        Self::new(
+            Self::INSUFFICIENT_SCOPE,
+            format!("insufficient scope: this needs `{scope}`"),
+        )
+        .with_data(serde_json::json!({"error": "insufficient_scope", "scope": scope}))
     }
 
     /// `-32603` with `message`.

@@ -44,6 +44,15 @@ impl<'a> ModernResult<'a> {
             ..Self::complete(meta)
         }
     }
+
+    /// The same, cacheable only by the client it was made for (`cacheScope: "private"`): a
+    /// list that depends on who asks.
+    pub(crate) fn private(self) -> Self {
+        ModernResult {
+            cache_scope: Some("private"),
+            ..self
+        }
+    }
 }
 
 /// A 2026-07-28 result asking the client for input before the request can complete: the

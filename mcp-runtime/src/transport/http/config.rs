@@ -538,6 +538,18 @@ impl ProtectedResource {
         self
     }
 
+    /// The metadata document: `scopes_supported` lists the scopes named here, then those
+    /// the server's tools, resources and prompts declare (`declared`), each once.
+    pub(crate) fn document(&self, declared: &[String]) -> Vec<u8> {
+        let mut resource = self.clone();
+        for scope in declared {
+            if !resource.scopes_supported.iter().any(|named| named == scope) {
+                resource.scopes_supported.push(scope.clone());
+            }
+        }
+        serde_json::to_vec(&resource).unwrap_or_default()
+    }
+
     /// The resource's path (after the authority), e.g. `/mcp`; empty for a bare origin.
     pub(crate) fn resource_path(&self) -> &str {
         let after_scheme = self

@@ -19,6 +19,7 @@ use http::{HeaderValue, Response, StatusCode, request::Parts};
 use tokio::sync::mpsc;
 
 use super::answer::until_answered;
+use super::challenge::answered;
 use super::body::ResponseBody;
 use super::endpoint::Inner;
 use super::headers;
@@ -102,7 +103,7 @@ pub(crate) async fn post(
     let call = match reply {
         // A notification, or the client's answer to a question of ours.
         Reply::None => return accepted(),
-        Reply::Ready(answer) => return json(StatusCode::OK, &answer),
+        Reply::Ready(answer) => return answered(&answer, parts, resource(inner), StatusCode::OK),
         Reply::Pending(call) => call,
     };
     let busy = entry.busy();
@@ -111,7 +112,7 @@ pub(crate) async fn post(
         let answer = answer.await;
         drop(busy);
         return match answer {
-            Some(answer) => json(StatusCode::OK, &answer),
+            Some(answer) => answered(&answer, parts, resource(inner), StatusCode::OK),
             // Cancelled by the client meanwhile: there is nothing to answer.
             None => accepted(),
         };
@@ -140,7 +141,7 @@ pub(crate) async fn post(
                     early,
                     related,
                 ),
-                Some(result) => json(StatusCode::OK, &result),
+                Some(result) => answered(&result, parts, resource(inner), StatusCode::OK),
                 None => accepted(),
             }
         }
@@ -292,4 +293,9 @@ pub(crate) fn stream(
             ErrorObject::invalid_request("this session already has an open stream"),
         ),
     }
+}
+
+/// The metadata a scope refusal's challenge points to, if the server publishes it.
+fn resource(inner: &Inner) -> Option<&super::config::ProtectedResource> {
+    inner.config.resource.as_ref()
 }

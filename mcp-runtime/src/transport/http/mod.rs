@@ -21,6 +21,7 @@
 
 mod answer;
 mod body;
+mod challenge;
 mod config;
 mod endpoint;
 mod event;

@@ -14,7 +14,7 @@ use super::answer::until_answered;
 use super::body::ResponseBody;
 use super::endpoint::Inner;
 use super::headers::{self, HEADER_MISMATCH};
-use super::response::{accepted, events, json, rpc_error};
+use super::response::{accepted, events, rpc_error};
 use crate::context::peer::Outbound;
 use crate::dispatch::Reply;
 use crate::dispatch::session::Session;
@@ -89,7 +89,7 @@ pub(crate) async fn post(
                 .handle(Incoming::Single(Message::Request(request)), &mut session);
             match reply {
                 Reply::None => accepted(),
-                Reply::Ready(answer) => answer_with_status(&answer),
+                Reply::Ready(answer) => answer_with_status(inner, parts, &answer),
                 Reply::Pending(call) if listen => listen_stream(inner, session, call, id),
                 Reply::Pending(call) if notifications.is_some() => {
                     let notifications = notifications.unwrap_or_else(|| unreachable!());
@@ -98,7 +98,7 @@ pub(crate) async fn post(
                 }
                 Reply::Pending(call) => {
                     match until_answered(call, session.in_flight().clone(), vec![id]).await {
-                        Some(answer) => answer_with_status(&answer),
+                        Some(answer) => answer_with_status(inner, parts, &answer),
                         None => accepted(),
                     }
                 }
@@ -124,14 +124,14 @@ fn check_meta(params: Option<&Params>) -> Result<(), ErrorObject> {
 
 /// The status 2026-07-28 ties to an error: 404 for an unknown method, 400 for the modern
 /// protocol errors and malformed requests, else 200 (an ordinary JSON-RPC error).
-fn answer_with_status(answer: &Outgoing) -> Response<ResponseBody> {
+fn answer_with_status(inner: &Inner, parts: &Parts, answer: &Outgoing) -> Response<ResponseBody> {
     let status = match super::response::error_code(answer) {
         Some(-32601) => StatusCode::NOT_FOUND,
         Some(-32700 | -32600 | -32022 | -32021) => StatusCode::BAD_REQUEST,
         Some(HEADER_MISMATCH_CODE) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     };
-    json(status, answer)
+    super::challenge::answered(answer, parts, inner.config.resource.as_ref(), status)
 }
 
 const HEADER_MISMATCH_CODE: i64 = HEADER_MISMATCH as i64;

@@ -142,18 +142,7 @@ pub(crate) fn event_stream(body: ResponseBody) -> Response<ResponseBody> {
 
 /// The JSON-RPC error code of `message`, if it is an error response.
 pub(crate) fn error_code(message: &Outgoing) -> Option<i64> {
-    #[derive(serde::Deserialize)]
-    struct Probe {
-        error: Option<ProbeError>,
-    }
-    #[derive(serde::Deserialize)]
-    struct ProbeError {
-        code: i64,
-    }
-    serde_json::from_slice::<Probe>(message.as_bytes())
-        .ok()?
-        .error
-        .map(|error| error.code)
+    message.error_code()
 }
 
 /// The id of a single request, for its error response.
@@ -208,8 +197,12 @@ mod tests {
         let error = Outgoing::error(Some(&id), &ErrorObject::method_not_found("x"));
         assert_eq!(error_code(&error), Some(-32601));
         assert_eq!(
-            error_code(&Outgoing::result(&id, &json!({"error": 1}))),
+            error_code(&Outgoing::result(&id, &json!({"error": {"code": 1}}))),
             None
         );
+        let named = RequestId::String("a\"b,\"error\":{\"code\":1}".into());
+        let error = Outgoing::error(Some(&named), &ErrorObject::internal_error("x"));
+        assert_eq!(error_code(&error), Some(-32603));
+        assert_eq!(error_code(&Outgoing::error(None, &ErrorObject::invalid_request("x"))), Some(-32600));
     }
 }

@@ -152,7 +152,7 @@ impl HttpService {
             && parts.method == Method::GET
             && (path == WELL_KNOWN || path == format!("{WELL_KNOWN}{}", resource.resource_path()))
         {
-            let document = serde_json::to_vec(resource).unwrap_or_default();
+            let document = resource.document(&inner.dispatcher.declared_scopes());
             return respond(StatusCode::OK, Some("application/json"), document);
         }
         let sse_route = inner

@@ -60,6 +60,9 @@ pub(crate) async fn serve(dispatcher: Dispatcher, options: StdioOptions) -> io::
     drop(tools);
 
     let mut session = Session::new();
+    if let Some(principal) = dispatcher.stdio_principal() {
+        session.set_principal(Some(principal.clone()));
+    }
     // Progress and logs of a request go straight into the output and leave at once: the
     // request's response is written after them (by this thread, or queued to the writer once
     // the call ends), so they always precede it.
