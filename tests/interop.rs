@@ -648,23 +648,88 @@ fn python_sdk_http_sse_transport() {
     python_against(test, &clients, "python/sse_legacy.py", &base, server);
 }
 
+/// The token table `examples/team_notes.rs` is started with: alice and bob may read and write
+/// notes, carol may only read them.
+const TEAM_NOTES_TOKENS: &str = "alice=alice-token,bob=bob-token,carol=carol-token[notes:read]";
+
+/// `examples/team_notes.rs` on a free loopback port with [`TEAM_NOTES_TOKENS`], and its endpoint.
+fn team_notes(test: &str) -> (HttpExample, String) {
+    let server = HttpExample::start(
+        test,
+        "team_notes",
+        &["127.0.0.1:0"],
+        &[("TEAM_NOTES_TOKENS", TEAM_NOTES_TOKENS)],
+    );
+    let url = format!("{}/mcp", server.base);
+    (server, url)
+}
+
 /// `python/team_notes.py`: the Python SDK's Streamable HTTP client, in a legacy session and in
 /// 2026-07-28, sends each user's bearer token to `examples/team_notes.rs`, whose authorization
-/// hook names the user: each sees only their own notes, and an unknown token gets 401.
+/// hook names the user: each sees only their own notes and the tools their scopes allow; carol
+/// (`notes:read` only) calling `add_note` gets 403 `insufficient_scope`, which the SDK raises as
+/// `MCPError` -32003 (a raw POST sees the status and the challenge); an unknown token gets 401.
 #[test]
 fn python_sdk_streamable_http_with_bearer_tokens() {
     let test = "python_sdk_streamable_http_with_bearer_tokens";
     let Some(clients) = clients(test) else {
         return;
     };
-    let server = HttpExample::start(
-        test,
-        "team_notes",
-        &["127.0.0.1:0"],
-        &[("TEAM_NOTES_TOKENS", "alice=alice-token,bob=bob-token")],
-    );
-    let url = format!("{}/mcp", server.base);
+    let (server, url) = team_notes(test);
     python_against(test, &clients, "python/team_notes.py", &url, server);
+}
+
+/// `ts/team-notes.ts --sdk <sdk> --era <era> <url>` against `examples/team_notes.rs`: the same
+/// checks through a TypeScript SDK's `StreamableHTTPClientTransport` with the token in
+/// `requestInit.headers`; fails the test with both logs unless the program succeeds.
+fn typescript_team_notes(test: &str, sdk: &str, era: &str) {
+    let Some(clients) = clients(test) else {
+        return;
+    };
+    let (server, url) = team_notes(test);
+    let mut command = Command::new(&clients.node);
+    command.args(["ts/team-notes.ts", "--sdk", sdk, "--era", era, &url]);
+    let run = run(&clients, command);
+    let server_log = server.stop();
+    assert!(
+        run.status.success(),
+        "{test} failed:\n{}\n--- server log ---\n{server_log}",
+        run.report()
+    );
+    eprintln!("{test}: {}", run.stdout.lines().last().unwrap_or_default());
+}
+
+/// `@modelcontextprotocol/sdk` v1 (legacy only): carol's `add_note` rejects with
+/// `StreamableHTTPError` code 403 quoting the JSON-RPC error body.
+#[test]
+fn ts_sdk_streamable_http_with_bearer_tokens_v1_legacy_era() {
+    typescript_team_notes(
+        "ts_sdk_streamable_http_with_bearer_tokens_v1_legacy_era",
+        "v1",
+        "legacy",
+    );
+}
+
+/// `@modelcontextprotocol/client` v2, default connect (legacy): carol's `add_note` rejects with
+/// `InsufficientScopeError` (`requiredScope: "notes:write"`); with no OAuth provider there is no
+/// step-up.
+#[test]
+fn ts_sdk_streamable_http_with_bearer_tokens_v2_legacy_era() {
+    typescript_team_notes(
+        "ts_sdk_streamable_http_with_bearer_tokens_v2_legacy_era",
+        "v2",
+        "legacy",
+    );
+}
+
+/// The same with `versionNegotiation: { mode: 'auto' }` (2026-07-28).
+#[test]
+fn ts_sdk_streamable_http_with_bearer_tokens_v2_modern_era() {
+    typescript_team_notes(
+        "ts_sdk_streamable_http_with_bearer_tokens_v2_modern_era",
+        "v2",
+        "auto",
+    );
 }
 
 /// `python/middleware.py`: the Python SDK drives `tests/layered_server/server.rs`, a server
