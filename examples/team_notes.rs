@@ -79,7 +79,9 @@ fn tokens(spec: &str) -> Result<HashMap<String, Principal>, String> {
                 None => (rest, ALL_SCOPES),
             };
             if user.is_empty() || token.is_empty() || scopes.contains('\0') {
-                return Err(format!("`{pair}` is not user=token or user=token[scope ...]"));
+                return Err(format!(
+                    "`{pair}` is not user=token or user=token[scope ...]"
+                ));
             }
             let principal = Principal::new(user).with_scopes(scopes.split_whitespace());
             Ok((token.to_owned(), principal))

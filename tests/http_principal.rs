@@ -25,7 +25,10 @@ const LEGACY: &str = "2025-11-25";
 /// Who is calling.
 #[mcp_tool]
 async fn whoami(context: RequestContext) -> String {
-    context.principal().map_or("nobody", |who| who.as_str()).to_owned()
+    context
+        .principal()
+        .map_or("nobody", |who| who.as_str())
+        .to_owned()
 }
 
 /// The answer to `confirm`'s question.

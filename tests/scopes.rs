@@ -99,10 +99,7 @@ async fn the_operator_of_stdio_is_trusted_with_every_scope() {
     for revision in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
         let client = TestClient::at(server(), revision);
         let tools = client.list_tools().await.unwrap();
-        assert_eq!(
-            names(&tools, "name"),
-            ["clock", "read_notes", "write_note"]
-        );
+        assert_eq!(names(&tools, "name"), ["clock", "read_notes", "write_note"]);
         let completion = client
             .request(
                 "completion/complete",
@@ -123,7 +120,10 @@ async fn the_operator_of_stdio_is_trusted_with_every_scope() {
         );
         if revision.is_modern() {
             let list = client.request("tools/list", json!({})).await.unwrap();
-            assert_eq!(list["cacheScope"], "public", "nothing depends on the caller");
+            assert_eq!(
+                list["cacheScope"], "public",
+                "nothing depends on the caller"
+            );
         }
     }
 }
@@ -160,7 +160,11 @@ async fn a_stdio_principal_sees_and_uses_only_what_its_scopes_allow() {
         );
         assert_eq!(WRITES.load(Ordering::SeqCst), before, "the tool never ran");
         assert_eq!(
-            client.read_resource("secret://admin").await.unwrap_err().code,
+            client
+                .read_resource("secret://admin")
+                .await
+                .unwrap_err()
+                .code,
             -32003
         );
         assert_eq!(
@@ -186,7 +190,10 @@ async fn a_stdio_principal_sees_and_uses_only_what_its_scopes_allow() {
         assert_eq!(completion.code, -32003, "{completion:?}");
         if revision.is_modern() {
             let list = client.request("tools/list", json!({})).await.unwrap();
-            assert_eq!(list["cacheScope"], "private", "the list depends on the caller");
+            assert_eq!(
+                list["cacheScope"], "private",
+                "the list depends on the caller"
+            );
         } else {
             let subscribe = client
                 .request("resources/subscribe", json!({"uri": "secret://admin"}))
@@ -337,7 +344,13 @@ fn over_http_a_missing_scope_is_403_with_the_step_up_challenge_in_both_eras() {
     let write = json!({"name": "write_note", "arguments": {"text": "hi"}});
     let before = WRITES.load(Ordering::SeqCst);
 
-    let refused = post_modern(addr, "reader-token", "tools/call", "write_note", write.clone());
+    let refused = post_modern(
+        addr,
+        "reader-token",
+        "tools/call",
+        "write_note",
+        write.clone(),
+    );
     assert_eq!(refused.status, 403);
     assert_eq!(
         refused.header("www-authenticate"),
@@ -358,7 +371,10 @@ fn over_http_a_missing_scope_is_403_with_the_step_up_challenge_in_both_eras() {
     assert_eq!(anonymous.status, 401);
     assert_eq!(
         anonymous.header("www-authenticate"),
-        Some(format!("Bearer resource_metadata=\"{METADATA}\", scope=\"notes:write notes:read\"").as_str())
+        Some(
+            format!("Bearer resource_metadata=\"{METADATA}\", scope=\"notes:write notes:read\"")
+                .as_str()
+        )
     );
 
     let session = open_session(addr, "reader-token");
@@ -388,19 +404,24 @@ fn over_http_each_principal_gets_its_own_list() {
         let reply = post_modern(addr, token, "tools/list", "", json!({}));
         assert_eq!(reply.status, 200);
         let message = reply.json();
-        check_server_message(ProtocolVersion::V2026_07_28, Some("tools/list"), &message)
-            .unwrap();
+        check_server_message(ProtocolVersion::V2026_07_28, Some("tools/list"), &message).unwrap();
         assert_eq!(message["result"]["cacheScope"], "private");
         names(message["result"]["tools"].as_array().unwrap(), "name")
     };
     assert_eq!(listed("reader-token"), ["clock", "read_notes"]);
-    assert_eq!(listed("writer-token"), ["clock", "read_notes", "write_note"]);
+    assert_eq!(
+        listed("writer-token"),
+        ["clock", "read_notes", "write_note"]
+    );
     assert_eq!(listed("anonymous"), ["clock"]);
 
     let session = open_session(addr, "writer-token");
     let list = json!({"jsonrpc": "2.0", "id": 3, "method": "prompts/list"});
     let prompts = legacy_answer(&post_legacy(addr, "writer-token", Some(&session), &list));
-    assert_eq!(names(prompts["result"]["prompts"].as_array().unwrap(), "name"), ["draft"]);
+    assert_eq!(
+        names(prompts["result"]["prompts"].as_array().unwrap(), "name"),
+        ["draft"]
+    );
     server.shut_down();
 }
 

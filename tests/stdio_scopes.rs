@@ -3,7 +3,7 @@
 //! only what that principal's scopes allow, and the refusal passes the server's layers (the
 //! audit log records it). Both eras.
 
-#[allow(dead_code, unused_macros)]
+#[allow(unused_macros)]
 mod support;
 
 use std::path::{Path, PathBuf};

@@ -20,9 +20,16 @@ pub struct InProcessServer {
 impl InProcessServer {
     /// Serve `server` with `config` on a fresh loopback port.
     pub fn start(server: Server, config: HttpConfig) -> Self {
+        Self::start_for(server, |_| config)
+    }
+
+    /// Serve `server` on a fresh loopback port, with the config made for its address (for
+    /// one that names its own URL, as a protected resource does).
+    pub fn start_for(server: Server, config: impl FnOnce(SocketAddr) -> HttpConfig) -> Self {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
+        let config = config(addr);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_multi_thread()

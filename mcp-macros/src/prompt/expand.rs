@@ -8,8 +8,8 @@ use syn::{Ident, Type};
 
 use super::check::{PromptArgument, PromptParam, ValidPrompt};
 use crate::shared::expand::{
-    arg_locals, call_user_fn, companion, completions, default_fn, default_fn_ident, local, optional,
-    scopes_fn,
+    arg_locals, call_user_fn, companion, completions, default_fn, default_fn_ident, local,
+    optional, scopes_fn,
 };
 use crate::shared::paths;
 use crate::shared::rules::Presence;

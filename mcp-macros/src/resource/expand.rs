@@ -10,7 +10,9 @@ use syn::{Ident, Type};
 
 use super::check::{ResourceParam, ValidResource, ValidUri};
 use super::uri_template::PartKind;
-use crate::shared::expand::{arg_locals, call_user_fn, companion, completions, local, optional, scopes_fn};
+use crate::shared::expand::{
+    arg_locals, call_user_fn, companion, completions, local, optional, scopes_fn,
+};
 use crate::shared::paths;
 
 /// Everything `#[mcp_resource]` expands to for the free function of `resource`.

@@ -295,18 +295,6 @@ pub fn complete_attr(
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn close_misspellings_are_suggested() {
-        assert_eq!(closest("desc", ARG_KEYS), Some("description"));
-        assert_eq!(closest("defualt", ARG_KEYS), Some("default"));
-        assert_eq!(closest("color", ARG_KEYS), None);
-    }
-}
-
 /// `scopes("notes:read", "notes:write")`: the OAuth scopes a caller needs, each a string
 /// literal holding one RFC 6749 scope token (printable ASCII other than space, `"` and `\`).
 /// A wrong one is reported at its literal; the rest are kept.
@@ -339,10 +327,13 @@ pub fn scopes_value(meta: &ParseNestedMeta<'_>, cx: &mut Ctxt) -> syn::Result<Ve
         };
         let scope = text.value();
         if scope.is_empty() {
-            cx.error_spanned(text, "an empty string is no scope; name one, like `\"notes:read\"`");
+            cx.error_spanned(
+                text,
+                "an empty string is no scope; name one, like `\"notes:read\"`",
+            );
         } else if !scope
-                .bytes()
-                .all(|byte| matches!(byte, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
+            .bytes()
+            .all(|byte| matches!(byte, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
         {
             cx.error_spanned(
                 text,
@@ -364,4 +355,16 @@ pub fn scopes_value(meta: &ParseNestedMeta<'_>, cx: &mut Ctxt) -> syn::Result<Ve
         );
     }
     Ok(scopes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn close_misspellings_are_suggested() {
+        assert_eq!(closest("desc", ARG_KEYS), Some("description"));
+        assert_eq!(closest("defualt", ARG_KEYS), Some("default"));
+        assert_eq!(closest("color", ARG_KEYS), None);
+    }
 }

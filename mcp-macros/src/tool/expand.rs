@@ -15,8 +15,7 @@ use super::attr::AnnotationsAttr;
 use super::check::{TaskSupport, ValidParam, ValidTool};
 use crate::shared::attr::DefaultAttr;
 use crate::shared::expand::{
-    arg_locals, call_user_fn, companion, default_fn, default_fn_ident, local, optional,
-    scopes_fn,
+    arg_locals, call_user_fn, companion, default_fn, default_fn_ident, local, optional, scopes_fn,
 };
 use crate::shared::paths;
 use crate::shared::rules::Presence;

@@ -52,9 +52,14 @@ pub(crate) fn permit(
     Err(refuse(principal, required))
 }
 
-fn holds(principal: Option<&Principal>, authenticated: bool, required: &[Cow<'static, str>]) -> bool {
+fn holds(
+    principal: Option<&Principal>,
+    authenticated: bool,
+    required: &[Cow<'static, str>],
+) -> bool {
     !authenticated
-        || principal.is_some_and(|principal| required.iter().all(|scope| principal.has_scope(scope)))
+        || principal
+            .is_some_and(|principal| required.iter().all(|scope| principal.has_scope(scope)))
 }
 
 #[cold]

@@ -268,6 +268,7 @@ impl ToolCatalog {
     }
 
     /// Every scope some tool declares.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn declared_scopes(&self) -> impl Iterator<Item = &str> {
         self.tools
             .iter()

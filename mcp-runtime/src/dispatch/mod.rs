@@ -248,8 +248,10 @@ impl Dispatcher {
 
     /// Every scope the server's tools, resources and prompts declare now, each once, in the
     /// order first declared.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn declared_scopes(&self) -> Vec<String> {
-        let (tools, resources, prompts) = (self.catalog.get(), self.resources.get(), self.prompts.get());
+        let (tools, resources, prompts) =
+            (self.catalog.get(), self.resources.get(), self.prompts.get());
         let mut scopes: Vec<String> = Vec::new();
         for scope in tools
             .declared_scopes()

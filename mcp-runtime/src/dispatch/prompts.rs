@@ -122,6 +122,7 @@ impl PromptCatalog {
     }
 
     /// Every scope some prompt declares.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn declared_scopes(&self) -> impl Iterator<Item = &str> {
         self.handlers
             .iter()

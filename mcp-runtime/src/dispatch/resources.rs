@@ -95,6 +95,7 @@ impl ResourceCatalog {
     }
 
     /// Every scope some resource declares.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn declared_scopes(&self) -> impl Iterator<Item = &str> {
         self.router
             .routes()

@@ -45,10 +45,11 @@ impl Outgoing {
     /// The code of an error response; `None` for anything else. Read from where
     /// [`error`](Self::error) writes it, right after the id, so a large result is never
     /// scanned.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn error_code(&self) -> Option<i64> {
         let after_head = self.bytes.strip_prefix(RESPONSE_HEAD)?;
-        let mut ids = serde_json::Deserializer::from_slice(after_head)
-            .into_iter::<serde::de::IgnoredAny>();
+        let mut ids =
+            serde_json::Deserializer::from_slice(after_head).into_iter::<serde::de::IgnoredAny>();
         ids.next()?.ok()?;
         let code = after_head[ids.byte_offset()..].strip_prefix(br#","error":{"code":"#)?;
         let end = code

@@ -56,6 +56,9 @@ pub(crate) enum Authorizer {
     Sync(Arc<SyncHook>),
     /// May wait (token introspection, a key set fetched over the network).
     Async(Arc<dyn Fn(OwnedAuthRequest) -> AuthFuture + Send + Sync>),
+    /// Checks the bearer token ([`HttpConfig::verify_tokens`]).
+    #[cfg(feature = "oauth")]
+    Verifier(Arc<dyn crate::auth::TokenVerifier>),
 }
 
 /// A hook that decides at once.
@@ -66,13 +69,43 @@ type AuthFuture =
     std::pin::Pin<Box<dyn std::future::Future<Output = Result<Authorized, AuthRejection>> + Send>>;
 
 impl Authorizer {
+    /// Whether `request` may be served by a server whose resource URL is `resource`.
     pub(crate) async fn check(
         &self,
         request: AuthRequest<'_>,
+        resource: Option<&str>,
     ) -> Result<Authorized, AuthRejection> {
+        let _ = resource;
         match self {
             Authorizer::Sync(hook) => hook(&request),
             Authorizer::Async(hook) => hook(OwnedAuthRequest::from(&request)).await,
+            #[cfg(feature = "oauth")]
+            Authorizer::Verifier(verifier) => {
+                let token = request
+                    .bearer_token
+                    .ok_or_else(AuthRejection::missing_token)?;
+                match verifier.verify(token, resource).await {
+                    Ok(principal) => Ok(principal.into()),
+                    Err(error) => Err(refusal(&error)),
+                }
+            }
+        }
+    }
+}
+
+/// The answer to a token a verifier did not accept. The client learns only that the token
+/// is invalid (RFC 6750 §3.1 has no finer code, and naming the failed check would help an
+/// attacker forge the next one); the log gets the reason, never the token.
+#[cfg(feature = "oauth")]
+fn refusal(error: &crate::auth::TokenError) -> AuthRejection {
+    match error.kind() {
+        crate::auth::TokenErrorKind::Invalid => {
+            tracing::info!(reason = error.reason(), "refused an access token");
+            AuthRejection::invalid_token("the access token is invalid")
+        }
+        _ => {
+            tracing::warn!(reason = error.reason(), "could not check an access token");
+            AuthRejection::unavailable("the access token cannot be checked now; try again shortly")
         }
     }
 }
@@ -325,6 +358,53 @@ impl HttpConfig {
         self
     }
 
+    /// Serve only requests whose bearer token `verifier` accepts, as the [`Principal`] it
+    /// names: a [`JwtVerifier`](crate::auth::JwtVerifier) for JWT access tokens,
+    /// [`Introspection`](crate::auth::Introspection) for opaque ones, or a
+    /// [`TokenVerifier`](crate::auth::TokenVerifier) of your own. Replaces an
+    /// [`authorize`](Self::authorize) hook.
+    ///
+    /// A request without a token is answered 401 with a `WWW-Authenticate: Bearer` challenge
+    /// naming the [`protected_resource`](Self::protected_resource) metadata; a refused token
+    /// 401 `invalid_token`, saying no more (the server's log says why, at `info`); a token
+    /// that could not be checked (the authorization server is unreachable) 503, without
+    /// `invalid_token`, so the client keeps it and tries again. Tokens must be issued for the
+    /// protected resource's URL unless the verifier was given other audiences. A verifier
+    /// that cannot work as configured (a JWT verifier without an audience to expect) makes
+    /// [`Server::http_service`](crate::Server::http_service) and the `serve_http` methods
+    /// fail, naming the problem.
+    ///
+    /// ```
+    /// use mcp_runtime::auth::JwtVerifier;
+    /// use mcp_runtime::http::{HttpConfig, ProtectedResource};
+    ///
+    /// let issuer = "https://auth.example.com";
+    /// let config = HttpConfig::new()
+    ///     .protected_resource(
+    ///         ProtectedResource::new("https://mcp.example.com/mcp").authorization_server(issuer),
+    ///     )
+    ///     .verify_tokens(JwtVerifier::discover(issuer));
+    /// # let _ = config;
+    /// ```
+    ///
+    /// [`Principal`]: crate::auth::Principal
+    #[cfg(feature = "oauth")]
+    pub fn verify_tokens(mut self, verifier: impl crate::auth::TokenVerifier) -> Self {
+        self.authorizer = Some(Authorizer::Verifier(Arc::new(verifier)));
+        self
+    }
+
+    /// Whether the authorizer can work, for [`Server::http_service`](crate::Server::http_service):
+    /// a token verifier checks its configuration against the resource URL.
+    pub(crate) fn check_authorizer(&self) -> Result<(), String> {
+        #[cfg(feature = "oauth")]
+        if let Some(Authorizer::Verifier(verifier)) = &self.authorizer {
+            let resource = self.resource.as_ref().map(ProtectedResource::resource);
+            return verifier.check(resource);
+        }
+        Ok(())
+    }
+
     /// Publish OAuth 2.0 protected resource metadata (RFC 9728) at
     /// `/.well-known/oauth-protected-resource` (and the same followed by the resource's path),
     /// so clients can find the authorization server that issues tokens for this server.
@@ -451,6 +531,9 @@ pub struct AuthRejection {
     pub(crate) error: Option<&'static str>,
     pub(crate) description: Option<String>,
     pub(crate) scope: Option<String>,
+    /// Whether the answer carries a `WWW-Authenticate` challenge: not when the token could
+    /// not be checked, which a challenge would tell the client to replace.
+    pub(crate) challenge: bool,
 }
 
 impl AuthRejection {
@@ -461,6 +544,7 @@ impl AuthRejection {
             error: None,
             description: None,
             scope: None,
+            challenge: true,
         }
     }
 
@@ -471,6 +555,7 @@ impl AuthRejection {
             error: Some("invalid_token"),
             description: Some(description.into()),
             scope: None,
+            challenge: true,
         }
     }
 
@@ -481,6 +566,19 @@ impl AuthRejection {
             error: Some("insufficient_scope"),
             description: None,
             scope: Some(scope.into()),
+            challenge: true,
+        }
+    }
+
+    /// 503: the token could not be checked now (the authorization server cannot be
+    /// reached). No challenge: the client keeps its token and tries again later.
+    pub fn unavailable(description: impl Into<String>) -> Self {
+        AuthRejection {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            error: None,
+            description: Some(description.into()),
+            scope: None,
+            challenge: false,
         }
     }
 }
@@ -548,6 +646,11 @@ impl ProtectedResource {
             }
         }
         serde_json::to_vec(&resource).unwrap_or_default()
+    }
+
+    /// The resource's URL: the audience tokens must be issued for.
+    pub(crate) fn resource(&self) -> &str {
+        &self.resource
     }
 
     /// The resource's path (after the authority), e.g. `/mcp`; empty for a bare origin.

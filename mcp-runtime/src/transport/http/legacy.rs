@@ -19,8 +19,8 @@ use http::{HeaderValue, Response, StatusCode, request::Parts};
 use tokio::sync::mpsc;
 
 use super::answer::until_answered;
-use super::challenge::answered;
 use super::body::ResponseBody;
+use super::challenge::answered;
 use super::endpoint::Inner;
 use super::headers;
 use super::response::{

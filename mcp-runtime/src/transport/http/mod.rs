@@ -141,8 +141,15 @@ impl Server {
     /// # Errors
     ///
     /// Fails when two tools (or two prompts) share a name, a tool's input schema is not an
-    /// object schema, or two resources answer the same URIs.
+    /// object schema, or two resources answer the same URIs; and when the token verifier of
+    /// [`HttpConfig::verify_tokens`] cannot work as configured.
     pub fn http_service(self, config: HttpConfig) -> io::Result<HttpService> {
+        config.check_authorizer().map_err(|problem| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("the HTTP authorization cannot work: {problem}"),
+            )
+        })?;
         let dispatcher = self
             .dispatcher()
             .map_err(|error| io::Error::new(io::ErrorKind::InvalidInput, error))?;

@@ -203,6 +203,9 @@ mod tests {
         let named = RequestId::String("a\"b,\"error\":{\"code\":1}".into());
         let error = Outgoing::error(Some(&named), &ErrorObject::internal_error("x"));
         assert_eq!(error_code(&error), Some(-32603));
-        assert_eq!(error_code(&Outgoing::error(None, &ErrorObject::invalid_request("x"))), Some(-32600));
+        assert_eq!(
+            error_code(&Outgoing::error(None, &ErrorObject::invalid_request("x"))),
+            Some(-32600)
+        );
     }
 }

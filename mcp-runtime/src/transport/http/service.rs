@@ -20,8 +20,8 @@ use super::endpoint::Inner;
 use super::headers;
 use super::principal::ClientAddress;
 use super::response::{
-    closing, forbidden, missing_session, not_allowed, plain, quotable, request_id, respond,
-    rpc_error, too_large, unknown_session,
+    closing, forbidden, missing_session, not_allowed, plain, request_id, respond, rpc_error,
+    too_large, unknown_session,
 };
 use super::sessions::Sessions;
 use super::sse::SseSessions;
@@ -236,7 +236,11 @@ impl HttpService {
             path: parts.uri.path(),
             headers: &parts.headers,
         };
-        let rejection = match authorizer.check(request).await {
+        let resource = self.inner.config.resource.as_ref();
+        let rejection = match authorizer
+            .check(request, resource.map(|resource| resource.resource()))
+            .await
+        {
             Ok(authorized) => {
                 if let Some(principal) = authorized.principal {
                     parts.extensions.insert(principal);
@@ -245,24 +249,25 @@ impl HttpService {
             }
             Err(rejection) => rejection,
         };
-        let mut challenge = String::from("Bearer");
-        let mut params = Vec::new();
-        if let Some(resource) = &self.inner.config.resource {
-            params.push(format!("resource_metadata=\"{}\"", resource.metadata_url()));
+        if !rejection.challenge {
+            tracing::info!(
+                status = rejection.status.as_u16(),
+                "could not authorize a request"
+            );
+            let message = rejection.description.unwrap_or_default();
+            let mut response =
+                rpc_error(rejection.status, None, ErrorObject::internal_error(message));
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            return Some(response);
         }
-        if let Some(error) = rejection.error {
-            params.push(format!("error=\"{error}\""));
-        }
-        if let Some(description) = &rejection.description {
-            params.push(format!("error_description=\"{}\"", quotable(description)));
-        }
-        if let Some(scope) = &rejection.scope {
-            params.push(format!("scope=\"{}\"", quotable(scope)));
-        }
-        if !params.is_empty() {
-            challenge.push(' ');
-            challenge.push_str(&params.join(", "));
-        }
+        let challenge = super::challenge::bearer(
+            resource,
+            rejection.error,
+            rejection.description.as_deref(),
+            rejection.scope.as_deref(),
+        );
         tracing::info!(
             status = rejection.status.as_u16(),
             "authorization refused a request"
@@ -276,10 +281,10 @@ impl HttpService {
             None,
             ErrorObject::invalid_request(message),
         );
-        if let Ok(value) = HeaderValue::from_str(&challenge) {
+        if let Some(challenge) = challenge {
             response
                 .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, value);
+                .insert(header::WWW_AUTHENTICATE, challenge);
         }
         Some(response)
     }
