@@ -12,14 +12,24 @@
 //! ```
 //!
 //! Then an MCP client sending `Authorization: Bearer token-of-alice` to
-//! `http://127.0.0.1:8080/mcp` is alice; without a known token it gets 401. A real server
-//! verifies the tokens its authorization server issues, and this one does that when
-//! `TEAM_NOTES_JWKS_URL` is set (see `main`).
+//! `http://127.0.0.1:8080/mcp` is alice; without a known token it gets 401.
+//!
+//! Production: the tokens of an OAuth authorization server, JWTs verified against its key set
+//! (signature, `iss`, `aud` = this server's URL, expiry), the subject and scopes taken from
+//! them. The server publishes the RFC 9728 metadata that leads clients to the issuer.
+//!
+//! ```text
+//! TEAM_NOTES_JWKS_URL=https://auth.example.com/.well-known/jwks.json \
+//! TEAM_NOTES_ISSUER=https://auth.example.com \
+//! TEAM_NOTES_AUDIENCE=https://notes.example.com/mcp \
+//!     cargo run --example team_notes -- 0.0.0.0:8080
+//! ```
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use mcp_runtime::http::{AuthRejection, HttpConfig, Principal};
+use mcp_runtime::auth::JwtVerifier;
+use mcp_runtime::http::{AuthRejection, HttpConfig, Principal, ProtectedResource};
 use mcp_runtime::{RequestContext, Server, State, mcp_tool, server_info, tools};
 
 /// Everyone's notes, by user.
@@ -89,24 +99,44 @@ fn tokens(spec: &str) -> Result<HashMap<String, Principal>, String> {
         .collect()
 }
 
-#[tokio::main]
-async fn main() -> std::io::Result<()> {
-    let address = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "127.0.0.1:8080".to_owned());
+/// Exit with `message` on stderr: the server cannot start as configured.
+fn refuse_to_start(message: &str) -> ! {
+    eprintln!("team_notes: {message}");
+    std::process::exit(2);
+}
+
+/// How callers are authenticated: tokens verified against the issuer's key set when
+/// `TEAM_NOTES_JWKS_URL` is set, else the development table `TEAM_NOTES_TOKENS`.
+fn authentication() -> HttpConfig {
+    let setting = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
+    if let Some(jwks_url) = setting("TEAM_NOTES_JWKS_URL") {
+        let (Some(issuer), Some(audience)) =
+            (setting("TEAM_NOTES_ISSUER"), setting("TEAM_NOTES_AUDIENCE"))
+        else {
+            refuse_to_start(
+                "TEAM_NOTES_JWKS_URL needs TEAM_NOTES_ISSUER (the tokens' `iss`) and \
+                 TEAM_NOTES_AUDIENCE (this server's URL, e.g. https://notes.example.com/mcp)",
+            );
+        };
+        // Clients find the authorization server through this metadata; tokens must name the
+        // audience, which is this server's resource URL.
+        let resource = ProtectedResource::new(audience.clone())
+            .authorization_server(issuer.clone())
+            .name("Team notes");
+        return HttpConfig::new()
+            .protected_resource(resource)
+            .verify_tokens(JwtVerifier::new(issuer, jwks_url).audience(audience));
+    }
     let spec = std::env::var("TEAM_NOTES_TOKENS").unwrap_or_default();
     let tokens = match tokens(&spec) {
         Ok(tokens) if !tokens.is_empty() => tokens,
-        Ok(_) => {
-            eprintln!("team_notes: set TEAM_NOTES_TOKENS to user=token pairs, comma-separated");
-            std::process::exit(2);
-        }
-        Err(error) => {
-            eprintln!("team_notes: TEAM_NOTES_TOKENS: {error}");
-            std::process::exit(2);
-        }
+        Ok(_) => refuse_to_start(
+            "set TEAM_NOTES_JWKS_URL (with TEAM_NOTES_ISSUER and TEAM_NOTES_AUDIENCE), or, \
+             for development, TEAM_NOTES_TOKENS to user=token pairs, comma-separated",
+        ),
+        Err(error) => refuse_to_start(&format!("TEAM_NOTES_TOKENS: {error}")),
     };
-    let config = HttpConfig::new().authorize(move |request| {
+    HttpConfig::new().authorize(move |request| {
         let token = request
             .bearer_token
             .ok_or_else(AuthRejection::missing_token)?;
@@ -114,11 +144,18 @@ async fn main() -> std::io::Result<()> {
             .get(token)
             .cloned()
             .ok_or_else(|| AuthRejection::invalid_token("unknown token"))
-    });
+    })
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let address = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "127.0.0.1:8080".to_owned());
     Server::new(server_info!())
         .instructions("Each user's private notes: add_note, then my_notes.")
         .tools(tools![add_note, my_notes])
         .with_state(Notebook::default())
-        .serve_http_with(address, config)
+        .serve_http_with(address, authentication())
         .await
 }

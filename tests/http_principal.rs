@@ -15,7 +15,10 @@ use mcp_runtime::{Elicitation, RequestContext, Server, mcp_tool, server_info, to
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use support::http::{EventStream, Reply, events, parse, request_bytes_to, send};
+use support::http::{
+    EventStream, legacy_answer, open_legacy_session_as, parse, post_legacy_as, request_bytes_to,
+    send,
+};
 use support::http_server::InProcessServer;
 use support::schema::check_server_message;
 
@@ -109,54 +112,6 @@ fn text_of(message: &Value) -> &str {
         .unwrap_or_else(|| panic!("no text in {message}"))
 }
 
-/// POST a legacy message as the holder of `token`, in `session` when given.
-fn post_legacy(addr: SocketAddr, token: &str, session: Option<&str>, message: &Value) -> Reply {
-    let authorization = bearer(token);
-    let mut headers = vec![
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-        ("MCP-Protocol-Version", LEGACY),
-        ("Authorization", authorization.as_str()),
-    ];
-    if let Some(session) = session {
-        headers.push(("Mcp-Session-Id", session));
-    }
-    send(addr, "POST", &headers, message.to_string().as_bytes())
-}
-
-/// The one JSON-RPC message of a reply, as plain JSON or as the last event of a stream.
-fn answer_of(reply: &Reply) -> Value {
-    let message = if reply
-        .header("content-type")
-        .is_some_and(|kind| kind.starts_with("text/event-stream"))
-    {
-        events(&reply.body).pop().expect("an event")
-    } else {
-        reply.json()
-    };
-    check_server_message(ProtocolVersion::V2025_11_25, None, &message).unwrap();
-    message
-}
-
-/// A legacy session opened by the holder of `token`.
-fn open_session(addr: SocketAddr, token: &str) -> String {
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": LEGACY, "capabilities": {},
-        "clientInfo": {"name": "principal-tests", "version": "0"}}});
-    let reply = post_legacy(addr, token, None, &initialize);
-    assert_eq!(reply.status, 200);
-    let session = reply
-        .header("mcp-session-id")
-        .expect("a session id")
-        .to_owned();
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(
-        post_legacy(addr, token, Some(&session), &initialized).status,
-        202
-    );
-    session
-}
-
 #[test]
 fn handlers_see_the_principal_the_hook_named() {
     let server = serve();
@@ -175,12 +130,12 @@ fn handlers_see_the_principal_the_hook_named() {
         "nobody"
     );
 
-    let session = open_session(addr, "alice-token");
+    let session = open_legacy_session_as(addr, "alice-token");
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "whoami", "arguments": {}}});
-    let reply = post_legacy(addr, "alice-token", Some(&session), &call);
+    let reply = post_legacy_as(addr, "alice-token", Some(&session), &call);
     assert_eq!(reply.status, 200);
-    assert_eq!(text_of(&answer_of(&reply)), "alice");
+    assert_eq!(text_of(&legacy_answer(&reply)), "alice");
     server.shut_down();
 }
 
@@ -188,12 +143,12 @@ fn handlers_see_the_principal_the_hook_named() {
 fn a_legacy_session_answers_only_the_principal_that_opened_it() {
     let server = serve();
     let addr = server.addr;
-    let session = open_session(addr, "alice-token");
+    let session = open_legacy_session_as(addr, "alice-token");
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
 
     // Bob holds a valid token and Alice's session id (leaked, guessed): as good as unknown.
     for intruder in ["bob-token", "anonymous"] {
-        let reply = post_legacy(addr, intruder, Some(&session), &list);
+        let reply = post_legacy_as(addr, intruder, Some(&session), &list);
         assert_eq!(reply.status, 404, "{intruder}");
         let authorization = bearer(intruder);
         let headers = [
@@ -215,9 +170,9 @@ fn a_legacy_session_answers_only_the_principal_that_opened_it() {
     }
 
     // Alice's session survived all that.
-    let reply = post_legacy(addr, "alice-token", Some(&session), &list);
+    let reply = post_legacy_as(addr, "alice-token", Some(&session), &list);
     assert_eq!(reply.status, 200);
-    assert!(answer_of(&reply)["result"]["tools"].is_array());
+    assert!(legacy_answer(&reply)["result"]["tools"].is_array());
     server.shut_down();
 }
 
@@ -316,7 +271,7 @@ fn an_http_sse_session_answers_only_the_principal_that_opened_it() {
         "clientInfo": {"name": "principal-tests", "version": "0"}}});
     // Whatever else a request says (an `Mcp-Session-Id` naming no session, or bob's own
     // Streamable HTTP session), the HTTP+SSE session it names decides whose it is.
-    let bobs_session = open_session(addr, "bob-token");
+    let bobs_session = open_legacy_session_as(addr, "bob-token");
     let zeros = "0".repeat(64);
     let disguises: [&[(&str, &str)]; 4] = [
         &[],

@@ -70,6 +70,8 @@ struct IssuerShared {
     jwks: Mutex<Option<String>>,
     /// The audience introspection answers name.
     resource: Mutex<String>,
+    /// Publish the metadata at OpenID Connect's well-known path instead of RFC 8414's.
+    openid_only: std::sync::atomic::AtomicBool,
     hits: Mutex<HashMap<String, usize>>,
 }
 
@@ -80,6 +82,7 @@ impl Issuer {
         let shared = Arc::new(IssuerShared {
             jwks: Mutex::new(Some(jwks.to_owned())),
             resource: Mutex::new(String::new()),
+            openid_only: std::sync::atomic::AtomicBool::new(false),
             hits: Mutex::new(HashMap::new()),
         });
         let serving = shared.clone();
@@ -155,8 +158,13 @@ fn answer(stream: TcpStream, addr: SocketAddr, shared: &IssuerShared) {
     reader.read_exact(&mut body).unwrap();
     *shared.hits.lock().unwrap().entry(path.clone()).or_default() += 1;
     let issuer = format!("http://{addr}/tenant");
+    let metadata_path = if shared.openid_only.load(Ordering::SeqCst) {
+        "/tenant/.well-known/openid-configuration"
+    } else {
+        "/.well-known/oauth-authorization-server/tenant"
+    };
     let (status, document) = match (method.as_str(), path.as_str()) {
-        ("GET", "/.well-known/oauth-authorization-server/tenant") => (
+        ("GET", path) if path == metadata_path => (
             "200 OK",
             json!({
                 "issuer": issuer,
@@ -447,6 +455,28 @@ fn tokens_signed_by_rsa_ec_and_ed25519_keys_are_served_as_their_principal() {
         ),
         (3, 1, 1, 0)
     );
+    mcp.server.shut_down();
+}
+
+#[test]
+fn the_key_set_is_found_in_openid_connect_metadata_too() {
+    let issuer = Issuer::start(JWKS_1);
+    issuer.shared.openid_only.store(true, Ordering::SeqCst);
+    let mcp = Mcp::start(&issuer, JwtVerifier::discover(issuer.issuer()));
+    let alice = sign(
+        Algorithm::EdDSA,
+        Some("ed25519"),
+        &ed(),
+        &mcp.claims(&issuer, "alice"),
+    );
+    assert_eq!(mcp.whoami(&alice)["sub"], "alice");
+    assert_eq!(
+        issuer.hits("/.well-known/oauth-authorization-server/tenant"),
+        1,
+        "RFC 8414's path first"
+    );
+    assert_eq!(issuer.hits("/tenant/.well-known/openid-configuration"), 1);
+    assert_eq!(issuer.hits("/tenant/jwks"), 1);
     mcp.server.shut_down();
 }
 
@@ -960,6 +990,24 @@ fn introspected_tokens_are_served_as_their_principal_and_remembered() {
         mcp.whoami("opaque-service"),
         json!({"sub": "svc", "scopes": ["jobs"], "email": null})
     );
+    mcp.server.shut_down();
+}
+
+#[test]
+fn requests_carrying_one_new_token_at_once_share_one_introspection() {
+    let issuer = Issuer::start(JWKS_1);
+    let verifier = introspection(&issuer);
+    let mcp = Mcp::start(&issuer, verifier.clone());
+    std::thread::scope(|scope| {
+        for _ in 0..20 {
+            let mcp = &mcp;
+            scope.spawn(move || assert_eq!(mcp.whoami("opaque-alice")["sub"], "alice"));
+        }
+    });
+    assert_eq!(issuer.hits("/tenant/introspect"), 1);
+    let stats = verifier.stats();
+    assert_eq!((stats.introspections, stats.cache_hits), (1, 19));
+    assert_eq!(mcp.calls(), 20);
     mcp.server.shut_down();
 }
 

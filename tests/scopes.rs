@@ -21,7 +21,7 @@ use mcp_runtime::{
     tools,
 };
 use serde_json::{Value, json};
-use support::http::{Reply, events, send};
+use support::http::{Reply, legacy_answer, open_legacy_session_as, post_legacy_as, send};
 use support::http_server::InProcessServer;
 use support::schema::check_server_message;
 
@@ -249,7 +249,6 @@ async fn builders_declare_scopes_too() {
 // --- over HTTP ---------------------------------------------------------------------------------
 
 const MODERN: &str = "2026-07-28";
-const LEGACY: &str = "2025-11-25";
 
 /// `reader-token` reads, `writer-token` reads and writes, `anonymous` is let through unnamed.
 fn serve_http() -> InProcessServer {
@@ -291,48 +290,6 @@ fn post_modern(addr: SocketAddr, token: &str, method: &str, name: &str, params: 
         headers.push(("Mcp-Name", name));
     }
     send(addr, "POST", &headers, body.to_string().as_bytes())
-}
-
-fn post_legacy(addr: SocketAddr, token: &str, session: Option<&str>, message: &Value) -> Reply {
-    let authorization = format!("Bearer {token}");
-    let mut headers = vec![
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-        ("MCP-Protocol-Version", LEGACY),
-        ("Authorization", authorization.as_str()),
-    ];
-    if let Some(session) = session {
-        headers.push(("Mcp-Session-Id", session));
-    }
-    send(addr, "POST", &headers, message.to_string().as_bytes())
-}
-
-fn legacy_answer(reply: &Reply) -> Value {
-    let message = if reply
-        .header("content-type")
-        .is_some_and(|kind| kind.starts_with("text/event-stream"))
-    {
-        events(&reply.body).pop().expect("an event")
-    } else {
-        reply.json()
-    };
-    check_server_message(ProtocolVersion::V2025_11_25, None, &message).unwrap();
-    message
-}
-
-fn open_session(addr: SocketAddr, token: &str) -> String {
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": LEGACY, "capabilities": {},
-        "clientInfo": {"name": "scope-tests", "version": "0"}}});
-    let reply = post_legacy(addr, token, None, &initialize);
-    assert_eq!(reply.status, 200);
-    let session = reply.header("mcp-session-id").unwrap().to_owned();
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(
-        post_legacy(addr, token, Some(&session), &initialized).status,
-        202
-    );
-    session
 }
 
 const METADATA: &str = "http://mcp.example/.well-known/oauth-protected-resource/mcp";
@@ -377,9 +334,9 @@ fn over_http_a_missing_scope_is_403_with_the_step_up_challenge_in_both_eras() {
         )
     );
 
-    let session = open_session(addr, "reader-token");
+    let session = open_legacy_session_as(addr, "reader-token");
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": write});
-    let legacy = post_legacy(addr, "reader-token", Some(&session), &call);
+    let legacy = post_legacy_as(addr, "reader-token", Some(&session), &call);
     assert_eq!(legacy.status, 403);
     assert!(
         legacy
@@ -415,9 +372,9 @@ fn over_http_each_principal_gets_its_own_list() {
     );
     assert_eq!(listed("anonymous"), ["clock"]);
 
-    let session = open_session(addr, "writer-token");
+    let session = open_legacy_session_as(addr, "writer-token");
     let list = json!({"jsonrpc": "2.0", "id": 3, "method": "prompts/list"});
-    let prompts = legacy_answer(&post_legacy(addr, "writer-token", Some(&session), &list));
+    let prompts = legacy_answer(&post_legacy_as(addr, "writer-token", Some(&session), &list));
     assert_eq!(
         names(prompts["result"]["prompts"].as_array().unwrap(), "name"),
         ["draft"]

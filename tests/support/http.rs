@@ -293,3 +293,63 @@ impl EventStream {
             .unwrap_or_else(|error| panic!("{error}: {:?}", event.data))
     }
 }
+
+/// A legacy (2025-11-25) Streamable HTTP POST of `message` with `Authorization: Bearer
+/// {token}`, in `session` when given.
+pub fn post_legacy_as(
+    addr: SocketAddr,
+    token: &str,
+    session: Option<&str>,
+    message: &Value,
+) -> Reply {
+    let authorization = format!("Bearer {token}");
+    let mut headers = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("Authorization", authorization.as_str()),
+    ];
+    if let Some(session) = session {
+        headers.push(("Mcp-Session-Id", session));
+    }
+    send(addr, "POST", &headers, message.to_string().as_bytes())
+}
+
+/// The one JSON-RPC message of a legacy reply, as plain JSON or as the last event of a
+/// stream, checked against the 2025-11-25 schema.
+pub fn legacy_answer(reply: &Reply) -> Value {
+    let message = if reply
+        .header("content-type")
+        .is_some_and(|kind| kind.starts_with("text/event-stream"))
+    {
+        events(&reply.body).pop().expect("an event")
+    } else {
+        reply.json()
+    };
+    check_server_message(ProtocolVersion::V2025_11_25, None, &message).unwrap();
+    message
+}
+
+/// A 2025-11-25 session opened (and initialized) by the holder of `token`: its id.
+pub fn open_legacy_session_as(addr: SocketAddr, token: &str) -> String {
+    let initialize = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "mcp-http-tests", "version": "0"}}});
+    let reply = post_legacy_as(addr, token, None, &initialize);
+    assert_eq!(
+        reply.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let session = reply
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    let initialized = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        post_legacy_as(addr, token, Some(&session), &initialized).status,
+        202
+    );
+    session
+}

@@ -1,7 +1,8 @@
 //! Opaque access tokens, checked by asking the authorization server (RFC 7662).
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -27,8 +28,9 @@ use super::verifier::{TokenError, TokenVerifier, VerifyFuture};
 /// Answers are remembered (by the token's SHA-256 digest) for
 /// [`cache_for`](Self::cache_for) (60 s by default; never past the token's `exp`), so a
 /// token revoked meanwhile is still accepted until then; inactive answers for at most 10 s.
-/// An endpoint that cannot be reached, or answers an error, makes the request 503, never
-/// 401: the client keeps its token.
+/// Requests carrying one token at once share one introspection. An endpoint that cannot be
+/// reached, or answers an error, makes the request 503, never 401: the client keeps its
+/// token.
 ///
 /// ```
 /// use std::time::Duration;
@@ -63,8 +65,10 @@ struct Config {
 
 struct State {
     client: fetch::Client,
-    /// Answers by token: the principal and the token's `exp`, or why it was refused.
-    cache: TokenCache<Result<Principal, String>>,
+    /// Answers by token: the principal, or why it was refused.
+    cache: TokenCache<Answer>,
+    /// Introspections under way, by token, for the requests that wait on them.
+    in_flight: Mutex<HashMap<[u8; 32], Arc<tokio::sync::OnceCell<Answer>>>>,
     introspections: AtomicU64,
     cache_hits: AtomicU64,
     refused: AtomicU64,
@@ -86,6 +90,15 @@ pub struct IntrospectionStats {
 /// How long an inactive answer is remembered at most: a token may be refused for a moment
 /// only (the authorization server was behind), so it is asked about again soon.
 const INACTIVE_FOR: Duration = Duration::from_secs(10);
+
+/// The endpoint's verdict on a token: the principal, or why it was refused.
+type Answer = Result<Principal, String>;
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// How many answers are remembered.
 const CACHED_ANSWERS: usize = 10_000;
@@ -184,16 +197,57 @@ impl Introspection {
                 state.cache_hits.fetch_add(1, Ordering::Relaxed);
                 answer
             }
-            None => {
-                let (answer, expires) = self.introspect(token, resource, now).await?;
-                state.cache.insert(key, answer.clone(), expires, now);
-                answer
-            }
+            None => self.introspect_once(key, token, resource, now).await?,
         };
         answer.map_err(|why| {
             state.refused.fetch_add(1, Ordering::Relaxed);
             TokenError::invalid(why)
         })
+    }
+
+    /// The endpoint's verdict on a token the cache does not know, remembered; requests
+    /// asking about one token at once (a client's first burst) share one introspection.
+    async fn introspect_once(
+        &self,
+        key: [u8; 32],
+        token: &str,
+        resource: Option<&str>,
+        now: u64,
+    ) -> Result<Answer, TokenError> {
+        let state = &self.state;
+        let shared = {
+            let mut in_flight = lock(&state.in_flight);
+            // Looked up again under the lock: an introspection that ended since left its
+            // answer in the cache before it left this table.
+            if let Some(answer) = state.cache.get(&key, now) {
+                state.cache_hits.fetch_add(1, Ordering::Relaxed);
+                return Ok(answer);
+            }
+            in_flight.entry(key).or_default().clone()
+        };
+        let mut asked = false;
+        let answer = shared
+            .get_or_try_init(|| {
+                asked = true;
+                async {
+                    let (answer, expires) = self.introspect(token, resource, now).await?;
+                    state.cache.insert(key, answer.clone(), expires, now);
+                    Ok::<_, TokenError>(answer)
+                }
+            })
+            .await
+            .cloned();
+        if !asked && answer.is_ok() {
+            state.cache_hits.fetch_add(1, Ordering::Relaxed);
+        }
+        let mut in_flight = lock(&state.in_flight);
+        if in_flight
+            .get(&key)
+            .is_some_and(|current| Arc::ptr_eq(current, &shared))
+        {
+            in_flight.remove(&key);
+        }
+        answer
     }
 
     /// The endpoint's verdict, and until when to remember it; `Err` when there is none.
@@ -202,7 +256,7 @@ impl Introspection {
         token: &str,
         resource: Option<&str>,
         now: u64,
-    ) -> Result<(Result<Principal, String>, u64), TokenError> {
+    ) -> Result<(Answer, u64), TokenError> {
         let config = &self.config;
         let client = self.state.client.get().map_err(TokenError::unavailable)?;
         let mut request = client
@@ -301,6 +355,7 @@ impl State {
         State {
             client: fetch::Client::default(),
             cache: TokenCache::new(CACHED_ANSWERS),
+            in_flight: Mutex::default(),
             introspections: AtomicU64::new(0),
             cache_hits: AtomicU64::new(0),
             refused: AtomicU64::new(0),

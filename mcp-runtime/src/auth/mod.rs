@@ -8,11 +8,11 @@
 //! scope, unless the server was given a principal to serve stdio as
 //! ([`Server::stdio_principal`](crate::Server::stdio_principal)).
 //!
-//! With the `oauth` feature, OAuth 2.0 access tokens are checked for you: [`JwtVerifier`]
+//! With the `oauth` feature, OAuth 2.0 access tokens are checked for you: `JwtVerifier`
 //! verifies JWT access tokens (RFC 9068) against the issuer's published key set,
-//! [`Introspection`] asks the authorization server about opaque ones (RFC 7662); either is
-//! installed with [`HttpConfig::verify_tokens`](crate::http::HttpConfig::verify_tokens), or
-//! implement [`TokenVerifier`] for another kind of token.
+//! `Introspection` asks the authorization server about opaque ones (RFC 7662); either is
+//! installed with `HttpConfig::verify_tokens`, or implement `TokenVerifier` for another kind
+//! of token.
 
 #[cfg(feature = "oauth")]
 mod cache;

@@ -47,12 +47,7 @@ impl Dispatcher {
             // nothing (and resumes nothing) never needs it.
             let resumes = params.is_some_and(|params| params.contains_key("requestState"));
             let binding = if askable(scope) || resumes {
-                Binding::new(
-                    method,
-                    target,
-                    arguments,
-                    scope.principal.as_ref().map(Principal::as_str),
-                )
+                Binding::new(method, target, arguments, scope.principal.as_ref().map(Principal::as_str))
             } else {
                 Binding::unasked(method)
             };

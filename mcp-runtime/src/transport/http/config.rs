@@ -75,6 +75,7 @@ impl Authorizer {
         request: AuthRequest<'_>,
         resource: Option<&str>,
     ) -> Result<Authorized, AuthRejection> {
+        // Only a token verifier needs it.
         let _ = resource;
         match self {
             Authorizer::Sync(hook) => hook(&request),

@@ -13,8 +13,9 @@
 //!   event names the URI to POST messages to (`/messages?sessionId=...`); every answer goes
 //!   out on that stream, and the session ends with it.
 //! * For all: `Origin` and `Host` checks against DNS rebinding (403), a body size limit
-//!   (413), an authorization hook (401/403 with `WWW-Authenticate`), OAuth protected resource
-//!   metadata (RFC 9728), and a graceful shutdown.
+//!   (413), an authorization hook (401/403 with `WWW-Authenticate`) or, with the `oauth`
+//!   feature, a token verifier (`HttpConfig::verify_tokens`: JWTs or introspection), OAuth
+//!   protected resource metadata (RFC 9728), and a graceful shutdown.
 //!
 //! [`Server::serve_http`] serves on its own; [`Server::http_service`] gives the endpoint as a
 //! service to mount into an existing hyper or axum app.
@@ -142,7 +143,7 @@ impl Server {
     ///
     /// Fails when two tools (or two prompts) share a name, a tool's input schema is not an
     /// object schema, or two resources answer the same URIs; and when the token verifier of
-    /// [`HttpConfig::verify_tokens`] cannot work as configured.
+    /// `HttpConfig::verify_tokens` (the `oauth` feature) cannot work as configured.
     pub fn http_service(self, config: HttpConfig) -> io::Result<HttpService> {
         config.check_authorizer().map_err(|problem| {
             io::Error::new(

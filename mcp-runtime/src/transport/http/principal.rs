@@ -211,10 +211,7 @@ mod tests {
     #[tokio::test]
     async fn an_enclosing_apps_principal_reaches_handlers_unless_a_hook_names_another() {
         let whoami = ToolBuilder::new("whoami").handler(|_, context: RequestContext| async move {
-            context
-                .principal()
-                .map_or("nobody", |who| who.as_str())
-                .to_owned()
+            context.principal().map_or("nobody", |who| who.as_str()).to_owned()
         });
         let server = Server::new(ServerInfo::new("s", "1")).tools(Tools::new().with(whoami));
         let text = |answer: Value| answer["result"]["content"][0]["text"].clone();
