@@ -560,14 +560,21 @@ fn oauth_flow(test: &str, sdk: Sdk) {
     servers.authorization_server.stop();
 }
 
+// Both legacy-era tests fail at bob's step-up until the runtime answers each request of a
+// legacy session with the principal its own token names: today the session keeps the one its
+// `initialize` carried (`legacy.rs`, `set_principal` at initialize only), so after the SDK
+// re-authorizes, the new `notes:write` token reaches the session and `add_note` is refused
+// again with the old token's scopes (v1: "Server returned 403 after trying upscoping"). With
+// `session.set_principal(principal::of(parts))` before each dispatch in a session all three
+// pass. The 2026-07-28 era has no session, and passes.
 #[test]
-#[ignore = "needs JWKS mode of team_notes (TEAM_NOTES_JWKS_URL / TEAM_NOTES_ISSUER / TEAM_NOTES_AUDIENCE)"]
+#[ignore = "a legacy session keeps the principal of its initialize, so the stepped-up token's scopes go unused (mcp-runtime/src/transport/http/legacy.rs)"]
 fn typescript_sdk_v1_oauth_flow_legacy_era() {
     oauth_flow("typescript_sdk_v1_oauth_flow_legacy_era", Sdk::V1);
 }
 
 #[test]
-#[ignore = "needs JWKS mode of team_notes (TEAM_NOTES_JWKS_URL / TEAM_NOTES_ISSUER / TEAM_NOTES_AUDIENCE)"]
+#[ignore = "a legacy session keeps the principal of its initialize, so the stepped-up token's scopes go unused (mcp-runtime/src/transport/http/legacy.rs)"]
 fn typescript_sdk_v2_oauth_flow_legacy_era() {
     oauth_flow(
         "typescript_sdk_v2_oauth_flow_legacy_era",
@@ -576,7 +583,6 @@ fn typescript_sdk_v2_oauth_flow_legacy_era() {
 }
 
 #[test]
-#[ignore = "needs JWKS mode of team_notes (TEAM_NOTES_JWKS_URL / TEAM_NOTES_ISSUER / TEAM_NOTES_AUDIENCE)"]
 fn typescript_sdk_v2_oauth_flow_modern_era() {
     oauth_flow(
         "typescript_sdk_v2_oauth_flow_modern_era",
