@@ -20,11 +20,10 @@ use mcp_runtime::auth::{Introspection, JwtVerifier, TokenVerifier};
 use mcp_runtime::http::{HttpConfig, ProtectedResource};
 use mcp_runtime::{RequestContext, Server, State, mcp_tool, server_info, tools};
 use serde_json::{Value, json};
-use support::http::{Reply, events, send};
+use support::http::{Reply, legacy_answer, open_legacy_session_as, post_legacy_as, send};
 use support::http_server::InProcessServer;
 
 const MODERN: &str = "2026-07-28";
-const LEGACY: &str = "2025-11-25";
 
 /// The `Authorization` header the introspection endpoint expects: client `mcp server` with
 /// secret `p@ss wörd`, each form-urlencoded, then Basic.
@@ -817,6 +816,23 @@ fn a_key_set_that_cannot_be_fetched_again_keeps_the_keys_known() {
     mcp.server.shut_down();
 }
 
+/// Valid tokens of alice (RS256) and bob (ES256) for `mcp`.
+fn alice_and_bob(mcp: &Mcp, issuer: &Issuer) -> (String, String) {
+    let alice = sign(
+        Algorithm::RS256,
+        Some("rsa-1"),
+        &rsa_1(),
+        &mcp.claims(issuer, "alice"),
+    );
+    let bob = sign(
+        Algorithm::ES256,
+        Some("ec-p256"),
+        &ec(),
+        &mcp.claims(issuer, "bob"),
+    );
+    (alice, bob)
+}
+
 #[test]
 fn a_valid_token_cannot_continue_another_principals_legacy_session() {
     let issuer = Issuer::start(JWKS_1);
@@ -824,59 +840,19 @@ fn a_valid_token_cannot_continue_another_principals_legacy_session() {
         &issuer,
         JwtVerifier::new(issuer.issuer(), issuer.jwks_url()),
     );
-    let alice = sign(
-        Algorithm::RS256,
-        Some("rsa-1"),
-        &rsa_1(),
-        &mcp.claims(&issuer, "alice"),
-    );
-    let bob = sign(
-        Algorithm::ES256,
-        Some("ec-p256"),
-        &ec(),
-        &mcp.claims(&issuer, "bob"),
-    );
-    let post = |token: &str, session: Option<&str>, message: &Value| {
-        let authorization = format!("Bearer {token}");
-        let mut headers = vec![
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-            ("MCP-Protocol-Version", LEGACY),
-            ("Authorization", authorization.as_str()),
-        ];
-        if let Some(session) = session {
-            headers.push(("Mcp-Session-Id", session));
-        }
-        send(
-            mcp.server.addr,
-            "POST",
-            &headers,
-            message.to_string().as_bytes(),
-        )
-    };
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": LEGACY, "capabilities": {},
-        "clientInfo": {"name": "oauth-tests", "version": "0"}}});
-    let reply = post(&alice, None, &initialize);
-    assert_eq!(reply.status, 200);
-    let session = reply.header("mcp-session-id").unwrap().to_owned();
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(post(&alice, Some(&session), &initialized).status, 202);
-
+    let (alice, bob) = alice_and_bob(&mcp, &issuer);
+    let addr = mcp.server.addr;
+    let session = open_legacy_session_as(addr, &alice);
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "whoami", "arguments": {}}});
-    assert_eq!(post(&bob, Some(&session), &call).status, 404);
+    assert_eq!(
+        post_legacy_as(addr, &bob, Some(&session), &call).status,
+        404
+    );
     assert_eq!(mcp.calls(), 0);
-    let reply = post(&alice, Some(&session), &call);
+    let reply = post_legacy_as(addr, &alice, Some(&session), &call);
     assert_eq!(reply.status, 200);
-    let message = if reply
-        .header("content-type")
-        .is_some_and(|kind| kind.starts_with("text/event-stream"))
-    {
-        events(&reply.body).pop().unwrap()
-    } else {
-        reply.json()
-    };
+    let message = legacy_answer(&reply);
     let text = message["result"]["content"][0]["text"].as_str().unwrap();
     assert_eq!(serde_json::from_str::<Value>(text).unwrap()["sub"], "alice");
     mcp.server.shut_down();
@@ -890,18 +866,7 @@ fn a_task_is_found_only_by_the_principal_that_started_it() {
         &issuer,
         JwtVerifier::new(issuer.issuer(), issuer.jwks_url()),
     );
-    let alice = sign(
-        Algorithm::RS256,
-        Some("rsa-1"),
-        &rsa_1(),
-        &mcp.claims(&issuer, "alice"),
-    );
-    let bob = sign(
-        Algorithm::ES256,
-        Some("ec-p256"),
-        &ec(),
-        &mcp.claims(&issuer, "bob"),
-    );
+    let (alice, bob) = alice_and_bob(&mcp, &issuer);
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": MODERN,
         "io.modelcontextprotocol/clientCapabilities":

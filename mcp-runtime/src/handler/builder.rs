@@ -162,12 +162,7 @@ impl ToolBuilder {
         I: IntoIterator,
         I::Item: Into<Cow<'static, str>>,
     {
-        for scope in scopes {
-            let scope = scope.into();
-            if !self.scopes.contains(&scope) {
-                self.scopes.push(scope);
-            }
-        }
+        add_scopes(&mut self.scopes, scopes);
         self
     }
 
@@ -269,12 +264,7 @@ impl ResourceBuilder {
         I: IntoIterator,
         I::Item: Into<Cow<'static, str>>,
     {
-        for scope in scopes {
-            let scope = scope.into();
-            if !self.scopes.contains(&scope) {
-                self.scopes.push(scope);
-            }
-        }
+        add_scopes(&mut self.scopes, scopes);
         self
     }
 
@@ -416,12 +406,7 @@ impl PromptBuilder {
         I: IntoIterator,
         I::Item: Into<Cow<'static, str>>,
     {
-        for scope in scopes {
-            let scope = scope.into();
-            if !self.scopes.contains(&scope) {
-                self.scopes.push(scope);
-            }
-        }
+        add_scopes(&mut self.scopes, scopes);
         self
     }
 
@@ -489,6 +474,20 @@ impl fmt::Debug for BuiltPrompt {
         f.debug_struct("BuiltPrompt")
             .field("name", &self.definition.name)
             .finish_non_exhaustive()
+    }
+}
+
+/// `scopes` added to `to`, each once: what the builders' `scopes` do.
+fn add_scopes<I>(to: &mut Vec<Cow<'static, str>>, scopes: I)
+where
+    I: IntoIterator,
+    I::Item: Into<Cow<'static, str>>,
+{
+    for scope in scopes {
+        let scope = scope.into();
+        if !to.contains(&scope) {
+            to.push(scope);
+        }
     }
 }
 
