@@ -16,11 +16,7 @@ impl RequestScope {
     /// Whether the caller holds every one of `required`.
     #[inline]
     pub(crate) fn may_use(&self, required: &[Cow<'static, str>]) -> bool {
-        required.is_empty() || self.holds(required)
-    }
-
-    fn holds(&self, required: &[Cow<'static, str>]) -> bool {
-        holds(self.principal.as_ref(), self.authenticated, required)
+        required.is_empty() || holds(self.principal.as_ref(), self.authenticated, required)
     }
 
     /// `Ok` when the caller may use an offering needing `required`; the insufficient-scope
