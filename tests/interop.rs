@@ -1,4 +1,5 @@
-//! Interop: the official MCP client SDKs drive every example server over a real stdio pipe.
+//! Interop: the official MCP client SDKs drive every example server over a real stdio pipe,
+//! and some over Streamable HTTP.
 //!
 //! Each test runs one client program from `tests/interop/` against every example that has a
 //! fixture in `tests/interop/fixtures/<example>.json` (tool name -> calls and expected results;
@@ -10,6 +11,12 @@
 //! `tests/interop/ts/asking-v{1,2}.ts`) against `examples/long_task.rs` and the `asking-server`
 //! binary: the servers ask (elicitation, sampling, roots) and the clients answer through their
 //! SDK's own handlers, in both eras; they also cancel a running call through the SDK.
+//!
+//! Over HTTP: the HTTP+SSE transport of 2024-11-05, the layered server's policy
+//! (`python/middleware.py`), and `examples/team_notes.rs` with bearer tokens
+//! (`python/team_notes.py`, `ts/team-notes.ts` in both SDK lines): each principal sees only
+//! its own notes and only the tools its scopes allow, and a call lacking a scope surfaces the
+//! 403 `insufficient_scope` the way each SDK reports it.
 //!
 //! The clients are installed by `bash tests/interop/setup.sh` (CI runs it before
 //! `cargo test`). Without them these tests fail and say so; set `MCP_SKIP_INTEROP=1` to skip
