@@ -73,6 +73,9 @@ pub(crate) struct RequestScope {
     pub(crate) client: ClientOf,
     /// The connection the request came on, if one outlives it.
     pub(crate) connection: Option<u64>,
+    /// The W3C trace context of its `_meta`, for the layers (`middleware::TraceLayer`).
+    #[cfg(feature = "otel")]
+    pub(crate) trace_context: Option<crate::middleware::TraceContext>,
 }
 
 /// Where a request's `clientInfo` is: in its legacy session, or (2026-07-28) in its `_meta`,
@@ -159,6 +162,8 @@ impl RequestScope {
             .as_mut()
             .and_then(|rest| rest.remove(CLIENT_INFO))
             .map_or(ClientOf::Unknown, ClientOf::Meta);
+        #[cfg(feature = "otel")]
+        let trace_context = crate::middleware::TraceContext::from_meta(meta.rest.as_ref());
         Ok(RequestScope {
             revision,
             client_capabilities,
@@ -173,6 +178,8 @@ impl RequestScope {
             authenticated: false,
             client,
             connection: None,
+            #[cfg(feature = "otel")]
+            trace_context,
         })
     }
 
@@ -201,6 +208,12 @@ impl RequestScope {
                 ClientOf::Session(client.clone())
             }),
             connection: session.connection(),
+            #[cfg(feature = "otel")]
+            trace_context: crate::middleware::TraceContext::from_meta(
+                params
+                    .and_then(Params::meta)
+                    .and_then(|meta| meta.rest.as_ref()),
+            ),
         }
     }
 }

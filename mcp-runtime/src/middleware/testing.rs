@@ -50,6 +50,8 @@ pub(crate) fn request(method: Method, name: Option<&str>) -> RequestBuilder {
                     })
                 })),
             },
+            #[cfg(feature = "otel")]
+            trace_context: None,
         },
     }
 }
@@ -136,6 +138,17 @@ impl RequestBuilder {
     /// A handler that fails with `error`.
     pub(crate) fn fail(self, error: impl Into<BoxError> + Send + 'static) -> Self {
         self.handler(move |_| async move { Err(error.into()) })
+    }
+
+    /// The W3C trace context of its `_meta`.
+    #[cfg(feature = "otel")]
+    pub(crate) fn traceparent(mut self, traceparent: &str, baggage: Option<&str>) -> Self {
+        self.request.trace_context = Some(super::TraceContext {
+            traceparent: traceparent.into(),
+            tracestate: None,
+            baggage: baggage.map(str::to_owned),
+        });
+        self
     }
 
     pub(crate) fn build(self) -> Request {
