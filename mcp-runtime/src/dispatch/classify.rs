@@ -76,6 +76,12 @@ pub(crate) struct RequestScope {
     /// The W3C trace context of its `_meta`, for the layers (`middleware::TraceLayer`).
     #[cfg(feature = "otel")]
     pub(crate) trace_context: Option<crate::middleware::TraceContext>,
+    /// The connection's transport, as `network.transport` names it.
+    #[cfg(feature = "otel")]
+    pub(crate) network_transport: Option<&'static str>,
+    /// The legacy HTTP session's id.
+    #[cfg(feature = "otel")]
+    pub(crate) session_id: Option<Arc<str>>,
 }
 
 /// Where a request's `clientInfo` is: in its legacy session, or (2026-07-28) in its `_meta`,
@@ -180,6 +186,10 @@ impl RequestScope {
             connection: None,
             #[cfg(feature = "otel")]
             trace_context,
+            #[cfg(feature = "otel")]
+            network_transport: None,
+            #[cfg(feature = "otel")]
+            session_id: None,
         })
     }
 
@@ -214,6 +224,10 @@ impl RequestScope {
                     .and_then(Params::meta)
                     .and_then(|meta| meta.rest.as_ref()),
             ),
+            #[cfg(feature = "otel")]
+            network_transport: session.network_transport(),
+            #[cfg(feature = "otel")]
+            session_id: session.session_id().cloned(),
         }
     }
 }

@@ -32,6 +32,10 @@ impl Dispatcher {
         scope.principal = session.principal().cloned();
         scope.authenticated = session.authenticated();
         scope.connection = session.connection();
+        #[cfg(feature = "otel")]
+        {
+            scope.network_transport = session.network_transport();
+        }
         let revision = scope.revision;
         match method {
             "server/discover" => {

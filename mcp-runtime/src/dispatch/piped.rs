@@ -117,6 +117,10 @@ fn caller_of(scope: &RequestScope) -> Caller {
         client: scope.client.info(),
         revision: scope.revision,
         connection: scope.connection,
+        #[cfg(feature = "otel")]
+        network_transport: scope.network_transport,
+        #[cfg(feature = "otel")]
+        session_id: scope.session_id.clone(),
     }
 }
 

@@ -93,6 +93,12 @@ pub struct Caller {
     pub(crate) client: Option<ClientInfo>,
     pub(crate) revision: ProtocolVersion,
     pub(crate) connection: Option<u64>,
+    /// `network.transport`: `pipe` (stdio), `tcp` (HTTP); `None` in process.
+    #[cfg(feature = "otel")]
+    pub(crate) network_transport: Option<&'static str>,
+    /// `mcp.session.id`: a legacy HTTP session's id.
+    #[cfg(feature = "otel")]
+    pub(crate) session_id: Option<Arc<str>>,
 }
 
 impl Caller {

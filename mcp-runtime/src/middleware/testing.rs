@@ -37,6 +37,10 @@ pub(crate) fn request(method: Method, name: Option<&str>) -> RequestBuilder {
                 client: None,
                 revision: ProtocolVersion::V2025_11_25,
                 connection: None,
+                #[cfg(feature = "otel")]
+                network_transport: None,
+                #[cfg(feature = "otel")]
+                session_id: None,
             },
             retry: false,
             may_become_task: false,
@@ -148,6 +152,14 @@ impl RequestBuilder {
             tracestate: None,
             baggage: baggage.map(str::to_owned),
         });
+        self
+    }
+
+    /// The caller's transport (`network.transport`) and session id.
+    #[cfg(feature = "otel")]
+    pub(crate) fn network(mut self, transport: &'static str, session_id: Option<&str>) -> Self {
+        self.request.caller.network_transport = Some(transport);
+        self.request.caller.session_id = session_id.map(Arc::from);
         self
     }
 

@@ -38,7 +38,10 @@ const CALLERS_CODES: [i32; 5] = [-32700, -32600, -32601, -32602, -32002];
 /// `{mcp.method.name} {target}` (`tools/call add`, `prompts/get greet`, `resources/read`),
 /// with `mcp.method.name`, `gen_ai.tool.name` and `gen_ai.operation.name = "execute_tool"`
 /// for tool calls, `gen_ai.prompt.name`, `mcp.resource.uri`, `jsonrpc.request.id`,
-/// `mcp.protocol.version`. A failure sets `error.type` and the span's status to error: a tool
+/// `mcp.protocol.version`, `mcp.session.id` (a legacy HTTP session's) and `network.transport`
+/// (`pipe` on stdio, `tcp` on HTTP; absent for the in-process
+/// [`TestClient`](crate::testing::TestClient)). The histogram carries the same attributes but
+/// the request's id, the session and the URI, which would make a series per request. A failure sets `error.type` and the span's status to error: a tool
 /// result with `isError: true` is `tool_error`, a JSON-RPC error its code (which also goes in
 /// `rpc.response.status_code`; the codes that blame the caller, like `-32602` for an unknown
 /// tool, are recorded there only, as the conventions say).
@@ -216,6 +219,9 @@ fn common_attributes(request: &Request) -> Vec<KeyValue> {
         "mcp.protocol.version",
         request.caller().revision().as_str(),
     ));
+    if let Some(transport) = request.caller().network_transport {
+        attributes.push(KeyValue::new("network.transport", transport));
+    }
     attributes
 }
 
@@ -296,6 +302,10 @@ where
                 RequestId::String(text) => text.clone(),
             },
         ));
+        let caller = request.caller();
+        if let Some(session_id) = &caller.session_id {
+            span_attributes.push(KeyValue::new("mcp.session.id", session_id.to_string()));
+        }
         if let (Method::ReadResource, Some(uri)) = (method, request.name()) {
             span_attributes.push(KeyValue::new("mcp.resource.uri", uri.to_owned()));
         }
@@ -408,6 +418,24 @@ mod tests {
         );
         assert_eq!(attribute(&span, "error.type"), None);
         assert_eq!(span.status, Status::Unset);
+    }
+
+    #[tokio::test]
+    async fn the_transport_and_the_session_are_attributes() {
+        let (layer, exporter, _provider) = layer();
+        let call = tool_call("add").network("tcp", Some("s-1"));
+        run(&layer, call).await.unwrap();
+        let span = only_span(&exporter);
+        assert_eq!(attribute(&span, "network.transport").unwrap(), "tcp");
+        assert_eq!(attribute(&span, "mcp.session.id").unwrap(), "s-1");
+
+        let (layer, exporter, _provider) = self::layer();
+        run(&layer, tool_call("add").network("pipe", None))
+            .await
+            .unwrap();
+        let span = only_span(&exporter);
+        assert_eq!(attribute(&span, "network.transport").unwrap(), "pipe");
+        assert_eq!(attribute(&span, "mcp.session.id"), None);
     }
 
     #[tokio::test]

@@ -230,6 +230,8 @@ fn initialize(
     client: Option<super::principal::Client>,
 ) -> Response<ResponseBody> {
     let mut session = Session::new();
+    #[cfg(feature = "otel")]
+    session.set_network_transport("tcp");
     session.set_principal(principal);
     let reply = inner.dispatcher.handle(incoming, &mut session);
     let Reply::Ready(answer) = reply else {

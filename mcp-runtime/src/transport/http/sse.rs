@@ -109,6 +109,11 @@ pub(crate) fn open(
     let (calls_sender, mut calls) = mpsc::unbounded_channel();
     let id = new_id();
     let mut session = Session::new();
+    #[cfg(feature = "otel")]
+    {
+        session.set_network_transport("tcp");
+        session.set_session_id(id.as_str().into());
+    }
     session.set_principal(super::principal::of(parts));
     // Progress, logs and the handlers' questions to the client go on the stream, ahead of the
     // answer of their request (which leaves once the call has returned).
