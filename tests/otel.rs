@@ -288,7 +288,7 @@ async fn requests_export_server_spans_continuing_the_callers_trace() {
 
     // The duration histogram, in seconds, per method and tool, with `error.type`.
     let received = received.lock().unwrap();
-    let histograms: Vec<_> = received
+    let metrics: Vec<_> = received
         .iter()
         .filter(|(path, _)| path == "/v1/metrics")
         .flat_map(|(_, body)| {
@@ -298,6 +298,9 @@ async fn requests_export_server_spans_continuing_the_callers_trace() {
         })
         .flat_map(|resource| resource.scope_metrics)
         .flat_map(|scope| scope.metrics)
+        .collect();
+    let histograms: Vec<_> = metrics
+        .iter()
         .filter(|metric| metric.name == "mcp.server.operation.duration")
         .collect();
     assert!(!histograms.is_empty(), "no duration histogram exported");
@@ -321,4 +324,23 @@ async fn requests_export_server_spans_continuing_the_callers_trace() {
         attribute(&point("refuse").attributes, "error.type").unwrap(),
         "tool_error"
     );
+
+    // Every request was answered: none is still counted as being served.
+    let active: Vec<_> = metrics
+        .iter()
+        .filter(|metric| metric.name == "mcp.server.active_operations")
+        .filter_map(|metric| match &metric.data {
+            Some(metric::Data::Sum(sum)) => Some(sum.data_points.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert!(!active.is_empty(), "no active operations exported");
+    for point in &active {
+        assert_eq!(
+            point.value,
+            Some(opentelemetry_proto::tonic::metrics::v1::number_data_point::Value::AsInt(0)),
+            "{point:?}"
+        );
+    }
 }

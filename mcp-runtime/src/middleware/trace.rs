@@ -7,7 +7,7 @@ use std::task::{Context as TaskContext, Poll};
 use std::time::Instant;
 
 use opentelemetry::global::{self, BoxedTracer};
-use opentelemetry::metrics::{Histogram, Meter, MeterProvider};
+use opentelemetry::metrics::{Histogram, Meter, MeterProvider, UpDownCounter};
 use opentelemetry::propagation::{Extractor, TextMapCompositePropagator, TextMapPropagator};
 use opentelemetry::trace::{FutureExt, SpanKind, Status, TraceContextExt, Tracer, TracerProvider};
 use opentelemetry::{Context, InstrumentationScope, KeyValue};
@@ -19,6 +19,10 @@ use crate::protocol::RequestId;
 
 /// The instrument the conventions name for a server's requests.
 const DURATION: &str = "mcp.server.operation.duration";
+
+/// The requests being served. The conventions for MCP name no such instrument; this follows
+/// HTTP's `http.server.active_requests`.
+const ACTIVE: &str = "mcp.server.active_operations";
 
 /// The bucket boundaries the conventions advise for RPC durations, in seconds: SDKs default
 /// to boundaries made for milliseconds, which would put every call in the first bucket.
@@ -32,7 +36,8 @@ const BOUNDARIES: [f64; 14] = [
 const CALLERS_CODES: [i32; 5] = [-32700, -32600, -32601, -32602, -32002];
 
 /// Opens an OpenTelemetry span of kind SERVER for every request through the pipeline, and
-/// records its duration in the `mcp.server.operation.duration` histogram (seconds).
+/// records its duration in the `mcp.server.operation.duration` histogram (seconds); the
+/// requests being served are counted in `mcp.server.active_operations` (by method and tool).
 ///
 /// Named and attributed after the OpenTelemetry semantic conventions for MCP: the span is
 /// `{mcp.method.name} {target}` (`tools/call add`, `prompts/get greet`, `resources/read`),
@@ -70,7 +75,32 @@ const CALLERS_CODES: [i32; 5] = [-32700, -32600, -32601, -32602, -32002];
 #[derive(Clone)]
 pub struct TraceLayer {
     tracer: Arc<BoxedTracer>,
+    meters: Meters,
+}
+
+/// The layer's instruments.
+#[derive(Clone)]
+struct Meters {
     duration: Histogram<f64>,
+    active: UpDownCounter<i64>,
+}
+
+impl Meters {
+    fn of(meter: &Meter) -> Self {
+        Meters {
+            duration: meter
+                .f64_histogram(DURATION)
+                .with_unit("s")
+                .with_description("MCP request duration as observed on the server")
+                .with_boundaries(BOUNDARIES.to_vec())
+                .build(),
+            active: meter
+                .i64_up_down_counter(ACTIVE)
+                .with_unit("{operation}")
+                .with_description("MCP requests the server is serving")
+                .build(),
+        }
+    }
 }
 
 /// What the spans and the histogram say they come from.
@@ -80,21 +110,12 @@ fn scope() -> InstrumentationScope {
         .build()
 }
 
-fn duration_histogram(meter: &Meter) -> Histogram<f64> {
-    meter
-        .f64_histogram(DURATION)
-        .with_unit("s")
-        .with_description("MCP request duration as observed on the server")
-        .with_boundaries(BOUNDARIES.to_vec())
-        .build()
-}
-
 impl TraceLayer {
     /// Spans from the global tracer provider, durations into the global meter provider.
     pub fn new() -> Self {
         TraceLayer {
             tracer: Arc::new(global::tracer_provider().tracer_with_scope(scope())),
-            duration: duration_histogram(&global::meter_with_scope(scope())),
+            meters: Meters::of(&global::meter_with_scope(scope())),
         }
     }
 
@@ -117,7 +138,7 @@ impl TraceLayer {
     /// global meter provider.
     pub fn with_meter_provider(self, provider: &impl MeterProvider) -> Self {
         TraceLayer {
-            duration: duration_histogram(&provider.meter_with_scope(scope())),
+            meters: Meters::of(&provider.meter_with_scope(scope())),
             ..self
         }
     }
@@ -142,7 +163,7 @@ impl<S> Layer<S> for TraceLayer {
         Trace {
             inner,
             tracer: self.tracer.clone(),
-            duration: self.duration.clone(),
+            meters: self.meters.clone(),
         }
     }
 }
@@ -153,7 +174,7 @@ impl<S> Layer<S> for TraceLayer {
 pub struct Trace<S> {
     inner: S,
     tracer: Arc<BoxedTracer>,
-    duration: Histogram<f64>,
+    meters: Meters,
 }
 
 impl<S: std::fmt::Debug> std::fmt::Debug for Trace<S> {
@@ -323,7 +344,8 @@ where
             self.inner.call(request)
         };
         let future = future.with_context(context.clone());
-        let duration = self.duration.clone();
+        let duration = self.meters.duration.clone();
+        let active = Active::start(&self.meters.active, &metric_attributes);
         Box::pin(async move {
             let outcome = future.await.map_err(Into::into);
             let span = context.span();
@@ -338,9 +360,39 @@ where
                 }
             }
             span.end();
+            drop(active);
             duration.record(started.elapsed().as_secs_f64(), &metric_attributes);
             outcome
         })
+    }
+}
+
+/// One request counted in `mcp.server.active_operations` until dropped: when it is answered,
+/// and also when its future is dropped unanswered (cancelled, or a panic unwinding).
+struct Active {
+    counter: UpDownCounter<i64>,
+    attributes: Vec<KeyValue>,
+}
+
+impl Active {
+    fn start(counter: &UpDownCounter<i64>, attributes: &[KeyValue]) -> Self {
+        // By method and tool alone, as HTTP counts its active requests by method and route.
+        let attributes: Vec<KeyValue> = attributes
+            .iter()
+            .filter(|kv| matches!(kv.key.as_str(), "mcp.method.name" | "gen_ai.tool.name"))
+            .cloned()
+            .collect();
+        counter.add(1, &attributes);
+        Active {
+            counter: counter.clone(),
+            attributes,
+        }
+    }
+}
+
+impl Drop for Active {
+    fn drop(&mut self) {
+        self.counter.add(-1, &self.attributes);
     }
 }
 
