@@ -3,12 +3,17 @@
 //! Checked: the server span continues the `traceparent` the client sent in `_meta` (in both
 //! eras), its name and attributes, a failing call's `error.type`, the handler running in the
 //! span's context (the OpenTelemetry API's current context, and a `tracing` span made through
-//! `tracing-opentelemetry`), and the duration histogram.
+//! `tracing-opentelemetry`), and the duration histogram; over Streamable HTTP, in both eras,
+//! `network.transport` and a legacy session's `mcp.session.id`.
+
+#[allow(unused_macros)]
+mod support;
 
 use std::sync::{Arc, Mutex};
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
+use mcp_runtime::http::HttpConfig;
 use mcp_runtime::middleware::TraceLayer;
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::telemetry::Telemetry;
@@ -22,6 +27,9 @@ use opentelemetry_proto::tonic::metrics::v1::metric;
 use opentelemetry_proto::tonic::trace::v1::{Span, span, status};
 use prost::Message;
 use serde_json::{Value, json};
+use support::http::{open_legacy_session_as, post_legacy_as, send};
+use support::http_server::InProcessServer;
+use support::modern_meta;
 use tracing_subscriber::layer::SubscriberExt;
 
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -343,4 +351,82 @@ async fn requests_export_server_spans_continuing_the_callers_trace() {
             "{point:?}"
         );
     }
+}
+
+#[test]
+fn http_requests_continue_the_trace_in_both_eras() {
+    let (address, received) = start_receiver();
+    let telemetry = Telemetry::with_endpoint(&format!("http://{address}")).unwrap();
+    let server = InProcessServer::start(server(&telemetry), HttpConfig::new());
+
+    let mut meta = modern_meta("2026-07-28");
+    meta["traceparent"] = json!(traceparent());
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": meta}});
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "add"),
+    ];
+    let reply = send(server.addr, "POST", &headers, call.to_string().as_bytes());
+    assert_eq!(
+        reply.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&reply.body)
+    );
+
+    // No verifier is configured: the bearer token names nobody, and is not checked.
+    let session = open_legacy_session_as(server.addr, "t");
+    let call = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1, "b": 2},
+            "_meta": {"traceparent": traceparent()}}});
+    let reply = post_legacy_as(server.addr, "t", Some(&session), &call);
+    assert_eq!(
+        reply.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&reply.body)
+    );
+
+    telemetry.force_flush().unwrap();
+    let spans = spans(&received);
+    let of = |revision: &str| {
+        let found: Vec<&Span> = spans
+            .iter()
+            .filter(|span| {
+                span.name == "tools/call add"
+                    && attribute(&span.attributes, "mcp.protocol.version").as_deref()
+                        == Some(revision)
+            })
+            .collect();
+        assert_eq!(found.len(), 1, "{revision}: {spans:#?}");
+        found[0]
+    };
+    for (revision, id) in [("2026-07-28", "7"), ("2025-11-25", "8")] {
+        let span = of(revision);
+        assert_eq!(hex(&span.trace_id), TRACE_ID, "{revision}");
+        assert_eq!(hex(&span.parent_span_id), PARENT_ID, "{revision}");
+        assert_eq!(
+            attribute(&span.attributes, "network.transport").as_deref(),
+            Some("tcp"),
+            "{revision}"
+        );
+        assert_eq!(
+            attribute(&span.attributes, "jsonrpc.request.id").as_deref(),
+            Some(id)
+        );
+    }
+    // Only the legacy era has sessions.
+    assert_eq!(
+        attribute(&of("2026-07-28").attributes, "mcp.session.id"),
+        None
+    );
+    assert_eq!(
+        attribute(&of("2025-11-25").attributes, "mcp.session.id").unwrap(),
+        session
+    );
+    server.shut_down();
 }
