@@ -34,6 +34,9 @@ use tracing_subscriber::layer::SubscriberExt;
 
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT_ID: &str = "00f067aa0ba902b7";
+/// The trace of an HTTP `traceparent` header.
+const HEADER_TRACE_ID: &str = "0af7651916cd43dd8448eb211c80319c";
+const HEADER_PARENT_ID: &str = "b7ad6b7169203331";
 
 fn traceparent() -> String {
     format!("00-{TRACE_ID}-{PARENT_ID}-01")
@@ -391,13 +394,92 @@ fn http_requests_continue_the_trace_in_both_eras() {
         String::from_utf8_lossy(&reply.body)
     );
 
+    // Without one in `_meta`, the HTTP request's `traceparent` header is the parent; with
+    // both, `_meta`'s is.
+    let header = format!("00-{HEADER_TRACE_ID}-{HEADER_PARENT_ID}-01");
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1, "b": 2},
+            "_meta": modern_meta("2026-07-28")}});
+    let with_header = [&headers[..], &[("traceparent", header.as_str())]].concat();
+    let reply = send(
+        server.addr,
+        "POST",
+        &with_header,
+        call.to_string().as_bytes(),
+    );
+    assert_eq!(
+        reply.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 10, "method": "tools/list", "params": {}});
+    let reply = send(
+        server.addr,
+        "POST",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Mcp-Session-Id", &session),
+            ("traceparent", &header),
+        ],
+        call.to_string().as_bytes(),
+    );
+    assert_eq!(
+        reply.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 11, "method": "tools/list",
+        "params": {"_meta": {"traceparent": traceparent()}}});
+    let reply = send(
+        server.addr,
+        "POST",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Mcp-Session-Id", &session),
+            ("traceparent", &header),
+        ],
+        call.to_string().as_bytes(),
+    );
+    assert_eq!(
+        reply.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&reply.body)
+    );
+
     telemetry.force_flush().unwrap();
     let spans = spans(&received);
+    let by_id = |id: &str| {
+        let found: Vec<&Span> = spans
+            .iter()
+            .filter(|span| attribute(&span.attributes, "jsonrpc.request.id").as_deref() == Some(id))
+            .collect();
+        assert_eq!(found.len(), 1, "request {id}: {spans:#?}");
+        found[0]
+    };
+    for id in ["9", "10"] {
+        assert_eq!(hex(&by_id(id).trace_id), HEADER_TRACE_ID, "request {id}");
+        assert_eq!(
+            hex(&by_id(id).parent_span_id),
+            HEADER_PARENT_ID,
+            "request {id}"
+        );
+    }
+    assert_eq!(hex(&by_id("11").trace_id), TRACE_ID);
+    assert_eq!(hex(&by_id("11").parent_span_id), PARENT_ID);
+
     let of = |revision: &str| {
         let found: Vec<&Span> = spans
             .iter()
             .filter(|span| {
                 span.name == "tools/call add"
+                    && attribute(&span.attributes, "jsonrpc.request.id").as_deref() != Some("9")
                     && attribute(&span.attributes, "mcp.protocol.version").as_deref()
                         == Some(revision)
             })

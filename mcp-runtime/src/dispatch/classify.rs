@@ -223,7 +223,8 @@ impl RequestScope {
                 params
                     .and_then(Params::meta)
                     .and_then(|meta| meta.rest.as_ref()),
-            ),
+            )
+            .or_else(|| session.header_trace_context().cloned()),
             #[cfg(feature = "otel")]
             network_transport: session.network_transport(),
             #[cfg(feature = "otel")]

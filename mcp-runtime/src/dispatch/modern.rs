@@ -35,6 +35,9 @@ impl Dispatcher {
         #[cfg(feature = "otel")]
         {
             scope.network_transport = session.network_transport();
+            if scope.trace_context.is_none() {
+                scope.trace_context = session.header_trace_context().cloned();
+            }
         }
         let revision = scope.revision;
         match method {

@@ -52,6 +52,10 @@ pub(crate) struct Session {
     /// A legacy HTTP session's `Mcp-Session-Id`, for `mcp.session.id`.
     #[cfg(feature = "otel")]
     session_id: Option<Arc<str>>,
+    /// The W3C trace context of the HTTP request being dispatched (its headers), for requests
+    /// whose `_meta` has none; set before each POST is dispatched.
+    #[cfg(feature = "otel")]
+    header_trace_context: Option<crate::middleware::TraceContext>,
 }
 
 #[derive(Debug, Default)]
@@ -121,6 +125,21 @@ impl Session {
     #[cfg(feature = "otel")]
     pub(crate) fn session_id(&self) -> Option<&Arc<str>> {
         self.session_id.as_ref()
+    }
+
+    /// The trace context of the HTTP request about to be dispatched (`None`: it has none).
+    #[cfg(feature = "otel")]
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn set_header_trace_context(
+        &mut self,
+        context: Option<crate::middleware::TraceContext>,
+    ) {
+        self.header_trace_context = context;
+    }
+
+    #[cfg(feature = "otel")]
+    pub(crate) fn header_trace_context(&self) -> Option<&crate::middleware::TraceContext> {
+        self.header_trace_context.as_ref()
     }
 
     /// Remember the client's `clientInfo` (from `initialize`).

@@ -262,7 +262,8 @@ impl Request {
 /// checked (a propagator parses them, and ignores what is malformed).
 ///
 /// MCP carries them under the keys of the W3C headers, `traceparent`, `tracestate` and
-/// `baggage`, in any revision.
+/// `baggage`, in any revision. A request over HTTP whose `_meta` has no `traceparent` takes
+/// the HTTP request's headers of those names instead (a gateway's, say).
 #[cfg(feature = "otel")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -285,6 +286,20 @@ impl TraceContext {
             tracestate: text("tracestate"),
             baggage: text("baggage"),
         })
+    }
+
+    /// A context from its three values, as a transport read them (HTTP's headers).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn new(
+        traceparent: String,
+        tracestate: Option<String>,
+        baggage: Option<String>,
+    ) -> Self {
+        TraceContext {
+            traceparent,
+            tracestate,
+            baggage,
+        }
     }
 
     /// `traceparent`: the trace and the client's span the request continues.

@@ -256,6 +256,8 @@ pub(crate) async fn post(
         let mut session = lock(&entry.session);
         // This request's token, not the one that opened the stream, says what it may do.
         session.set_principal(super::principal::of(parts));
+        #[cfg(feature = "otel")]
+        session.set_header_trace_context(super::headers::trace_context(&parts.headers));
         let reply = inner.dispatcher.handle(incoming, &mut session);
         (reply, session.in_flight().clone())
     };
