@@ -3,8 +3,10 @@
 //! Checked: the server span continues the `traceparent` the client sent in `_meta` (in both
 //! eras), its name and attributes, a failing call's `error.type`, the handler running in the
 //! span's context (the OpenTelemetry API's current context, and a `tracing` span made through
-//! `tracing-opentelemetry`), and the duration histogram; over Streamable HTTP, in both eras,
-//! `network.transport` and a legacy session's `mcp.session.id`.
+//! `tracing-opentelemetry`), and the metrics; over Streamable HTTP, in both eras,
+//! `network.transport`, a legacy session's `mcp.session.id`, and the `traceparent` header as
+//! the parent of a request whose `_meta` has none; and that dropping the guard exports what is
+//! pending.
 
 #[allow(unused_macros)]
 mod support;
@@ -511,4 +513,19 @@ fn http_requests_continue_the_trace_in_both_eras() {
         session
     );
     server.shut_down();
+}
+
+#[tokio::test]
+async fn dropping_the_telemetry_exports_what_is_pending() {
+    let (address, received) = start_receiver();
+    let telemetry = Telemetry::with_endpoint(&format!("http://{address}")).unwrap();
+    let client = TestClient::new(server(&telemetry));
+    client
+        .call_tool("add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap();
+    // Dropped inside the runtime, as `main`'s guard is once `serve_stdio` returns.
+    drop(client);
+    drop(telemetry);
+    server_span(&spans(&received), "tools/call add");
 }
