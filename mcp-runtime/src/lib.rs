@@ -22,6 +22,9 @@ mod schema;
 mod server;
 #[cfg(feature = "tasks")]
 mod task;
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+pub mod telemetry;
 mod transport;
 
 #[doc(hidden)]

@@ -73,6 +73,15 @@ pub(crate) struct RequestScope {
     pub(crate) client: ClientOf,
     /// The connection the request came on, if one outlives it.
     pub(crate) connection: Option<u64>,
+    /// The W3C trace context of its `_meta`, for the layers (`middleware::TraceLayer`).
+    #[cfg(feature = "otel")]
+    pub(crate) trace_context: Option<crate::middleware::TraceContext>,
+    /// The connection's transport, as `network.transport` names it.
+    #[cfg(feature = "otel")]
+    pub(crate) network_transport: Option<&'static str>,
+    /// The legacy HTTP session's id.
+    #[cfg(feature = "otel")]
+    pub(crate) session_id: Option<Arc<str>>,
 }
 
 /// Where a request's `clientInfo` is: in its legacy session, or (2026-07-28) in its `_meta`,
@@ -159,6 +168,8 @@ impl RequestScope {
             .as_mut()
             .and_then(|rest| rest.remove(CLIENT_INFO))
             .map_or(ClientOf::Unknown, ClientOf::Meta);
+        #[cfg(feature = "otel")]
+        let trace_context = crate::middleware::TraceContext::from_meta(meta.rest.as_ref());
         Ok(RequestScope {
             revision,
             client_capabilities,
@@ -173,6 +184,12 @@ impl RequestScope {
             authenticated: false,
             client,
             connection: None,
+            #[cfg(feature = "otel")]
+            trace_context,
+            #[cfg(feature = "otel")]
+            network_transport: None,
+            #[cfg(feature = "otel")]
+            session_id: None,
         })
     }
 
@@ -201,6 +218,17 @@ impl RequestScope {
                 ClientOf::Session(client.clone())
             }),
             connection: session.connection(),
+            #[cfg(feature = "otel")]
+            trace_context: crate::middleware::TraceContext::from_meta(
+                params
+                    .and_then(Params::meta)
+                    .and_then(|meta| meta.rest.as_ref()),
+            )
+            .or_else(|| session.header_trace_context().cloned()),
+            #[cfg(feature = "otel")]
+            network_transport: session.network_transport(),
+            #[cfg(feature = "otel")]
+            session_id: session.session_id().cloned(),
         }
     }
 }

@@ -32,6 +32,13 @@ impl Dispatcher {
         scope.principal = session.principal().cloned();
         scope.authenticated = session.authenticated();
         scope.connection = session.connection();
+        #[cfg(feature = "otel")]
+        {
+            scope.network_transport = session.network_transport();
+            if scope.trace_context.is_none() {
+                scope.trace_context = session.header_trace_context().cloned();
+            }
+        }
         let revision = scope.revision;
         match method {
             "server/discover" => {

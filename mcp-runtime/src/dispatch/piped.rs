@@ -34,7 +34,14 @@ impl Dispatcher {
         if self.pipeline.is_none() && tool_layers.is_none() {
             return None;
         }
-        Some(self.request_for_layers(id, method, caller_of(scope), tool_layers, cancellation))
+        #[allow(unused_mut)]
+        let mut piped =
+            self.request_for_layers(id, method, caller_of(scope), tool_layers, cancellation);
+        #[cfg(feature = "otel")]
+        {
+            piped.request.trace_context = scope.trace_context.clone();
+        }
+        Some(piped)
     }
 
     /// What [`piped`](Self::piped) builds when there are layers: kept out of line, so the
@@ -69,6 +76,8 @@ impl Dispatcher {
                 tool_layers,
                 runner: None,
             },
+            #[cfg(feature = "otel")]
+            trace_context: None,
         };
         Piped {
             pipeline,
@@ -95,6 +104,8 @@ impl Dispatcher {
             method,
             name: name.map(Arc::from),
             caller: caller_of(scope),
+            #[cfg(feature = "otel")]
+            trace_context: scope.trace_context.clone(),
         })
     }
 }
@@ -106,6 +117,10 @@ fn caller_of(scope: &RequestScope) -> Caller {
         client: scope.client.info(),
         revision: scope.revision,
         connection: scope.connection,
+        #[cfg(feature = "otel")]
+        network_transport: scope.network_transport,
+        #[cfg(feature = "otel")]
+        session_id: scope.session_id.clone(),
     }
 }
 
@@ -115,6 +130,8 @@ pub(super) struct Refusal {
     method: Method,
     name: Option<Arc<str>>,
     caller: Caller,
+    #[cfg(feature = "otel")]
+    trace_context: Option<crate::middleware::TraceContext>,
 }
 
 impl Dispatcher {
@@ -148,11 +165,17 @@ impl Refusal {
             method,
             name,
             caller,
+            #[cfg(feature = "otel")]
+            trace_context,
         } = self;
         let revision = caller.revision;
         let token = CancellationToken::new();
         let mut piped = dispatcher.request_for_layers(id, method, caller, None, &token);
         piped.request.name = name;
+        #[cfg(feature = "otel")]
+        {
+            piped.request.trace_context = trace_context;
+        }
         answer_now(
             id,
             piped,

@@ -46,6 +46,16 @@ pub(crate) struct Session {
     connection: Option<u64>,
     /// The client's `clientInfo` from `initialize`.
     client: Option<Arc<ClientInfo>>,
+    /// What the transport is, for `network.transport` (`pipe`, `tcp`); `None` in process.
+    #[cfg(feature = "otel")]
+    network_transport: Option<&'static str>,
+    /// A legacy HTTP session's `Mcp-Session-Id`, for `mcp.session.id`.
+    #[cfg(feature = "otel")]
+    session_id: Option<Arc<str>>,
+    /// The W3C trace context of the HTTP request being dispatched (its headers), for requests
+    /// whose `_meta` has none; set before each POST is dispatched.
+    #[cfg(feature = "otel")]
+    header_trace_context: Option<crate::middleware::TraceContext>,
 }
 
 #[derive(Debug, Default)]
@@ -92,6 +102,44 @@ impl Session {
     /// The connection's number, unless it serves one stateless request.
     pub(crate) fn connection(&self) -> Option<u64> {
         self.connection
+    }
+
+    /// Say which transport the connection is on, as `network.transport` names it.
+    #[cfg(feature = "otel")]
+    pub(crate) fn set_network_transport(&mut self, transport: &'static str) {
+        self.network_transport = Some(transport);
+    }
+
+    #[cfg(feature = "otel")]
+    pub(crate) fn network_transport(&self) -> Option<&'static str> {
+        self.network_transport
+    }
+
+    /// Remember the session's id (a legacy HTTP session's `Mcp-Session-Id`).
+    #[cfg(feature = "otel")]
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn set_session_id(&mut self, id: Arc<str>) {
+        self.session_id = Some(id);
+    }
+
+    #[cfg(feature = "otel")]
+    pub(crate) fn session_id(&self) -> Option<&Arc<str>> {
+        self.session_id.as_ref()
+    }
+
+    /// The trace context of the HTTP request about to be dispatched (`None`: it has none).
+    #[cfg(feature = "otel")]
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn set_header_trace_context(
+        &mut self,
+        context: Option<crate::middleware::TraceContext>,
+    ) {
+        self.header_trace_context = context;
+    }
+
+    #[cfg(feature = "otel")]
+    pub(crate) fn header_trace_context(&self) -> Option<&crate::middleware::TraceContext> {
+        self.header_trace_context.as_ref()
     }
 
     /// Remember the client's `clientInfo` (from `initialize`).

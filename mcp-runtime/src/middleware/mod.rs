@@ -81,6 +81,7 @@
 //! | [`AuditLog`] | one JSON line per request, written off the call's path |
 //! | [`MaxOutput`] | caps the bytes of a result's content |
 //! | [`Cache`] | remembers results of read-only, idempotent tools for a while |
+//! | `Trace` (the `otel` feature) | an OpenTelemetry server span and duration per request |
 
 mod audit;
 mod cache;
@@ -97,6 +98,8 @@ mod response;
 #[cfg(test)]
 pub(crate) mod testing;
 mod timeout;
+#[cfg(feature = "otel")]
+mod trace;
 
 pub use tower_layer::Layer;
 pub use tower_service::Service;
@@ -111,10 +114,14 @@ pub use pipeline::{Next, ToolLayers};
 pub(crate) use pipeline::{Pipeline, run_pipeline};
 #[cfg(feature = "rate-limit")]
 pub use rate_limit::{Quota, RateLimit, RateLimitLayer, RateLimited};
+#[cfg(feature = "otel")]
+pub use request::TraceContext;
 pub use request::{Caller, CallerKey, Method, Request};
 pub(crate) use request::{ClientInfo, Handle};
 pub use response::Response;
 pub use timeout::{Elapsed, Timeout, TimeoutLayer};
+#[cfg(feature = "otel")]
+pub use trace::{Trace, TraceLayer};
 
 /// The error type of the pipeline, as in tower: any error a layer returns.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;

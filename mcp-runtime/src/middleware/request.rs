@@ -93,6 +93,12 @@ pub struct Caller {
     pub(crate) client: Option<ClientInfo>,
     pub(crate) revision: ProtocolVersion,
     pub(crate) connection: Option<u64>,
+    /// `network.transport`: `pipe` (stdio), `tcp` (HTTP); `None` in process.
+    #[cfg(feature = "otel")]
+    pub(crate) network_transport: Option<&'static str>,
+    /// `mcp.session.id`: a legacy HTTP session's id.
+    #[cfg(feature = "otel")]
+    pub(crate) session_id: Option<Arc<str>>,
 }
 
 impl Caller {
@@ -178,6 +184,8 @@ pub struct Request {
     pub(crate) annotations: Option<ToolAnnotations>,
     pub(crate) cancellation: CancellationToken,
     pub(crate) handle: Handle,
+    #[cfg(feature = "otel")]
+    pub(crate) trace_context: Option<TraceContext>,
 }
 
 impl Request {
@@ -239,6 +247,74 @@ impl Request {
     /// work stops too. Firing it does not cancel the request: the layer's answer is sent.
     pub fn cancellation(&self) -> &CancellationToken {
         &self.cancellation
+    }
+
+    /// The W3C trace context the client sent in the request's `_meta` (`traceparent`,
+    /// `tracestate`, `baggage`), if it sent a `traceparent`.
+    #[cfg(feature = "otel")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+    pub fn trace_context(&self) -> Option<&TraceContext> {
+        self.trace_context.as_ref()
+    }
+}
+
+/// The W3C trace context members of a request's `_meta`, as the client wrote them: read, not
+/// checked (a propagator parses them, and ignores what is malformed).
+///
+/// MCP carries them under the keys of the W3C headers, `traceparent`, `tracestate` and
+/// `baggage`, in any revision. A request over HTTP whose `_meta` has no `traceparent` takes
+/// the HTTP request's headers of those names instead (a gateway's, say).
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceContext {
+    pub(crate) traceparent: String,
+    pub(crate) tracestate: Option<String>,
+    pub(crate) baggage: Option<String>,
+}
+
+#[cfg(feature = "otel")]
+impl TraceContext {
+    /// The members of `_meta` besides those the runtime reads itself (`rest`), if they hold
+    /// a `traceparent` string. Without one there is no parent to continue, so `tracestate`
+    /// and `baggage` alone are not kept.
+    pub(crate) fn from_meta(rest: Option<&crate::protocol::JsonObject>) -> Option<Self> {
+        let rest = rest?;
+        let text = |key: &str| rest.get(key).and_then(Value::as_str).map(str::to_owned);
+        Some(TraceContext {
+            traceparent: text("traceparent")?,
+            tracestate: text("tracestate"),
+            baggage: text("baggage"),
+        })
+    }
+
+    /// A context from its three values, as a transport read them (HTTP's headers).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn new(
+        traceparent: String,
+        tracestate: Option<String>,
+        baggage: Option<String>,
+    ) -> Self {
+        TraceContext {
+            traceparent,
+            tracestate,
+            baggage,
+        }
+    }
+
+    /// `traceparent`: the trace and the client's span the request continues.
+    pub fn traceparent(&self) -> &str {
+        &self.traceparent
+    }
+
+    /// `tracestate`: vendors' own trace data, if sent.
+    pub fn tracestate(&self) -> Option<&str> {
+        self.tracestate.as_deref()
+    }
+
+    /// `baggage`: the W3C baggage (name=value pairs) the caller propagates, if sent.
+    pub fn baggage(&self) -> Option<&str> {
+        self.baggage.as_deref()
     }
 }
 

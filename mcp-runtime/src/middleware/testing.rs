@@ -37,6 +37,10 @@ pub(crate) fn request(method: Method, name: Option<&str>) -> RequestBuilder {
                 client: None,
                 revision: ProtocolVersion::V2025_11_25,
                 connection: None,
+                #[cfg(feature = "otel")]
+                network_transport: None,
+                #[cfg(feature = "otel")]
+                session_id: None,
             },
             retry: false,
             may_become_task: false,
@@ -50,6 +54,8 @@ pub(crate) fn request(method: Method, name: Option<&str>) -> RequestBuilder {
                     })
                 })),
             },
+            #[cfg(feature = "otel")]
+            trace_context: None,
         },
     }
 }
@@ -136,6 +142,25 @@ impl RequestBuilder {
     /// A handler that fails with `error`.
     pub(crate) fn fail(self, error: impl Into<BoxError> + Send + 'static) -> Self {
         self.handler(move |_| async move { Err(error.into()) })
+    }
+
+    /// The W3C trace context of its `_meta`.
+    #[cfg(feature = "otel")]
+    pub(crate) fn traceparent(mut self, traceparent: &str, baggage: Option<&str>) -> Self {
+        self.request.trace_context = Some(super::TraceContext {
+            traceparent: traceparent.into(),
+            tracestate: None,
+            baggage: baggage.map(str::to_owned),
+        });
+        self
+    }
+
+    /// The caller's transport (`network.transport`) and session id.
+    #[cfg(feature = "otel")]
+    pub(crate) fn network(mut self, transport: &'static str, session_id: Option<&str>) -> Self {
+        self.request.caller.network_transport = Some(transport);
+        self.request.caller.session_id = session_id.map(Arc::from);
+        self
     }
 
     pub(crate) fn build(self) -> Request {

@@ -332,6 +332,26 @@ pub(crate) fn host_allowed(config: &HttpConfig, headers: &HeaderMap, loopback_on
     }
 }
 
+/// The W3C trace context headers of a request, if it has a `traceparent`: the fallback of a
+/// request whose `_meta` carries none. Repeated `tracestate` and `baggage` lines are one list.
+#[cfg(feature = "otel")]
+pub(crate) fn trace_context(headers: &HeaderMap) -> Option<crate::middleware::TraceContext> {
+    let traceparent = headers.get("traceparent")?.to_str().ok()?;
+    let list = |name: &str| {
+        let values: Vec<&str> = headers
+            .get_all(name)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .collect();
+        (!values.is_empty()).then(|| values.join(","))
+    };
+    Some(crate::middleware::TraceContext::new(
+        traceparent.to_owned(),
+        list("tracestate"),
+        list("baggage"),
+    ))
+}
+
 /// The token of `Authorization: Bearer <token>`.
 pub(crate) fn bearer_token(headers: &HeaderMap) -> Option<&str> {
     let value = text(headers, "authorization").ok().flatten()?;

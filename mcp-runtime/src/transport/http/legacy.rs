@@ -100,6 +100,9 @@ pub(crate) async fn post(
         // The session belongs to one subject (checked above), but each request's token says
         // what it may do now: a client that stepped up to a wider scope mid-session gets it.
         session.set_principal(super::principal::of(parts));
+        // So is its trace context: each POST's headers, never an earlier one's.
+        #[cfg(feature = "otel")]
+        session.set_header_trace_context(headers::trace_context(&parts.headers));
         let reply = inner.dispatcher.handle(incoming, &mut session);
         (reply, session.in_flight().clone())
     };
@@ -230,6 +233,8 @@ fn initialize(
     client: Option<super::principal::Client>,
 ) -> Response<ResponseBody> {
     let mut session = Session::new();
+    #[cfg(feature = "otel")]
+    session.set_network_transport("tcp");
     session.set_principal(principal);
     let reply = inner.dispatcher.handle(incoming, &mut session);
     let Reply::Ready(answer) = reply else {

@@ -72,6 +72,11 @@ pub(crate) async fn post(
             }
             let listen = request.method == "subscriptions/listen";
             let mut session = Session::for_one_request();
+            #[cfg(feature = "otel")]
+            {
+                session.set_network_transport("tcp");
+                session.set_header_trace_context(headers::trace_context(headers));
+            }
             session.set_principal(super::principal::of(parts));
             // A request that may be told about while it runs (a progress token, a log level) is
             // answered with an event stream: its notifications, then its response.

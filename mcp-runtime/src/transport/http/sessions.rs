@@ -318,6 +318,8 @@ impl Sessions {
         })
         .abort_handle();
         let id = new_id();
+        #[cfg(feature = "otel")]
+        session.set_session_id(id.as_str().into());
         open.insert(
             id.clone(),
             client,

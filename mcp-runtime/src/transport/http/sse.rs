@@ -109,6 +109,11 @@ pub(crate) fn open(
     let (calls_sender, mut calls) = mpsc::unbounded_channel();
     let id = new_id();
     let mut session = Session::new();
+    #[cfg(feature = "otel")]
+    {
+        session.set_network_transport("tcp");
+        session.set_session_id(id.as_str().into());
+    }
     session.set_principal(super::principal::of(parts));
     // Progress, logs and the handlers' questions to the client go on the stream, ahead of the
     // answer of their request (which leaves once the call has returned).
@@ -251,6 +256,8 @@ pub(crate) async fn post(
         let mut session = lock(&entry.session);
         // This request's token, not the one that opened the stream, says what it may do.
         session.set_principal(super::principal::of(parts));
+        #[cfg(feature = "otel")]
+        session.set_header_trace_context(super::headers::trace_context(&parts.headers));
         let reply = inner.dispatcher.handle(incoming, &mut session);
         (reply, session.in_flight().clone())
     };

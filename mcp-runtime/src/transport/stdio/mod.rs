@@ -60,6 +60,8 @@ pub(crate) async fn serve(dispatcher: Dispatcher, options: StdioOptions) -> io::
     drop(tools);
 
     let mut session = Session::new();
+    #[cfg(feature = "otel")]
+    session.set_network_transport("pipe");
     if let Some(principal) = dispatcher.stdio_principal() {
         session.set_principal(Some(principal.clone()));
     }

@@ -1,0 +1,531 @@
+//! `TraceLayer` end to end: a server behind it, driven in process, exports over OTLP/HTTP to a
+//! receiver this test runs, which decodes the bodies with the official protobuf definitions.
+//! Checked: the server span continues the `traceparent` the client sent in `_meta` (in both
+//! eras), its name and attributes, a failing call's `error.type`, the handler running in the
+//! span's context (the OpenTelemetry API's current context, and a `tracing` span made through
+//! `tracing-opentelemetry`), and the metrics; over Streamable HTTP, in both eras,
+//! `network.transport`, a legacy session's `mcp.session.id`, and the `traceparent` header as
+//! the parent of a request whose `_meta` has none; and that dropping the guard exports what is
+//! pending.
+
+#[allow(unused_macros)]
+mod support;
+
+use std::sync::{Arc, Mutex};
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use mcp_runtime::http::HttpConfig;
+use mcp_runtime::middleware::TraceLayer;
+use mcp_runtime::protocol::ProtocolVersion;
+use mcp_runtime::telemetry::Telemetry;
+use mcp_runtime::testing::TestClient;
+use mcp_runtime::{ResourceError, Server, mcp_resource, mcp_tool, resources, server_info, tools};
+use opentelemetry::trace::{TraceContextExt, TracerProvider};
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
+use opentelemetry_proto::tonic::metrics::v1::metric;
+use opentelemetry_proto::tonic::trace::v1::{Span, span, status};
+use prost::Message;
+use serde_json::{Value, json};
+use support::http::{open_legacy_session_as, post_legacy_as, send};
+use support::http_server::InProcessServer;
+use support::modern_meta;
+use tracing_subscriber::layer::SubscriberExt;
+
+const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+const PARENT_ID: &str = "00f067aa0ba902b7";
+/// The trace of an HTTP `traceparent` header.
+const HEADER_TRACE_ID: &str = "0af7651916cd43dd8448eb211c80319c";
+const HEADER_PARENT_ID: &str = "b7ad6b7169203331";
+
+fn traceparent() -> String {
+    format!("00-{TRACE_ID}-{PARENT_ID}-01")
+}
+
+/// Add two numbers.
+#[mcp_tool]
+async fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// Says which span it runs in, and opens one of its own through `tracing`.
+#[mcp_tool]
+async fn whereami() -> String {
+    let context = opentelemetry::Context::current();
+    let span = context.span();
+    let ids = span.span_context();
+    let baggage = opentelemetry::baggage::BaggageExt::baggage(&context)
+        .get("tenant")
+        .map(|value| value.to_string())
+        .unwrap_or_default();
+    tracing::info_span!("inside the handler")
+        .in_scope(|| format!("{} {} {baggage}", ids.trace_id(), ids.span_id()))
+}
+
+/// Always fails.
+#[mcp_tool]
+async fn refuse() -> Result<String, String> {
+    Err("no".to_owned())
+}
+
+/// A disk on fire.
+#[mcp_resource("memo://broken", mime_type = "text/plain")]
+async fn broken() -> Result<String, ResourceError> {
+    Err(ResourceError::internal("the disk is on fire"))
+}
+
+fn server(telemetry: &Telemetry) -> Server {
+    Server::new(server_info!())
+        .tools(tools![add, whereami, refuse])
+        .resources(resources![broken])
+        .layer(
+            TraceLayer::new()
+                .with_tracer_provider(telemetry.tracer_provider().clone())
+                .with_meter_provider(telemetry.meter_provider()),
+        )
+}
+
+/// What the receiver was sent: each body with the path it was posted to.
+type Received = Arc<Mutex<Vec<(String, Bytes)>>>;
+
+/// An OTLP/HTTP receiver on a loopback port, on a thread and runtime of its own: the test's
+/// thread blocks in `force_flush` while the receiver answers.
+fn start_receiver() -> (std::net::SocketAddr, Received) {
+    let received = Received::default();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let bodies = received.clone();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(listener.local_addr().unwrap()).unwrap();
+            loop {
+                let (stream, _) = listener.accept().await.unwrap();
+                let bodies = bodies.clone();
+                tokio::spawn(async move {
+                    let service =
+                        hyper::service::service_fn(move |request| collect(request, bodies.clone()));
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        });
+    });
+    (rx.recv().unwrap(), received)
+}
+
+/// Keep one posted body.
+async fn collect(
+    request: hyper::Request<Incoming>,
+    bodies: Received,
+) -> Result<hyper::Response<Full<Bytes>>, hyper::Error> {
+    let path = request.uri().path().to_owned();
+    let body = request.into_body().collect().await?.to_bytes();
+    bodies.lock().unwrap().push((path, body));
+    // An empty message is a successful Export*ServiceResponse.
+    let mut response = hyper::Response::new(Full::new(Bytes::new()));
+    response.headers_mut().insert(
+        "content-type",
+        hyper::header::HeaderValue::from_static("application/x-protobuf"),
+    );
+    Ok(response)
+}
+
+fn spans(received: &Received) -> Vec<Span> {
+    let received = received.lock().unwrap();
+    received
+        .iter()
+        .filter(|(path, _)| path == "/v1/traces")
+        .flat_map(|(_, body)| {
+            ExportTraceServiceRequest::decode(body.clone())
+                .unwrap()
+                .resource_spans
+        })
+        .flat_map(|resource| resource.scope_spans)
+        .flat_map(|scope| scope.spans)
+        .collect()
+}
+
+fn text(value: &Option<AnyValue>) -> String {
+    match value.as_ref().and_then(|value| value.value.as_ref()) {
+        Some(any_value::Value::StringValue(text)) => text.clone(),
+        other => format!("{other:?}"),
+    }
+}
+
+fn attribute(attributes: &[KeyValue], key: &str) -> Option<String> {
+    attributes
+        .iter()
+        .find(|kv| kv.key == key)
+        .map(|kv| text(&kv.value))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// The one span named `name` whose `jsonrpc.request.id` is `id`.
+fn server_span<'a>(spans: &'a [Span], name: &str) -> &'a Span {
+    let found: Vec<&Span> = spans.iter().filter(|span| span.name == name).collect();
+    assert_eq!(found.len(), 1, "spans named {name}: {spans:#?}");
+    found[0]
+}
+
+fn with_trace_context(params: Value, baggage: &str) -> Value {
+    let mut params = params;
+    params["_meta"] = json!({
+        "traceparent": traceparent(),
+        "tracestate": "vendor=1",
+        "baggage": baggage,
+    });
+    params
+}
+
+#[tokio::test]
+async fn requests_export_server_spans_continuing_the_callers_trace() {
+    let (address, received) = start_receiver();
+    let telemetry = Telemetry::with_endpoint(&format!("http://{address}")).unwrap();
+    let subscriber = tracing_subscriber::registry().with(
+        tracing_opentelemetry::layer().with_tracer(telemetry.tracer_provider().tracer("handlers")),
+    );
+    // The test's runtime has one thread, which runs the handlers.
+    let _subscriber = tracing::subscriber::set_default(subscriber);
+
+    let modern = TestClient::new(server(&telemetry));
+    let whereami = modern
+        .request(
+            "tools/call",
+            with_trace_context(json!({"name": "whereami", "arguments": {}}), "tenant=acme"),
+        )
+        .await
+        .unwrap();
+    let refused = modern
+        .request(
+            "tools/call",
+            with_trace_context(json!({"name": "refuse", "arguments": {}}), "tenant=acme"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(refused["isError"], json!(true), "{refused}");
+    let broken = modern
+        .request("resources/read", json!({"uri": "memo://broken"}))
+        .await
+        .unwrap_err();
+    assert_eq!(broken.code, -32603);
+    modern.list_tools().await.unwrap();
+
+    let legacy = TestClient::at(server(&telemetry), ProtocolVersion::V2025_11_25);
+    legacy
+        .request(
+            "tools/call",
+            with_trace_context(json!({"name": "add", "arguments": {"a": 1, "b": 2}}), "k=v"),
+        )
+        .await
+        .unwrap();
+
+    telemetry.force_flush().unwrap();
+    let spans = spans(&received);
+
+    // The handler ran in the server span's context, and saw the caller's baggage.
+    let call = server_span(&spans, "tools/call whereami");
+    let said = whereami["content"][0]["text"].as_str().unwrap().to_owned();
+    assert_eq!(
+        said,
+        format!("{} {} acme", hex(&call.trace_id), hex(&call.span_id))
+    );
+    assert_eq!(hex(&call.trace_id), TRACE_ID);
+    assert_eq!(hex(&call.parent_span_id), PARENT_ID);
+    assert_eq!(call.kind, span::SpanKind::Server as i32);
+    assert_eq!(call.trace_state, "vendor=1");
+    let attributes = &call.attributes;
+    assert_eq!(
+        attribute(attributes, "mcp.method.name").unwrap(),
+        "tools/call"
+    );
+    assert_eq!(
+        attribute(attributes, "gen_ai.tool.name").unwrap(),
+        "whereami"
+    );
+    assert_eq!(
+        attribute(attributes, "gen_ai.operation.name").unwrap(),
+        "execute_tool"
+    );
+    assert_eq!(attribute(attributes, "jsonrpc.request.id").unwrap(), "1");
+    assert_eq!(
+        attribute(attributes, "mcp.protocol.version").unwrap(),
+        "2026-07-28"
+    );
+    assert_eq!(attribute(attributes, "error.type"), None);
+
+    // The `tracing` span the handler opened is the server span's child.
+    let inside = server_span(&spans, "inside the handler");
+    assert_eq!(inside.trace_id, call.trace_id);
+    assert_eq!(inside.parent_span_id, call.span_id);
+
+    // An error result.
+    let refuse = server_span(&spans, "tools/call refuse");
+    assert_eq!(
+        attribute(&refuse.attributes, "error.type").unwrap(),
+        "tool_error"
+    );
+    assert_eq!(
+        refuse.status.as_ref().unwrap().code,
+        status::StatusCode::Error as i32
+    );
+
+    // A JSON-RPC error, in a request without trace context: a new trace.
+    let read = server_span(&spans, "resources/read");
+    assert_eq!(attribute(&read.attributes, "error.type").unwrap(), "-32603");
+    assert_eq!(
+        attribute(&read.attributes, "mcp.resource.uri").unwrap(),
+        "memo://broken"
+    );
+    assert!(read.parent_span_id.is_empty(), "{read:?}");
+    assert_ne!(hex(&read.trace_id), TRACE_ID);
+    server_span(&spans, "tools/list");
+
+    // A legacy request's `_meta` carries the trace context too.
+    let add = server_span(&spans, "tools/call add");
+    assert_eq!(hex(&add.trace_id), TRACE_ID);
+    assert_eq!(hex(&add.parent_span_id), PARENT_ID);
+    assert_eq!(
+        attribute(&add.attributes, "mcp.protocol.version").unwrap(),
+        "2025-11-25"
+    );
+
+    // The duration histogram, in seconds, per method and tool, with `error.type`.
+    let received = received.lock().unwrap();
+    let metrics: Vec<_> = received
+        .iter()
+        .filter(|(path, _)| path == "/v1/metrics")
+        .flat_map(|(_, body)| {
+            ExportMetricsServiceRequest::decode(body.clone())
+                .unwrap()
+                .resource_metrics
+        })
+        .flat_map(|resource| resource.scope_metrics)
+        .flat_map(|scope| scope.metrics)
+        .collect();
+    let histograms: Vec<_> = metrics
+        .iter()
+        .filter(|metric| metric.name == "mcp.server.operation.duration")
+        .collect();
+    assert!(!histograms.is_empty(), "no duration histogram exported");
+    assert!(histograms.iter().all(|metric| metric.unit == "s"));
+    let points: Vec<_> = histograms
+        .iter()
+        .filter_map(|metric| match &metric.data {
+            Some(metric::Data::Histogram(histogram)) => Some(histogram.data_points.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let point = |tool: &str| {
+        points
+            .iter()
+            .find(|point| attribute(&point.attributes, "gen_ai.tool.name").as_deref() == Some(tool))
+            .unwrap_or_else(|| panic!("no data point for {tool}: {points:#?}"))
+    };
+    assert_eq!(point("whereami").count, 1);
+    assert_eq!(
+        attribute(&point("refuse").attributes, "error.type").unwrap(),
+        "tool_error"
+    );
+
+    // Every request was answered: none is still counted as being served.
+    let active: Vec<_> = metrics
+        .iter()
+        .filter(|metric| metric.name == "mcp.server.active_operations")
+        .filter_map(|metric| match &metric.data {
+            Some(metric::Data::Sum(sum)) => Some(sum.data_points.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert!(!active.is_empty(), "no active operations exported");
+    for point in &active {
+        assert_eq!(
+            point.value,
+            Some(opentelemetry_proto::tonic::metrics::v1::number_data_point::Value::AsInt(0)),
+            "{point:?}"
+        );
+    }
+}
+
+#[test]
+fn http_requests_continue_the_trace_in_both_eras() {
+    let (address, received) = start_receiver();
+    let telemetry = Telemetry::with_endpoint(&format!("http://{address}")).unwrap();
+    let server = InProcessServer::start(server(&telemetry), HttpConfig::new());
+
+    let mut meta = modern_meta("2026-07-28");
+    meta["traceparent"] = json!(traceparent());
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": meta}});
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "add"),
+    ];
+    let reply = send(server.addr, "POST", &headers, call.to_string().as_bytes());
+    assert_eq!(
+        reply.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&reply.body)
+    );
+
+    // No verifier is configured: the bearer token names nobody, and is not checked.
+    let session = open_legacy_session_as(server.addr, "t");
+    let call = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1, "b": 2},
+            "_meta": {"traceparent": traceparent()}}});
+    let reply = post_legacy_as(server.addr, "t", Some(&session), &call);
+    assert_eq!(
+        reply.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&reply.body)
+    );
+
+    // Without one in `_meta`, the HTTP request's `traceparent` header is the parent; with
+    // both, `_meta`'s is.
+    let header = format!("00-{HEADER_TRACE_ID}-{HEADER_PARENT_ID}-01");
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1, "b": 2},
+            "_meta": modern_meta("2026-07-28")}});
+    let with_header = [&headers[..], &[("traceparent", header.as_str())]].concat();
+    let reply = send(
+        server.addr,
+        "POST",
+        &with_header,
+        call.to_string().as_bytes(),
+    );
+    assert_eq!(
+        reply.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 10, "method": "tools/list", "params": {}});
+    let reply = send(
+        server.addr,
+        "POST",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Mcp-Session-Id", &session),
+            ("traceparent", &header),
+        ],
+        call.to_string().as_bytes(),
+    );
+    assert_eq!(
+        reply.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 11, "method": "tools/list",
+        "params": {"_meta": {"traceparent": traceparent()}}});
+    let reply = send(
+        server.addr,
+        "POST",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Mcp-Session-Id", &session),
+            ("traceparent", &header),
+        ],
+        call.to_string().as_bytes(),
+    );
+    assert_eq!(
+        reply.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&reply.body)
+    );
+
+    telemetry.force_flush().unwrap();
+    let spans = spans(&received);
+    let by_id = |id: &str| {
+        let found: Vec<&Span> = spans
+            .iter()
+            .filter(|span| attribute(&span.attributes, "jsonrpc.request.id").as_deref() == Some(id))
+            .collect();
+        assert_eq!(found.len(), 1, "request {id}: {spans:#?}");
+        found[0]
+    };
+    for id in ["9", "10"] {
+        assert_eq!(hex(&by_id(id).trace_id), HEADER_TRACE_ID, "request {id}");
+        assert_eq!(
+            hex(&by_id(id).parent_span_id),
+            HEADER_PARENT_ID,
+            "request {id}"
+        );
+    }
+    assert_eq!(hex(&by_id("11").trace_id), TRACE_ID);
+    assert_eq!(hex(&by_id("11").parent_span_id), PARENT_ID);
+
+    let of = |revision: &str| {
+        let found: Vec<&Span> = spans
+            .iter()
+            .filter(|span| {
+                span.name == "tools/call add"
+                    && attribute(&span.attributes, "jsonrpc.request.id").as_deref() != Some("9")
+                    && attribute(&span.attributes, "mcp.protocol.version").as_deref()
+                        == Some(revision)
+            })
+            .collect();
+        assert_eq!(found.len(), 1, "{revision}: {spans:#?}");
+        found[0]
+    };
+    for (revision, id) in [("2026-07-28", "7"), ("2025-11-25", "8")] {
+        let span = of(revision);
+        assert_eq!(hex(&span.trace_id), TRACE_ID, "{revision}");
+        assert_eq!(hex(&span.parent_span_id), PARENT_ID, "{revision}");
+        assert_eq!(
+            attribute(&span.attributes, "network.transport").as_deref(),
+            Some("tcp"),
+            "{revision}"
+        );
+        assert_eq!(
+            attribute(&span.attributes, "jsonrpc.request.id").as_deref(),
+            Some(id)
+        );
+    }
+    // Only the legacy era has sessions.
+    assert_eq!(
+        attribute(&of("2026-07-28").attributes, "mcp.session.id"),
+        None
+    );
+    assert_eq!(
+        attribute(&of("2025-11-25").attributes, "mcp.session.id").unwrap(),
+        session
+    );
+    server.shut_down();
+}
+
+#[tokio::test]
+async fn dropping_the_telemetry_exports_what_is_pending() {
+    let (address, received) = start_receiver();
+    let telemetry = Telemetry::with_endpoint(&format!("http://{address}")).unwrap();
+    let client = TestClient::new(server(&telemetry));
+    client
+        .call_tool("add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap();
+    // Dropped inside the runtime, as `main`'s guard is once `serve_stdio` returns.
+    drop(client);
+    drop(telemetry);
+    server_span(&spans(&received), "tools/call add");
+}
