@@ -406,23 +406,13 @@ fn tokens_signed_by_rsa_ec_and_ed25519_keys_are_served_as_their_principal() {
     let verifier = JwtVerifier::discover(issuer.issuer());
     let mcp = Mcp::start(&issuer, verifier.clone());
 
-    let alice = sign(
-        Algorithm::RS256,
-        Some("rsa-1"),
-        &rsa_1(),
-        &mcp.claims(&issuer, "alice"),
-    );
+    let alice = rsa_token(&mcp, &issuer, "alice");
     assert_eq!(
         mcp.whoami(&alice),
         json!({"sub": "alice", "scopes": ["notes:read", "notes:write"],
             "email": "alice@example.com"})
     );
-    let bob = sign(
-        Algorithm::ES256,
-        Some("ec-p256"),
-        &ec(),
-        &mcp.claims(&issuer, "bob"),
-    );
+    let bob = ec_token(&mcp, &issuer, "bob");
     assert_eq!(mcp.whoami(&bob)["sub"], "bob");
     // `scp` as an array, as some issuers write scopes.
     let mut claims = mcp.claims(&issuer, "carol");
@@ -706,12 +696,7 @@ fn unknown_kids_fetch_the_key_set_at_most_once_per_interval() {
         (2, 60, 0)
     );
     // Good tokens are still served.
-    let alice = sign(
-        Algorithm::RS256,
-        Some("rsa-1"),
-        &rsa_1(),
-        &mcp.claims(&issuer, "alice"),
-    );
+    let alice = rsa_token(&mcp, &issuer, "alice");
     assert_eq!(mcp.whoami(&alice)["sub"], "alice");
     mcp.server.shut_down();
 }
@@ -723,12 +708,7 @@ fn a_rotated_key_is_fetched_for_its_first_token_and_the_removed_one_verifies_no_
     let verifier = JwtVerifier::new(issuer.issuer(), issuer.jwks_url())
         .min_refetch_interval(Duration::from_secs(3600));
     let mcp = Mcp::start(&issuer, verifier.clone());
-    let old = sign(
-        Algorithm::RS256,
-        Some("rsa-1"),
-        &rsa_1(),
-        &mcp.claims(&issuer, "alice"),
-    );
+    let old = rsa_token(&mcp, &issuer, "alice");
     assert_eq!(mcp.whoami(&old)["sub"], "alice");
     assert_eq!(mcp.whoami(&old)["sub"], "alice", "remembered");
 
@@ -750,12 +730,7 @@ fn a_rotated_key_is_fetched_for_its_first_token_and_the_removed_one_verifies_no_
     mcp.assert_refused(&old, "signed by a removed key");
     assert_eq!(issuer.hits("/tenant/jwks"), 2);
     // Keys that stayed still verify.
-    let bob = sign(
-        Algorithm::ES256,
-        Some("ec-p256"),
-        &ec(),
-        &mcp.claims(&issuer, "bob"),
-    );
+    let bob = ec_token(&mcp, &issuer, "bob");
     assert_eq!(mcp.whoami(&bob)["sub"], "bob");
     mcp.server.shut_down();
 }
@@ -765,12 +740,7 @@ fn a_key_set_that_cannot_be_fetched_again_keeps_the_keys_known() {
     let issuer = Issuer::start(JWKS_1);
     let verifier = JwtVerifier::new(issuer.issuer(), issuer.jwks_url());
     let mcp = Mcp::start(&issuer, verifier.clone());
-    let alice = sign(
-        Algorithm::RS256,
-        Some("rsa-1"),
-        &rsa_1(),
-        &mcp.claims(&issuer, "alice"),
-    );
+    let alice = rsa_token(&mcp, &issuer, "alice");
     assert_eq!(mcp.whoami(&alice)["sub"], "alice");
 
     issuer.fail_keys();
@@ -791,12 +761,7 @@ fn a_key_set_that_cannot_be_fetched_again_keeps_the_keys_known() {
     assert_eq!(reply.header("www-authenticate"), None);
     assert_eq!(issuer.hits("/tenant/jwks"), 2);
     // The keys known still verify, and new tokens they signed too.
-    let bob = sign(
-        Algorithm::ES256,
-        Some("ec-p256"),
-        &ec(),
-        &mcp.claims(&issuer, "bob"),
-    );
+    let bob = ec_token(&mcp, &issuer, "bob");
     assert_eq!(mcp.whoami(&bob)["sub"], "bob");
     assert_eq!(verifier.stats().refused, 0);
     mcp.server.shut_down();
@@ -805,31 +770,36 @@ fn a_key_set_that_cannot_be_fetched_again_keeps_the_keys_known() {
     let down = Issuer::start(JWKS_1);
     down.fail_keys();
     let mcp = Mcp::start(&down, JwtVerifier::new(down.issuer(), down.jwks_url()));
-    let alice = sign(
-        Algorithm::RS256,
-        Some("rsa-1"),
-        &rsa_1(),
-        &mcp.claims(&down, "alice"),
-    );
+    let alice = rsa_token(&mcp, &down, "alice");
     assert_eq!(mcp.call(Some(&alice)).status, 503);
     assert_eq!(mcp.calls(), 0);
     mcp.server.shut_down();
 }
 
-/// Valid tokens of alice (RS256) and bob (ES256) for `mcp`.
-fn alice_and_bob(mcp: &Mcp, issuer: &Issuer) -> (String, String) {
-    let alice = sign(
+/// A valid token of `subject` for `mcp`, signed with RS256 by the key `rsa-1`.
+fn rsa_token(mcp: &Mcp, issuer: &Issuer, subject: &str) -> String {
+    sign(
         Algorithm::RS256,
         Some("rsa-1"),
         &rsa_1(),
-        &mcp.claims(issuer, "alice"),
-    );
-    let bob = sign(
+        &mcp.claims(issuer, subject),
+    )
+}
+
+/// A valid token of `subject` for `mcp`, signed with ES256 by the key `ec-p256`.
+fn ec_token(mcp: &Mcp, issuer: &Issuer, subject: &str) -> String {
+    sign(
         Algorithm::ES256,
         Some("ec-p256"),
         &ec(),
-        &mcp.claims(issuer, "bob"),
-    );
+        &mcp.claims(issuer, subject),
+    )
+}
+
+/// Valid tokens of alice (RS256) and bob (ES256) for `mcp`.
+fn alice_and_bob(mcp: &Mcp, issuer: &Issuer) -> (String, String) {
+    let alice = rsa_token(mcp, issuer, "alice");
+    let bob = ec_token(mcp, issuer, "bob");
     (alice, bob)
 }
 

@@ -238,6 +238,8 @@ impl Through for Result<Response, ErrorObject> {
 /// A list made for one caller: what its scopes allow, through the layers if there are any,
 /// paged after them: what was filtered out is on no page, and cursors count what is left.
 pub(super) struct CallersList {
+    /// The list method asked.
+    pub(super) method: Method,
     /// The layers it passes, with the request's token; `None` without layers.
     pub(super) piped: Option<(Piped, CancellationToken)>,
     pub(super) cursor: Option<String>,
@@ -268,6 +270,7 @@ impl CallersList {
             + 'static,
     {
         let CallersList {
+            method,
             piped,
             cursor,
             page_size,
@@ -275,10 +278,6 @@ impl CallersList {
             ttl,
             modern_meta,
         } = self;
-        let method = match &piped {
-            Some((piped, _)) => piped.request.method(),
-            None => take_method(&items),
-        };
         let page = move |response: Response, id: &RequestId, modern_meta: &Arc<RawValue>| {
             let Some(items) = take(response) else {
                 return Outgoing::error(Some(id), &another_kind(method));
@@ -325,6 +324,7 @@ impl Dispatcher {
             .piped(id, method, scope, None, &token)
             .map(|piped| (piped, token));
         CallersList {
+            method,
             piped,
             cursor,
             page_size,
@@ -340,15 +340,5 @@ impl Dispatcher {
     pub(super) fn list_for_caller(&self, scoped: bool, scope: &RequestScope) -> (bool, bool) {
         let filtered = scope.lists_privately(scoped, self.hide_unpermitted);
         (filtered || self.pipeline.is_some(), filtered)
-    }
-}
-
-/// The list method whose answer `items` is.
-fn take_method(items: &Response) -> Method {
-    match items {
-        Response::Resources(_) => Method::ListResources,
-        Response::ResourceTemplates(_) => Method::ListResourceTemplates,
-        Response::Prompts(_) => Method::ListPrompts,
-        _ => Method::ListTools,
     }
 }

@@ -140,11 +140,6 @@ pub(crate) fn event_stream(body: ResponseBody) -> Response<ResponseBody> {
     response
 }
 
-/// The JSON-RPC error code of `message`, if it is an error response.
-pub(crate) fn error_code(message: &Outgoing) -> Option<i64> {
-    message.error_code()
-}
-
 /// The id of a single request, for its error response.
 pub(crate) fn request_id(incoming: &Incoming) -> Option<&RequestId> {
     match incoming {
@@ -195,16 +190,16 @@ mod tests {
     fn error_codes_are_read_from_encoded_messages() {
         let id = RequestId::Number(3.into());
         let error = Outgoing::error(Some(&id), &ErrorObject::method_not_found("x"));
-        assert_eq!(error_code(&error), Some(-32601));
+        assert_eq!(error.error_code(), Some(-32601));
         assert_eq!(
-            error_code(&Outgoing::result(&id, &json!({"error": {"code": 1}}))),
+            Outgoing::result(&id, &json!({"error": {"code": 1}})).error_code(),
             None
         );
         let named = RequestId::String("a\"b,\"error\":{\"code\":1}".into());
         let error = Outgoing::error(Some(&named), &ErrorObject::internal_error("x"));
-        assert_eq!(error_code(&error), Some(-32603));
+        assert_eq!(error.error_code(), Some(-32603));
         assert_eq!(
-            error_code(&Outgoing::error(None, &ErrorObject::invalid_request("x"))),
+            Outgoing::error(None, &ErrorObject::invalid_request("x")).error_code(),
             Some(-32600)
         );
     }
