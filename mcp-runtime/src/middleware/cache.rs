@@ -186,8 +186,7 @@ where
 
     fn call(&mut self, request: Request) -> Self::Future {
         let Some(key) = Store::key(&request) else {
-            let future = self.inner.call(request);
-            return Box::pin(async move { future.await.map_err(Into::into) });
+            return super::pipeline::boxed(self.inner.call(request));
         };
         if let Some(result) = self.store.get(&key) {
             return Box::pin(async move { Ok(Response::Tool(result)) });

@@ -235,8 +235,7 @@ where
 
     fn call(&mut self, request: Request) -> Self::Future {
         let Some(slots) = self.limits.slots_for(&request) else {
-            let future = self.inner.call(request);
-            return Box::pin(async move { future.await.map_err(Into::into) });
+            return super::pipeline::boxed(self.inner.call(request));
         };
         // The inner service is called only once a slot is ours, so its future (which may
         // start work when made) is not built for a request that is refused; the clone that

@@ -37,22 +37,30 @@ where
     }
 
     fn call(&mut self, request: Request) -> BoxFuture<'static, Result<Response, BoxError>> {
-        let future = Service::call(self, request);
-        // A layer whose future is already the pipeline's (the shipped ones, `from_fn`, the
-        // handler's end) is passed on as it is, rather than boxed once more per layer.
-        let mut future = Some(future);
-        if let Some(boxed) = (&mut future as &mut dyn Any)
-            .downcast_mut::<Option<BoxFuture<'static, Result<Response, BoxError>>>>()
-        {
-            return boxed.take().expect("taken once");
-        }
-        let future = future.take().expect("taken once");
-        Box::pin(async move { future.await.map_err(Into::into) })
+        boxed(Service::call(self, request))
     }
 
     fn clone_box(&self) -> Box<dyn ErasedService> {
         Box::new(self.clone())
     }
+}
+
+/// `future` as the pipeline's boxed future. One that already is (the shipped layers',
+/// `from_fn`'s, the handler's end) is passed on as it is, rather than boxed once more per
+/// layer: a layer that passes a request on unchanged returns `boxed(inner.call(request))`.
+pub(crate) fn boxed<F, E>(future: F) -> BoxFuture<'static, Result<Response, BoxError>>
+where
+    F: std::future::Future<Output = Result<Response, E>> + Send + 'static,
+    E: Into<BoxError>,
+{
+    let mut future = Some(future);
+    if let Some(boxed) = (&mut future as &mut dyn Any)
+        .downcast_mut::<Option<BoxFuture<'static, Result<Response, BoxError>>>>()
+    {
+        return boxed.take().expect("taken once");
+    }
+    let future = future.take().expect("taken once");
+    Box::pin(async move { future.await.map_err(Into::into) })
 }
 
 impl Next {

@@ -246,8 +246,7 @@ where
         if limited && let Err(refused) = self.budgets.spend(&request) {
             return Box::pin(async move { Err(refused.into()) });
         }
-        let future = self.inner.call(request);
-        Box::pin(async move { future.await.map_err(Into::into) })
+        super::pipeline::boxed(self.inner.call(request))
     }
 }
 

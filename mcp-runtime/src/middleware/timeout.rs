@@ -116,8 +116,7 @@ where
 
     fn call(&mut self, request: Request) -> Self::Future {
         let Some(limit) = self.limits.limit_for(&request) else {
-            let future = self.inner.call(request);
-            return Box::pin(async move { future.await.map_err(Into::into) });
+            return super::pipeline::boxed(self.inner.call(request));
         };
         let cancellation = request.cancellation().clone();
         let elapsed = Elapsed {
