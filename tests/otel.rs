@@ -20,7 +20,10 @@ use mcp_runtime::middleware::TraceLayer;
 use mcp_runtime::protocol::ProtocolVersion;
 use mcp_runtime::telemetry::Telemetry;
 use mcp_runtime::testing::TestClient;
-use mcp_runtime::{ResourceError, Server, mcp_resource, mcp_tool, resources, server_info, tools};
+use mcp_runtime::{
+    Elicitation, RequestContext, ResourceError, Server, mcp_resource, mcp_tool, resources,
+    server_info, tools,
+};
 use opentelemetry::trace::{TraceContextExt, TracerProvider};
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
@@ -81,6 +84,45 @@ fn server(telemetry: &Telemetry) -> Server {
         .tools(tools![add, whereami, refuse])
         .resources(resources![broken])
         .layer(
+            TraceLayer::new()
+                .with_tracer_provider(telemetry.tracer_provider().clone())
+                .with_meter_provider(telemetry.meter_provider()),
+        )
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Confirm {
+    confirm: bool,
+}
+
+/// Asks before it answers (a 2026-07-28 call then takes two rounds).
+#[mcp_tool]
+async fn careful(ctx: RequestContext) -> String {
+    match ctx.elicit::<Confirm>("Sure?").await {
+        Ok(Elicitation::Accepted(Confirm { confirm })) => format!("confirmed: {confirm}"),
+        Ok(_) => "not confirmed".to_owned(),
+        Err(error) => format!("cannot ask: {error}"),
+    }
+}
+
+/// What lets `patient` go on, once it has become a task.
+fn release() -> &'static tokio::sync::Notify {
+    static RELEASE: std::sync::OnceLock<tokio::sync::Notify> = std::sync::OnceLock::new();
+    RELEASE.get_or_init(tokio::sync::Notify::new)
+}
+
+/// Waits for the test (so the call becomes a task), then works in a span of its own.
+#[mcp_tool(task)]
+async fn patient() -> String {
+    release().notified().await;
+    tracing::info_span!("the task's later work").in_scope(|| "done".to_owned())
+}
+
+/// A server whose every message is traced (`Server::trace`), not only its pipeline's.
+fn traced_server(telemetry: &Telemetry) -> Server {
+    Server::new(server_info!())
+        .tools(tools![add, careful, patient])
+        .trace(
             TraceLayer::new()
                 .with_tracer_provider(telemetry.tracer_provider().clone())
                 .with_meter_provider(telemetry.meter_provider()),
@@ -475,6 +517,21 @@ fn http_requests_continue_the_trace_in_both_eras() {
     }
     assert_eq!(hex(&by_id("11").trace_id), TRACE_ID);
     assert_eq!(hex(&by_id("11").parent_span_id), PARENT_ID);
+    // With both, the transport's context is linked, as the conventions say.
+    let links: Vec<(String, String)> = by_id("11")
+        .links
+        .iter()
+        .map(|link| (hex(&link.trace_id), hex(&link.span_id)))
+        .collect();
+    assert_eq!(
+        links,
+        [(HEADER_TRACE_ID.to_owned(), HEADER_PARENT_ID.to_owned())]
+    );
+    assert!(by_id("9").links.is_empty(), "{:?}", by_id("9").links);
+    assert_eq!(
+        attribute(&by_id("9").attributes, "network.protocol.name").as_deref(),
+        Some("http")
+    );
 
     let of = |revision: &str| {
         let found: Vec<&Span> = spans
@@ -528,4 +585,258 @@ async fn dropping_the_telemetry_exports_what_is_pending() {
     drop(client);
     drop(telemetry);
     server_span(&spans(&received), "tools/call add");
+}
+
+/// The metrics named `name` the receiver was sent.
+fn metrics_named(
+    received: &Received,
+    name: &str,
+) -> Vec<opentelemetry_proto::tonic::metrics::v1::Metric> {
+    let received = received.lock().unwrap();
+    received
+        .iter()
+        .filter(|(path, _)| path == "/v1/metrics")
+        .flat_map(|(_, body)| {
+            ExportMetricsServiceRequest::decode(body.clone())
+                .unwrap()
+                .resource_metrics
+        })
+        .flat_map(|resource| resource.scope_metrics)
+        .flat_map(|scope| scope.metrics)
+        .filter(|metric| metric.name == name)
+        .collect()
+}
+
+#[tokio::test]
+async fn the_handshake_discovery_pings_and_notifications_are_traced_and_sessions_measured() {
+    let (address, received) = start_receiver();
+    let telemetry = Telemetry::with_endpoint(&format!("http://{address}")).unwrap();
+
+    let legacy = TestClient::at(traced_server(&telemetry), ProtocolVersion::V2025_11_25);
+    legacy
+        .request("ping", json!({"_meta": {"traceparent": traceparent()}}))
+        .await
+        .unwrap();
+    legacy
+        .call_tool("add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap();
+    let unknown = legacy.request("made/up", json!({})).await.unwrap_err();
+    assert_eq!(unknown.code, -32601);
+    // The session ends with its client.
+    drop(legacy);
+
+    let modern = TestClient::new(traced_server(&telemetry));
+    modern
+        .request(
+            "server/discover",
+            with_trace_context(json!({}), "tenant=acme"),
+        )
+        .await
+        .unwrap();
+
+    telemetry.force_flush().unwrap();
+    let spans = spans(&received);
+
+    let initialize = server_span(&spans, "initialize");
+    assert_eq!(initialize.kind, span::SpanKind::Server as i32);
+    assert_eq!(
+        attribute(&initialize.attributes, "mcp.method.name").unwrap(),
+        "initialize"
+    );
+    assert_eq!(
+        attribute(&initialize.attributes, "mcp.protocol.version").unwrap(),
+        "2025-11-25"
+    );
+    assert_eq!(
+        attribute(&initialize.attributes, "jsonrpc.request.id").unwrap(),
+        "1"
+    );
+    let initialized = server_span(&spans, "notifications/initialized");
+    assert_eq!(
+        attribute(&initialized.attributes, "jsonrpc.request.id"),
+        None,
+        "a notification has no id"
+    );
+    let ping = server_span(&spans, "ping");
+    assert_eq!(hex(&ping.trace_id), TRACE_ID);
+    assert_eq!(hex(&ping.parent_span_id), PARENT_ID);
+    assert_eq!(
+        attribute(&ping.attributes, "mcp.protocol.version").unwrap(),
+        "2025-11-25"
+    );
+    // A request of the pipeline has one span, the layer's.
+    server_span(&spans, "tools/call add");
+    // An unknown method is `_OTHER`, and the caller's mistake is no server error.
+    let other = server_span(&spans, "_OTHER");
+    assert_eq!(
+        attribute(&other.attributes, "rpc.response.status_code").unwrap(),
+        "-32601"
+    );
+    assert_eq!(attribute(&other.attributes, "error.type"), None);
+    let discover = server_span(&spans, "server/discover");
+    assert_eq!(hex(&discover.trace_id), TRACE_ID);
+    assert_eq!(hex(&discover.parent_span_id), PARENT_ID);
+    assert_eq!(
+        attribute(&discover.attributes, "mcp.protocol.version").unwrap(),
+        "2026-07-28"
+    );
+
+    // The session's length, once it ended; and no session is counted open any more.
+    let sessions: Vec<_> = metrics_named(&received, "mcp.server.session.duration")
+        .into_iter()
+        .filter_map(|metric| match metric.data {
+            Some(metric::Data::Histogram(histogram)) => Some(histogram.data_points),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert_eq!(sessions.len(), 1, "{sessions:#?}");
+    assert_eq!(sessions[0].count, 1);
+    assert_eq!(
+        attribute(&sessions[0].attributes, "mcp.protocol.version").unwrap(),
+        "2025-11-25"
+    );
+    let open: Vec<_> = metrics_named(&received, "mcp.server.active_sessions")
+        .into_iter()
+        .filter_map(|metric| match metric.data {
+            Some(metric::Data::Sum(sum)) => Some(sum.data_points),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert!(!open.is_empty(), "no active sessions exported");
+    for point in &open {
+        assert_eq!(
+            point.value,
+            Some(opentelemetry_proto::tonic::metrics::v1::number_data_point::Value::AsInt(0)),
+            "{point:?}"
+        );
+    }
+    // Every method's duration, the handshake's too.
+    let methods: Vec<String> = metrics_named(&received, "mcp.server.operation.duration")
+        .into_iter()
+        .filter_map(|metric| match metric.data {
+            Some(metric::Data::Histogram(histogram)) => Some(histogram.data_points),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|point| attribute(&point.attributes, "mcp.method.name"))
+        .collect();
+    for method in ["initialize", "ping", "tools/call", "server/discover"] {
+        assert!(
+            methods.iter().any(|had| had == method),
+            "{method}: {methods:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn each_input_round_links_to_the_first_and_a_tasks_later_work_stays_in_the_trace() {
+    let (address, received) = start_receiver();
+    let telemetry = Telemetry::with_endpoint(&format!("http://{address}")).unwrap();
+    let subscriber = tracing_subscriber::registry().with(
+        tracing_opentelemetry::layer().with_tracer(telemetry.tracer_provider().tracer("handlers")),
+    );
+    let _subscriber = tracing::subscriber::set_default(subscriber);
+    let client = TestClient::new(traced_server(&telemetry));
+
+    // Two rounds of one call, each continuing a trace of the client's own.
+    let asks = |trace: &str| {
+        json!({
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+            "traceparent": format!("00-{trace}-{PARENT_ID}-01"),
+        })
+    };
+    let retry_trace = "11111111111111111111111111111111";
+    let first = client
+        .request(
+            "tools/call",
+            json!({"name": "careful", "arguments": {}, "_meta": asks(TRACE_ID)}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    let second = client
+        .request(
+            "tools/call",
+            json!({
+                "name": "careful",
+                "arguments": {},
+                "_meta": asks(retry_trace),
+                "requestState": first["requestState"],
+                "inputResponses": {"q0": {"action": "accept", "content": {"confirm": true}}},
+            }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(second["content"][0]["text"], "confirmed: true", "{second}");
+
+    // A call that becomes a task, whose handler goes on after the answer.
+    let tasks = json!({
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        },
+        "traceparent": traceparent(),
+    });
+    let created = client
+        .request(
+            "tools/call",
+            json!({"name": "patient", "arguments": {}, "_meta": tasks}),
+        )
+        .await
+        .unwrap();
+    let task_id = created["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not a task: {created}"))
+        .to_owned();
+    release().notify_one();
+    loop {
+        let got = client
+            .request("tasks/get", json!({"taskId": task_id, "_meta": tasks}))
+            .await
+            .unwrap();
+        if got["status"] == "completed" {
+            break;
+        }
+        assert_eq!(got["status"], "working", "{got}");
+        tokio::task::yield_now().await;
+    }
+
+    telemetry.force_flush().unwrap();
+    let spans = spans(&received);
+    let rounds: Vec<&Span> = spans
+        .iter()
+        .filter(|span| span.name == "tools/call careful")
+        .collect();
+    assert_eq!(rounds.len(), 2, "{rounds:#?}");
+    let (first, retry) = if hex(&rounds[0].trace_id) == TRACE_ID {
+        (rounds[0], rounds[1])
+    } else {
+        (rounds[1], rounds[0])
+    };
+    assert_eq!(hex(&first.trace_id), TRACE_ID);
+    assert!(first.links.is_empty(), "{:?}", first.links);
+    assert_eq!(hex(&retry.trace_id), retry_trace);
+    assert_eq!(hex(&retry.parent_span_id), PARENT_ID);
+    let links: Vec<(Vec<u8>, Vec<u8>)> = retry
+        .links
+        .iter()
+        .map(|link| (link.trace_id.clone(), link.span_id.clone()))
+        .collect();
+    assert_eq!(links, [(first.trace_id.clone(), first.span_id.clone())]);
+
+    // The task's later work is in the caller's trace, under the call's span.
+    let call = server_span(&spans, "tools/call patient");
+    assert_eq!(hex(&call.trace_id), TRACE_ID);
+    let later = server_span(&spans, "the task's later work");
+    assert_eq!(later.trace_id, call.trace_id);
+    assert_eq!(later.parent_span_id, call.span_id);
+    // The polls are spans of their own, in the trace each poll continues.
+    let polls: Vec<&Span> = spans
+        .iter()
+        .filter(|span| span.name == "tasks/get")
+        .collect();
+    assert!(!polls.is_empty());
+    assert!(polls.iter().all(|poll| hex(&poll.trace_id) == TRACE_ID));
 }

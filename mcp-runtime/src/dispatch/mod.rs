@@ -35,6 +35,8 @@ pub(crate) mod surfaces;
 mod tasks;
 #[cfg(test)]
 pub(crate) mod test_tools;
+#[cfg(feature = "otel")]
+mod traced;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -135,6 +137,9 @@ pub(crate) struct Config {
     pub(crate) hide_unpermitted: bool,
     /// Whom stdio (and the in-process client) serve as, if not the trusted operator.
     pub(crate) stdio_principal: Option<crate::auth::Principal>,
+    /// Spans for what passes no pipeline (`Server::trace`).
+    #[cfg(feature = "otel")]
+    pub(crate) lifecycle: Option<crate::middleware::trace::Lifecycle>,
 }
 
 /// Everything a server answers with, shared by all its connections: fixed at serve start but
@@ -174,6 +179,9 @@ pub(crate) struct Dispatcher {
     hide_unpermitted: bool,
     /// Whom stdio serves as, if not the trusted operator.
     stdio_principal: Option<crate::auth::Principal>,
+    /// Spans for what passes no pipeline.
+    #[cfg(feature = "otel")]
+    lifecycle: Option<crate::middleware::trace::Lifecycle>,
 }
 
 impl Dispatcher {
@@ -230,6 +238,8 @@ impl Dispatcher {
             pipeline: server.pipeline.clone(),
             hide_unpermitted: server.hide_unpermitted,
             stdio_principal: server.stdio_principal.clone(),
+            #[cfg(feature = "otel")]
+            lifecycle: server.lifecycle.clone(),
         };
         // Prompts and templates added while serving may bring completers, and clients read the
         // capabilities once: a server whose surfaces can change declares it from the start.
@@ -336,6 +346,14 @@ impl Dispatcher {
     }
 
     fn handle_request(&self, request: Request, session: &mut Session, in_batch: bool) -> Reply {
+        #[cfg(feature = "otel")]
+        if let Some(lifecycle) = &self.lifecycle {
+            return self.traced_request(lifecycle, request, session, in_batch);
+        }
+        self.untraced_request(request, session, in_batch)
+    }
+
+    fn untraced_request(&self, request: Request, session: &mut Session, in_batch: bool) -> Reply {
         let Request { id, method, params } = request;
         let routed = match params {
             Some(params) if classify::is_modern(Some(&params)) => {
@@ -347,6 +365,14 @@ impl Dispatcher {
     }
 
     fn handle_notification(&self, notification: Notification, session: &mut Session) {
+        #[cfg(feature = "otel")]
+        if let Some(lifecycle) = &self.lifecycle {
+            return self.traced_notification(lifecycle, notification, session);
+        }
+        self.untraced_notification(notification, session);
+    }
+
+    fn untraced_notification(&self, notification: Notification, session: &mut Session) {
         let Notification { method, params } = notification;
         match method.as_str() {
             "notifications/cancelled" => cancel(params.as_deref(), session.in_flight()),

@@ -81,6 +81,8 @@ impl Server {
                 pipeline: None,
                 hide_unpermitted: true,
                 stdio_principal: None,
+                #[cfg(feature = "otel")]
+                lifecycle: None,
             },
             surfaces: Surfaces::new(Notifier::new()),
             max_message_size: Self::DEFAULT_MAX_MESSAGE_SIZE,
@@ -232,6 +234,28 @@ impl Server {
         let inner = self.config.pipeline.take().unwrap_or_else(Next::handler);
         self.config.pipeline = Some(inner.wrap(&layer));
         self
+    }
+
+    /// Trace everything the server receives with `layer`: it joins the pipeline, as
+    /// [`layer`](Self::layer) would add it (at this place among the layers), and spans with
+    /// the same tracer the messages that pass no pipeline: `initialize`, `server/discover`,
+    /// `ping`, `logging/setLevel`, `resources/subscribe`, the task methods and the client's
+    /// notifications (unknown methods are named `_OTHER`, so a client cannot make a series of
+    /// every name it invents). Each legacy session (a stdio connection after `initialize`, an
+    /// HTTP session) is counted in `mcp.server.active_sessions` while open and its length
+    /// recorded in `mcp.server.session.duration`.
+    ///
+    /// ```
+    /// use mcp_runtime::middleware::TraceLayer;
+    ///
+    /// let server = mcp_runtime::Server::new(mcp_runtime::server_info!()).trace(TraceLayer::new());
+    /// # drop(server);
+    /// ```
+    #[cfg(feature = "otel")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+    pub fn trace(mut self, layer: crate::middleware::TraceLayer) -> Self {
+        self.config.lifecycle = Some(layer.lifecycle());
+        self.layer(layer)
     }
 
     /// Whether `tracing` events (`tracing::info!` ...) emitted while a tool call, `prompts/get`
