@@ -32,9 +32,11 @@ use opentelemetry_proto::tonic::metrics::v1::metric;
 use opentelemetry_proto::tonic::trace::v1::{Span, span, status};
 use prost::Message;
 use serde_json::{Value, json};
+use support::client::Client;
 use support::http::{open_legacy_session_as, post_legacy_as, send};
 use support::http_server::InProcessServer;
 use support::modern_meta;
+use support::process::ServerProcess;
 use tracing_subscriber::layer::SubscriberExt;
 
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -135,6 +137,33 @@ type Received = Arc<Mutex<Vec<(String, Bytes)>>>;
 /// An OTLP/HTTP receiver on a loopback port, on a thread and runtime of its own: the test's
 /// thread blocks in `force_flush` while the receiver answers.
 fn start_receiver() -> (std::net::SocketAddr, Received) {
+    start_receiver_with(None)
+}
+
+/// [`start_receiver`] over TLS, with the certificate of `tests/fixtures/tls/` (for
+/// `localhost`, signed by the CA `ca.pem` there).
+fn start_tls_receiver() -> (std::net::SocketAddr, Received) {
+    use rustls_pki_types::pem::PemObject;
+    use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls");
+    let certificates = CertificateDer::pem_file_iter(dir.join("server.pem"))
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    let key = PrivateKeyDer::from_pem_file(dir.join("server.key")).unwrap();
+    let config = tokio_rustls::rustls::ServerConfig::builder_with_provider(Arc::new(
+        tokio_rustls::rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(certificates, key)
+    .unwrap();
+    start_receiver_with(Some(tokio_rustls::TlsAcceptor::from(Arc::new(config))))
+}
+
+fn start_receiver_with(tls: Option<tokio_rustls::TlsAcceptor>) -> (std::net::SocketAddr, Received) {
     let received = Received::default();
     let (tx, rx) = std::sync::mpsc::channel();
     let bodies = received.clone();
@@ -149,12 +178,24 @@ fn start_receiver() -> (std::net::SocketAddr, Received) {
             loop {
                 let (stream, _) = listener.accept().await.unwrap();
                 let bodies = bodies.clone();
+                let tls = tls.clone();
                 tokio::spawn(async move {
                     let service =
                         hyper::service::service_fn(move |request| collect(request, bodies.clone()));
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                        .await;
+                    let http = hyper::server::conn::http1::Builder::new();
+                    let _ = match tls {
+                        None => {
+                            http.serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                                .await
+                        }
+                        Some(tls) => {
+                            let Ok(stream) = tls.accept(stream).await else {
+                                return;
+                            };
+                            http.serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                                .await
+                        }
+                    };
                 });
             }
         });
@@ -839,4 +880,122 @@ async fn each_input_round_links_to_the_first_and_a_tasks_later_work_stays_in_the
         .collect();
     assert!(!polls.is_empty());
     assert!(polls.iter().all(|poll| hex(&poll.trace_id) == TRACE_ID));
+}
+
+/// The `service.name` of the resource each export of `received` came with.
+fn service_names(received: &Received) -> Vec<String> {
+    let received = received.lock().unwrap();
+    received
+        .iter()
+        .filter(|(path, _)| path == "/v1/traces")
+        .flat_map(|(_, body)| {
+            ExportTraceServiceRequest::decode(body.clone())
+                .unwrap()
+                .resource_spans
+        })
+        .filter_map(|spans| spans.resource)
+        .filter_map(|resource| attribute(&resource.attributes, "service.name"))
+        .collect()
+}
+
+#[test]
+fn a_stdio_example_exports_over_https_by_the_otel_variables_and_flushes_when_stdin_closes() {
+    let (address, received) = start_tls_receiver();
+    let endpoint = format!("https://localhost:{}", address.port());
+    let ca = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tls/ca.pem");
+    let mut client = Client::new(ServerProcess::example_with_env(
+        "calculator",
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+            ("OTEL_EXPORTER_OTLP_CERTIFICATE", ca),
+            ("OTEL_SERVICE_NAME", "calculator-under-test"),
+        ],
+    ));
+    let id = client.send_modern_request(
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 1, "b": 2},
+            "_meta": {"traceparent": traceparent()}}),
+    );
+    let answer = client.response(&id);
+    assert_eq!(answer["result"]["content"][0]["text"], "3", "{answer}");
+    // Nothing is exported yet (the batch waits): closing stdin must flush it.
+    assert!(client.finish().success());
+
+    let spans = spans(&received);
+    let call = server_span(&spans, "tools/call add");
+    assert_eq!(hex(&call.trace_id), TRACE_ID);
+    assert_eq!(hex(&call.parent_span_id), PARENT_ID);
+    assert_eq!(
+        attribute(&call.attributes, "network.transport").as_deref(),
+        Some("pipe")
+    );
+    assert!(
+        service_names(&received)
+            .iter()
+            .all(|name| name == "calculator-under-test"),
+        "{:?}",
+        service_names(&received)
+    );
+    assert!(
+        !metrics_named(&received, "mcp.server.operation.duration").is_empty(),
+        "the metrics are flushed too"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_legacy_stdio_session_is_exported_when_the_server_gets_sigterm() {
+    let (address, received) = start_receiver();
+    let endpoint = format!("http://{address}");
+    let mut client = Client::new(ServerProcess::example_with_env(
+        "calculator",
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)],
+    ));
+    client.initialize("2025-11-25");
+    let result = client.result(
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 2, "b": 2}}),
+    );
+    assert_eq!(result["content"][0]["text"], "4", "{result}");
+    client.server().terminate();
+    assert!(client.server().wait_for_exit().success());
+
+    let spans = spans(&received);
+    let initialize = server_span(&spans, "initialize");
+    assert_eq!(
+        attribute(&initialize.attributes, "mcp.protocol.version").unwrap(),
+        "2025-11-25"
+    );
+    assert_eq!(
+        attribute(&initialize.attributes, "network.transport").unwrap(),
+        "pipe"
+    );
+    server_span(&spans, "notifications/initialized");
+    server_span(&spans, "tools/call add");
+}
+
+#[test]
+fn without_the_variables_an_example_exports_nothing_and_serves() {
+    // `trace_from_env` with no endpoint named: the calculator serves as before.
+    let mut client = Client::open(
+        ServerProcess::example_with_env(
+            "calculator",
+            &[
+                ("OTEL_SDK_DISABLED", "true"),
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9"),
+            ],
+        ),
+        ProtocolVersion::V2025_11_25,
+    );
+    let result = client.result(
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
+    );
+    assert_eq!(result["content"][0]["text"], "5", "{result}");
+    assert!(client.finish().success());
+    assert!(
+        !client.server().stderr().contains("OpenTelemetry"),
+        "{}",
+        client.server().stderr()
+    );
 }

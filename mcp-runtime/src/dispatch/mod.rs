@@ -140,6 +140,9 @@ pub(crate) struct Config {
     /// Spans for what passes no pipeline (`Server::trace`).
     #[cfg(feature = "otel")]
     pub(crate) lifecycle: Option<crate::middleware::trace::Lifecycle>,
+    /// The exporters `Server::trace_from_env` set up: they live while anything serves.
+    #[cfg(feature = "otel")]
+    pub(crate) telemetry: Option<Arc<crate::telemetry::Telemetry>>,
 }
 
 /// Everything a server answers with, shared by all its connections: fixed at serve start but
@@ -182,6 +185,9 @@ pub(crate) struct Dispatcher {
     /// Spans for what passes no pipeline.
     #[cfg(feature = "otel")]
     lifecycle: Option<crate::middleware::trace::Lifecycle>,
+    /// Kept alive while the dispatcher serves; dropping the last flushes them.
+    #[cfg(feature = "otel")]
+    telemetry: Option<Arc<crate::telemetry::Telemetry>>,
 }
 
 impl Dispatcher {
@@ -240,6 +246,8 @@ impl Dispatcher {
             stdio_principal: server.stdio_principal.clone(),
             #[cfg(feature = "otel")]
             lifecycle: server.lifecycle.clone(),
+            #[cfg(feature = "otel")]
+            telemetry: server.telemetry.clone(),
         };
         // Prompts and templates added while serving may bring completers, and clients read the
         // capabilities once: a server whose surfaces can change declares it from the start.
@@ -273,6 +281,13 @@ impl Dispatcher {
             }
         }
         scopes
+    }
+
+    /// What exports this dispatcher's spans, for the transport to flush when serving ends
+    /// (the process may exit before the dispatcher is dropped).
+    #[cfg(feature = "otel")]
+    pub(crate) fn telemetry(&self) -> Option<Arc<crate::telemetry::Telemetry>> {
+        self.telemetry.clone()
     }
 
     /// Whom stdio and the in-process client serve as: `None` for the trusted operator.

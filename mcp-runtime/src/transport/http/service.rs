@@ -130,6 +130,12 @@ impl HttpService {
         &self.inner.dispatcher.info().name
     }
 
+    /// What exports the server's spans, to flush when serving ends.
+    #[cfg(feature = "otel")]
+    pub(crate) fn telemetry(&self) -> Option<std::sync::Arc<crate::telemetry::Telemetry>> {
+        self.inner.dispatcher.telemetry()
+    }
+
     /// Begin shutting down: listen streams end with their result, sessions close.
     pub(crate) fn begin_shutdown(&self) {
         self.inner.shutdown.cancel();
