@@ -1,20 +1,21 @@
-//! `TraceLayer` end to end: a server behind it, driven in process, exports over OTLP/HTTP to a
-//! receiver this test runs, which decodes the bodies with the official protobuf definitions.
-//! Checked: the server span continues the `traceparent` the client sent in `_meta` (in both
-//! eras), its name and attributes, a failing call's `error.type`, the handler running in the
-//! span's context (the OpenTelemetry API's current context, and a `tracing` span made through
-//! `tracing-opentelemetry`), and the metrics; over Streamable HTTP, in both eras,
-//! `network.transport`, a legacy session's `mcp.session.id`, and the `traceparent` header as
-//! the parent of a request whose `_meta` has none; and that dropping the guard exports what is
-//! pending.
+//! OpenTelemetry end to end: servers export over OTLP/HTTP to a receiver this test runs
+//! (`support/otlp.rs`), which decodes the bodies with the official protobuf definitions.
+//! Checked, in process: the server span continues the `traceparent` the client sent in `_meta`
+//! (in both eras), its name and attributes, a failing call's `error.type`, the handler running
+//! in the span's context (the OpenTelemetry API's current context, and a `tracing` span made
+//! through `tracing-opentelemetry`), and the metrics; with `Server::trace`, the spans of
+//! `initialize`, `server/discover`, `ping`, `tasks/get`, notifications and unknown methods, and
+//! the session duration; a 2026-07-28 retry's link to its first round; a task's later work in
+//! the caller's trace. Over Streamable HTTP, in both eras: `network.transport`, a legacy
+//! session's `mcp.session.id`, the `traceparent` header as the parent of a request whose
+//! `_meta` has none and as a link of one whose `_meta` has one. As subprocesses, the
+//! calculator example set up by the `OTEL_*` variables alone (`Server::trace_from_env`):
+//! exporting to an `https://` endpoint verified with `OTEL_EXPORTER_OTLP_CERTIFICATE`, flushed
+//! when stdin closes and when SIGTERM arrives.
 
 #[allow(unused_macros)]
 mod support;
 
-use std::sync::{Arc, Mutex};
-
-use http_body_util::{BodyExt, Full};
-use hyper::body::{Bytes, Incoming};
 use mcp_runtime::http::HttpConfig;
 use mcp_runtime::middleware::TraceLayer;
 use mcp_runtime::protocol::ProtocolVersion;
@@ -26,8 +27,6 @@ use mcp_runtime::{
 };
 use opentelemetry::trace::{TraceContextExt, TracerProvider};
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
 use opentelemetry_proto::tonic::metrics::v1::metric;
 use opentelemetry_proto::tonic::trace::v1::{Span, span, status};
 use prost::Message;
@@ -36,6 +35,10 @@ use support::client::Client;
 use support::http::{open_legacy_session_as, post_legacy_as, send};
 use support::http_server::InProcessServer;
 use support::modern_meta;
+use support::otlp::{
+    attribute, hex, metrics_named, server_span, service_names, spans, start_receiver,
+    start_tls_receiver,
+};
 use support::process::ServerProcess;
 use tracing_subscriber::layer::SubscriberExt;
 
@@ -129,135 +132,6 @@ fn traced_server(telemetry: &Telemetry) -> Server {
                 .with_tracer_provider(telemetry.tracer_provider().clone())
                 .with_meter_provider(telemetry.meter_provider()),
         )
-}
-
-/// What the receiver was sent: each body with the path it was posted to.
-type Received = Arc<Mutex<Vec<(String, Bytes)>>>;
-
-/// An OTLP/HTTP receiver on a loopback port, on a thread and runtime of its own: the test's
-/// thread blocks in `force_flush` while the receiver answers.
-fn start_receiver() -> (std::net::SocketAddr, Received) {
-    start_receiver_with(None)
-}
-
-/// [`start_receiver`] over TLS, with the certificate of `tests/fixtures/tls/` (for
-/// `localhost`, signed by the CA `ca.pem` there).
-fn start_tls_receiver() -> (std::net::SocketAddr, Received) {
-    use rustls_pki_types::pem::PemObject;
-    use rustls_pki_types::{CertificateDer, PrivateKeyDer};
-
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls");
-    let certificates = CertificateDer::pem_file_iter(dir.join("server.pem"))
-        .unwrap()
-        .collect::<Result<Vec<_>, _>>()
-        .unwrap();
-    let key = PrivateKeyDer::from_pem_file(dir.join("server.key")).unwrap();
-    let config = tokio_rustls::rustls::ServerConfig::builder_with_provider(Arc::new(
-        tokio_rustls::rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_no_client_auth()
-    .with_single_cert(certificates, key)
-    .unwrap();
-    start_receiver_with(Some(tokio_rustls::TlsAcceptor::from(Arc::new(config))))
-}
-
-fn start_receiver_with(tls: Option<tokio_rustls::TlsAcceptor>) -> (std::net::SocketAddr, Received) {
-    let received = Received::default();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let bodies = received.clone();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            tx.send(listener.local_addr().unwrap()).unwrap();
-            loop {
-                let (stream, _) = listener.accept().await.unwrap();
-                let bodies = bodies.clone();
-                let tls = tls.clone();
-                tokio::spawn(async move {
-                    let service =
-                        hyper::service::service_fn(move |request| collect(request, bodies.clone()));
-                    let http = hyper::server::conn::http1::Builder::new();
-                    let _ = match tls {
-                        None => {
-                            http.serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                                .await
-                        }
-                        Some(tls) => {
-                            let Ok(stream) = tls.accept(stream).await else {
-                                return;
-                            };
-                            http.serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                                .await
-                        }
-                    };
-                });
-            }
-        });
-    });
-    (rx.recv().unwrap(), received)
-}
-
-/// Keep one posted body.
-async fn collect(
-    request: hyper::Request<Incoming>,
-    bodies: Received,
-) -> Result<hyper::Response<Full<Bytes>>, hyper::Error> {
-    let path = request.uri().path().to_owned();
-    let body = request.into_body().collect().await?.to_bytes();
-    bodies.lock().unwrap().push((path, body));
-    // An empty message is a successful Export*ServiceResponse.
-    let mut response = hyper::Response::new(Full::new(Bytes::new()));
-    response.headers_mut().insert(
-        "content-type",
-        hyper::header::HeaderValue::from_static("application/x-protobuf"),
-    );
-    Ok(response)
-}
-
-fn spans(received: &Received) -> Vec<Span> {
-    let received = received.lock().unwrap();
-    received
-        .iter()
-        .filter(|(path, _)| path == "/v1/traces")
-        .flat_map(|(_, body)| {
-            ExportTraceServiceRequest::decode(body.clone())
-                .unwrap()
-                .resource_spans
-        })
-        .flat_map(|resource| resource.scope_spans)
-        .flat_map(|scope| scope.spans)
-        .collect()
-}
-
-fn text(value: &Option<AnyValue>) -> String {
-    match value.as_ref().and_then(|value| value.value.as_ref()) {
-        Some(any_value::Value::StringValue(text)) => text.clone(),
-        other => format!("{other:?}"),
-    }
-}
-
-fn attribute(attributes: &[KeyValue], key: &str) -> Option<String> {
-    attributes
-        .iter()
-        .find(|kv| kv.key == key)
-        .map(|kv| text(&kv.value))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
-}
-
-/// The one span named `name` whose `jsonrpc.request.id` is `id`.
-fn server_span<'a>(spans: &'a [Span], name: &str) -> &'a Span {
-    let found: Vec<&Span> = spans.iter().filter(|span| span.name == name).collect();
-    assert_eq!(found.len(), 1, "spans named {name}: {spans:#?}");
-    found[0]
 }
 
 fn with_trace_context(params: Value, baggage: &str) -> Value {
@@ -628,26 +502,6 @@ async fn dropping_the_telemetry_exports_what_is_pending() {
     server_span(&spans(&received), "tools/call add");
 }
 
-/// The metrics named `name` the receiver was sent.
-fn metrics_named(
-    received: &Received,
-    name: &str,
-) -> Vec<opentelemetry_proto::tonic::metrics::v1::Metric> {
-    let received = received.lock().unwrap();
-    received
-        .iter()
-        .filter(|(path, _)| path == "/v1/metrics")
-        .flat_map(|(_, body)| {
-            ExportMetricsServiceRequest::decode(body.clone())
-                .unwrap()
-                .resource_metrics
-        })
-        .flat_map(|resource| resource.scope_metrics)
-        .flat_map(|scope| scope.metrics)
-        .filter(|metric| metric.name == name)
-        .collect()
-}
-
 #[tokio::test]
 async fn the_handshake_discovery_pings_and_notifications_are_traced_and_sessions_measured() {
     let (address, received) = start_receiver();
@@ -880,22 +734,6 @@ async fn each_input_round_links_to_the_first_and_a_tasks_later_work_stays_in_the
         .collect();
     assert!(!polls.is_empty());
     assert!(polls.iter().all(|poll| hex(&poll.trace_id) == TRACE_ID));
-}
-
-/// The `service.name` of the resource each export of `received` came with.
-fn service_names(received: &Received) -> Vec<String> {
-    let received = received.lock().unwrap();
-    received
-        .iter()
-        .filter(|(path, _)| path == "/v1/traces")
-        .flat_map(|(_, body)| {
-            ExportTraceServiceRequest::decode(body.clone())
-                .unwrap()
-                .resource_spans
-        })
-        .filter_map(|spans| spans.resource)
-        .filter_map(|resource| attribute(&resource.attributes, "service.name"))
-        .collect()
 }
 
 #[test]
