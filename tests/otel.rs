@@ -72,6 +72,16 @@ async fn whereami() -> String {
         .in_scope(|| format!("{} {} {baggage}", ids.trace_id(), ids.span_id()))
 }
 
+/// [`whereami`] as a plain `fn`, which runs on a thread of the runtime's own.
+#[mcp_tool]
+fn whereami_blocking() -> String {
+    let context = opentelemetry::Context::current();
+    let span = context.span();
+    let ids = span.span_context();
+    tracing::info_span!("inside the plain fn")
+        .in_scope(|| format!("{} {}", ids.trace_id(), ids.span_id()))
+}
+
 /// Always fails.
 #[mcp_tool]
 async fn refuse() -> Result<String, String> {
@@ -86,7 +96,7 @@ async fn broken() -> Result<String, ResourceError> {
 
 fn server(telemetry: &Telemetry) -> Server {
     Server::new(server_info!())
-        .tools(tools![add, whereami, refuse])
+        .tools(tools![add, whereami, whereami_blocking, refuse])
         .resources(resources![broken])
         .layer(
             TraceLayer::new()
@@ -162,6 +172,13 @@ async fn requests_export_server_spans_continuing_the_callers_trace() {
         )
         .await
         .unwrap();
+    let blocking = modern
+        .request(
+            "tools/call",
+            with_trace_context(json!({"name": "whereami_blocking", "arguments": {}}), "k=v"),
+        )
+        .await
+        .unwrap();
     let refused = modern
         .request(
             "tools/call",
@@ -222,6 +239,16 @@ async fn requests_export_server_spans_continuing_the_callers_trace() {
 
     // The `tracing` span the handler opened is the server span's child.
     let inside = server_span(&spans, "inside the handler");
+    assert_eq!(inside.trace_id, call.trace_id);
+    assert_eq!(inside.parent_span_id, call.span_id);
+
+    // So does a plain fn's, on a thread of its own.
+    let call = server_span(&spans, "tools/call whereami_blocking");
+    assert_eq!(
+        blocking["content"][0]["text"].as_str().unwrap(),
+        format!("{} {}", hex(&call.trace_id), hex(&call.span_id))
+    );
+    let inside = server_span(&spans, "inside the plain fn");
     assert_eq!(inside.trace_id, call.trace_id);
     assert_eq!(inside.parent_span_id, call.span_id);
 
