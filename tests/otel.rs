@@ -864,3 +864,84 @@ fn without_the_variables_an_example_exports_nothing_and_serves() {
         client.server().stderr()
     );
 }
+
+/// The value of the up-down counter `name` in the last export that had it.
+fn last_count(received: &support::otlp::Received, name: &str) -> Option<i64> {
+    let point = metrics_named(received, name)
+        .into_iter()
+        .filter_map(|metric| match metric.data {
+            Some(metric::Data::Sum(sum)) => Some(sum.data_points),
+            _ => None,
+        })
+        .next_back()?
+        .into_iter()
+        .next()?;
+    match point.value {
+        Some(opentelemetry_proto::tonic::metrics::v1::number_data_point::Value::AsInt(value)) => {
+            Some(value)
+        }
+        _ => None,
+    }
+}
+
+#[test]
+fn http_sessions_and_open_streams_are_counted() {
+    use std::io::{Read, Write};
+
+    let (address, received) = start_receiver();
+    let telemetry = Telemetry::with_endpoint(&format!("http://{address}")).unwrap();
+    let server = InProcessServer::start(traced_server(&telemetry), HttpConfig::new());
+    let session = open_legacy_session_as(server.addr, "t");
+
+    // The session's stream of server messages, held open.
+    let mut stream = std::net::TcpStream::connect(server.addr).unwrap();
+    let get = support::http::request_bytes(
+        "GET",
+        &[
+            ("Accept", "text/event-stream"),
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Mcp-Session-Id", &session),
+        ],
+        b"",
+    );
+    stream.write_all(&get).unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        assert_eq!(stream.read(&mut byte).unwrap(), 1, "the stream closed");
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8(head).unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    telemetry.force_flush().unwrap();
+    assert_eq!(last_count(&received, "mcp.server.active_streams"), Some(1));
+    assert_eq!(last_count(&received, "mcp.server.active_sessions"), Some(1));
+
+    // The client goes away: the stream is closed, and so is the session once deleted.
+    drop(stream);
+    let reply = send(
+        server.addr,
+        "DELETE",
+        &[
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Mcp-Session-Id", &session),
+        ],
+        b"",
+    );
+    assert!(reply.status < 300, "{}", reply.status);
+    let deadline = std::time::Instant::now() + support::PATIENCE;
+    loop {
+        telemetry.force_flush().unwrap();
+        let streams = last_count(&received, "mcp.server.active_streams");
+        let sessions = last_count(&received, "mcp.server.active_sessions");
+        if streams == Some(0) && sessions == Some(0) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still counted open: {streams:?} streams, {sessions:?} sessions"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    server.shut_down();
+}

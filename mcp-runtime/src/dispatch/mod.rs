@@ -283,6 +283,12 @@ impl Dispatcher {
         scopes
     }
 
+    /// Its spans and instruments outside the pipeline (`Server::trace`), if any.
+    #[cfg(feature = "otel")]
+    pub(crate) fn lifecycle(&self) -> Option<&crate::middleware::trace::Lifecycle> {
+        self.lifecycle.as_ref()
+    }
+
     /// What exports this dispatcher's spans, for the transport to flush when serving ends
     /// (the process may exit before the dispatcher is dropped).
     #[cfg(feature = "otel")]

@@ -95,6 +95,7 @@ struct Meters {
     active: UpDownCounter<i64>,
     session_duration: Histogram<f64>,
     active_sessions: UpDownCounter<i64>,
+    active_streams: UpDownCounter<i64>,
 }
 
 impl Meters {
@@ -121,6 +122,11 @@ impl Meters {
                 .i64_up_down_counter(ACTIVE_SESSIONS)
                 .with_unit("{session}")
                 .with_description("MCP sessions open on the server")
+                .build(),
+            active_streams: meter
+                .i64_up_down_counter(ACTIVE_STREAMS)
+                .with_unit("{stream}")
+                .with_description("HTTP event streams the server has open")
                 .build(),
         }
     }
@@ -585,6 +591,42 @@ impl Lifecycle {
             duration: self.meters.session_duration.clone(),
             active: self.meters.active_sessions.clone(),
         }
+    }
+}
+
+/// The event streams open now (`text/event-stream` responses of Streamable HTTP and the
+/// HTTP+SSE transport). Named like [`ACTIVE`].
+const ACTIVE_STREAMS: &str = "mcp.server.active_streams";
+
+impl Lifecycle {
+    /// An HTTP event stream that opened now; counted open until the returned value is
+    /// dropped (with the response's body: when the stream ends or its client goes away).
+    pub(crate) fn stream(&self) -> StreamSpan {
+        let mut attributes = Vec::with_capacity(2);
+        transport_attributes(Some("tcp"), &mut attributes);
+        self.meters.active_streams.add(1, &attributes);
+        StreamSpan {
+            attributes,
+            active: self.meters.active_streams.clone(),
+        }
+    }
+}
+
+/// An open event stream, in `mcp.server.active_streams` until dropped.
+pub(crate) struct StreamSpan {
+    attributes: Vec<KeyValue>,
+    active: UpDownCounter<i64>,
+}
+
+impl std::fmt::Debug for StreamSpan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StreamSpan(..)")
+    }
+}
+
+impl Drop for StreamSpan {
+    fn drop(&mut self) {
+        self.active.add(-1, &self.attributes);
     }
 }
 

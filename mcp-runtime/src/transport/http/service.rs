@@ -513,7 +513,17 @@ where
 
     fn call(&self, request: Request<B>) -> Self::Future {
         let service = self.clone();
-        Box::pin(async move { Ok(service.handle(request).await) })
+        Box::pin(async move {
+            #[allow(unused_mut)]
+            let mut response = service.handle(request).await;
+            #[cfg(feature = "otel")]
+            if let Some(lifecycle) = service.inner.dispatcher.lifecycle()
+                && response.body().is_stream()
+            {
+                response.body_mut().count(lifecycle.stream());
+            }
+            Ok(response)
+        })
     }
 }
 
