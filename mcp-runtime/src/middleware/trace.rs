@@ -295,7 +295,8 @@ fn common_attributes(request: &Request) -> Vec<KeyValue> {
     let method = request.method();
     let mut attributes = Vec::with_capacity(7);
     attributes.push(KeyValue::new("mcp.method.name", method.as_str()));
-    let name = request.name().map(|name| name.to_owned());
+    // The request's own `Arc`: the span and the histogram share it, allocating nothing.
+    let name = request.name.clone();
     match (method, name) {
         (Method::CallTool, Some(name)) => {
             attributes.push(KeyValue::new("gen_ai.tool.name", name));
@@ -676,10 +677,10 @@ where
         span_attributes.push(request_id(request.id()));
         let caller = request.caller();
         if let Some(session_id) = &caller.session_id {
-            span_attributes.push(KeyValue::new("mcp.session.id", session_id.to_string()));
+            span_attributes.push(KeyValue::new("mcp.session.id", session_id.clone()));
         }
-        if let (Method::ReadResource, Some(uri)) = (method, request.name()) {
-            span_attributes.push(KeyValue::new("mcp.resource.uri", uri.to_owned()));
+        if let (Method::ReadResource, Some(uri)) = (method, &request.name) {
+            span_attributes.push(KeyValue::new("mcp.resource.uri", uri.clone()));
         }
         // The transport's context, when the request's own is the parent; and the first round
         // of a 2026-07-28 call this retry continues.
