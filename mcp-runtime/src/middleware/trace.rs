@@ -383,12 +383,13 @@ fn failure(method: Method, outcome: &Result<Response, BoxError>) -> Option<Failu
 }
 
 /// One request or notification being served: its span, counted among the active operations
-/// until [`finish`](Self::finish)ed or dropped.
+/// from [`count_active`](Self::count_active) until [`finish`](Self::finish)ed or dropped.
 pub(crate) struct Operation {
     context: Context,
     started: Instant,
     metric_attributes: Vec<KeyValue>,
     duration: Histogram<f64>,
+    counter: UpDownCounter<i64>,
     active: Option<Active>,
 }
 
@@ -408,14 +409,21 @@ impl Operation {
             .with_attributes(span_attributes)
             .with_links(links)
             .start_with_context(tracer, parent);
-        let active = Active::start(&meters.active, &metric_attributes);
         Operation {
             context: parent.with_span(span),
             started: Instant::now(),
             metric_attributes,
             duration: meters.duration.clone(),
-            active: Some(active),
+            counter: meters.active.clone(),
+            active: None,
         }
+    }
+
+    /// Count it among the active operations until it ends. Apart from [`start`](Self::start):
+    /// a pipelined request starts on the transport's one reading thread, and counting it
+    /// there (hashing its attributes) would slow every other request's start too.
+    fn count_active(&mut self) {
+        self.active = Some(Active::start(&self.counter, &self.metric_attributes));
     }
 
     /// The context the operation's work runs in.
@@ -565,7 +573,7 @@ impl Lifecycle {
             ),
             None => (context_of(received.ambient), Vec::new()),
         };
-        Operation::start(
+        let mut operation = Operation::start(
             &self.tracer,
             &self.meters,
             Cow::Borrowed(method),
@@ -573,7 +581,9 @@ impl Lifecycle {
             links,
             metric_attributes,
             span_attributes,
-        )
+        );
+        operation.count_active();
+        operation
     }
 
     /// A session that opened now at `revision`; it is counted open, and its length recorded,
@@ -715,6 +725,8 @@ where
         };
         let future = future.with_context(context);
         Box::pin(async move {
+            let mut operation = operation;
+            operation.count_active();
             let outcome = future.await.map_err(Into::into);
             operation.finish(failure(method, &outcome));
             outcome
