@@ -23,7 +23,7 @@ use super::response::{
     closing, forbidden, missing_session, not_allowed, plain, request_id, respond, rpc_error,
     too_large, unknown_session,
 };
-use super::sessions::Sessions;
+use super::sessions::{SessionIds, Sessions};
 use super::sse::SseSessions;
 use crate::cancel::CancellationToken;
 use crate::dispatch::Dispatcher;
@@ -67,7 +67,8 @@ impl HttpService {
             config.session_idle_timeout,
             config.max_sessions,
             config.max_sessions_per_client,
-        );
+        )
+        .named(SessionIds::for_instance(config.instance_id.as_deref()));
         let sse_sessions = SseSessions::new(config.max_sessions, config.max_sessions_per_client);
         let body_size = config
             .max_body_size

@@ -24,7 +24,7 @@ use super::body::ResponseBody;
 use super::endpoint::Inner;
 use super::principal::SessionTable;
 use super::response::{accepted, events, not_accepting_events, rpc_error};
-use super::sessions::{Full, new_id};
+use super::sessions::Full;
 use crate::context::peer::Outbound;
 use crate::dispatch::Reply;
 use crate::dispatch::session::Session;
@@ -107,7 +107,7 @@ pub(crate) fn open(
     }
     let (events_sender, receiver) = mpsc::channel(STREAM_CAPACITY);
     let (calls_sender, mut calls) = mpsc::unbounded_channel();
-    let id = new_id();
+    let id = inner.sessions.new_id();
     let mut session = Session::new();
     #[cfg(feature = "otel")]
     {
