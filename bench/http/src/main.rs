@@ -29,7 +29,10 @@ usage: cargo run --release -p mcp-bench-http -- [options]
   --no-build      use the binaries already built
   --no-user-profile
                   skip this runtime built with cargo's default release profile
-  --only NAME     measure only the servers whose name contains NAME (the baseline always)";
+  --only NAME     measure only the servers whose name contains NAME (the baseline always)
+  --also NAME=BINARY
+                  also measure BINARY (a build of bench/http/src/bin/runtime-echo.rs, e.g.
+                  from another commit) as the column NAME";
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -41,6 +44,7 @@ pub struct Options {
     build: bool,
     user_profile: bool,
     only: Option<String>,
+    also: Vec<(String, PathBuf)>,
     arguments: Vec<String>,
 }
 
@@ -55,6 +59,7 @@ impl Options {
             build: true,
             user_profile: true,
             only: None,
+            also: Vec::new(),
             arguments: arguments.clone(),
         };
         let mut rest = arguments.into_iter().peekable();
@@ -79,6 +84,11 @@ impl Options {
                 "--no-build" => options.build = false,
                 "--no-user-profile" => options.user_profile = false,
                 "--only" => options.only = Some(rest.next().ok_or("--only needs a name")?),
+                "--also" => {
+                    let also = rest.next().unwrap_or_default();
+                    let (name, binary) = also.split_once('=').ok_or("--also needs NAME=BINARY")?;
+                    options.also.push((name.to_owned(), binary.into()));
+                }
                 unknown => return Err(format!("unknown option `{unknown}`")),
             }
         }
@@ -189,6 +199,16 @@ fn run(options: &Options) -> io::Result<()> {
         build(options, &target)?;
     }
     let mut subjects = subjects(&release_dir, &target, options.user_profile);
+    for (name, binary) in &options.also {
+        subjects.push(Subject {
+            name: name.clone(),
+            program: binary.clone(),
+            modern_args: Vec::new(),
+            legacy_args: Vec::new(),
+            streams: true,
+            tasks: true,
+        });
+    }
     if let Some(only) = &options.only {
         let mut index = 0;
         subjects.retain(|subject| {
@@ -321,7 +341,7 @@ fn context(subject: &Subject, error: io::Error) -> io::Error {
 fn subjects(release: &Path, target: &Path, user_profile: bool) -> Vec<Subject> {
     let mut subjects = vec![
         Subject {
-            name: "hyper baseline",
+            name: "hyper baseline".to_owned(),
             program: release.join("hyper-baseline"),
             modern_args: Vec::new(),
             legacy_args: Vec::new(),
@@ -329,7 +349,7 @@ fn subjects(release: &Path, target: &Path, user_profile: bool) -> Vec<Subject> {
             tasks: false,
         },
         Subject {
-            name: "mcp-runtime",
+            name: "mcp-runtime".to_owned(),
             program: release.join("runtime-echo"),
             modern_args: Vec::new(),
             legacy_args: Vec::new(),
@@ -337,7 +357,7 @@ fn subjects(release: &Path, target: &Path, user_profile: bool) -> Vec<Subject> {
             tasks: true,
         },
         Subject {
-            name: "rmcp",
+            name: "rmcp".to_owned(),
             program: release.join("rmcp-echo"),
             modern_args: vec!["stateless".to_owned()],
             legacy_args: vec!["sessions".to_owned()],
@@ -347,7 +367,7 @@ fn subjects(release: &Path, target: &Path, user_profile: bool) -> Vec<Subject> {
     ];
     if user_profile {
         subjects.push(Subject {
-            name: "mcp-runtime, cargo's default profile",
+            name: "mcp-runtime, cargo's default profile".to_owned(),
             program: target.join("user-default").join("runtime-echo"),
             modern_args: Vec::new(),
             legacy_args: Vec::new(),

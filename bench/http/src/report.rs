@@ -246,7 +246,10 @@ fn memory(out: &mut String, context: &Context, subjects: &[Subject], measured: &
         context.streams,
         context.tasks,
     );
-    let names: Vec<&str> = subjects.iter().map(|subject| subject.name).collect();
+    let names: Vec<&str> = subjects
+        .iter()
+        .map(|subject| subject.name.as_str())
+        .collect();
     let _ = writeln!(out, "| figure | {} |", names.join(" | "));
     let _ = writeln!(out, "|---|{}", "---:|".repeat(names.len()));
     let row = |out: &mut String, label: &str, cell: &dyn Fn(&Measured) -> Option<String>| {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone)]
 pub struct Subject {
     /// Its column in the report.
-    pub name: &'static str,
+    pub name: String,
     pub program: PathBuf,
     /// The arguments after the address, for 2026-07-28 calls and for legacy sessions.
     pub modern_args: Vec<String>,

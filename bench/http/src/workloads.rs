@@ -123,8 +123,14 @@ pub async fn throughput(
     measure: Duration,
 ) -> io::Result<Throughput> {
     let mut prepared = Vec::with_capacity(connections);
-    for _ in 0..connections {
-        prepared.push(prepare(server.addr, era).await?);
+    for number in 0..connections {
+        let connection = prepare(server.addr, era).await.map_err(|error| {
+            io::Error::new(
+                error.kind(),
+                format!("preparing connection {number}: {error}"),
+            )
+        })?;
+        prepared.push(connection);
     }
     let measure_from = Instant::now() + warm_up;
     let stop = measure_from + measure;
@@ -132,12 +138,21 @@ pub async fn throughput(
     for (mut connection, request) in prepared {
         tasks.push(tokio::spawn(async move {
             let mut latencies: Vec<u32> = Vec::with_capacity(1 << 16);
+            let began = Instant::now();
             loop {
                 let sent = Instant::now();
                 if sent >= stop {
                     return Ok::<_, io::Error>(latencies);
                 }
-                let reply = connection.exchange(&request, false).await?;
+                let reply = connection
+                    .exchange(&request, false)
+                    .await
+                    .map_err(|error| {
+                        io::Error::new(
+                            error.kind(),
+                            format!("a call {:?} into the run: {error}", began.elapsed()),
+                        )
+                    })?;
                 let answered = Instant::now();
                 if reply.status != 200 || !is_result(connection.body(&reply)) {
                     return Err(failed(format!(
@@ -262,6 +277,9 @@ pub async fn session_costs(
         opener.await.map_err(failed)??;
     }
     let after = server.rss_bytes()?;
+    // A new connection: the first one may have sat idle past the server's idle timeout while
+    // the others opened sessions.
+    let mut connection = Connection::open(server.addr).await?;
     let (open_p50_many, open_cpu_many) =
         open_sessions_timed(server, &mut connection, timed).await?;
     Ok(SessionCosts {
