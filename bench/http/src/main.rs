@@ -30,6 +30,10 @@ usage: cargo run --release -p mcp-bench-http -- [options]
   --no-user-profile
                   skip this runtime built with cargo's default release profile
   --only NAME     measure only the servers whose name contains NAME (the baseline always)
+  --load ADDR ERA CONNECTIONS SECONDS
+                  only load a server already running at ADDR (e.g. under perf) with ERA
+                  (`modern` or `legacy`) calls over CONNECTIONS for SECONDS, and print what
+                  the client saw
   --also NAME=BINARY
                   also measure BINARY (a build of bench/http/src/bin/runtime-echo.rs, e.g.
                   from another commit) as the column NAME";
@@ -172,6 +176,13 @@ fn main() {
         eprintln!("{USAGE}");
         return;
     }
+    if arguments.first().is_some_and(|first| first == "--load") {
+        if let Err(error) = load_only(&arguments[1..]) {
+            eprintln!("mcp-bench-http: {error}");
+            std::process::exit(1);
+        }
+        return;
+    }
     let options = match Options::parse(arguments) {
         Ok(options) => options,
         Err(message) => {
@@ -187,6 +198,40 @@ fn main() {
         );
         std::process::exit(1);
     }
+}
+
+/// `--load ADDR ERA CONNECTIONS SECONDS`: load a running server, for profiling it.
+fn load_only(arguments: &[String]) -> io::Result<()> {
+    let usage = || io::Error::other("usage: --load ADDR modern|legacy CONNECTIONS SECONDS");
+    let [addr, era, connections, seconds] = arguments else {
+        return Err(usage());
+    };
+    let addr: std::net::SocketAddr = addr.parse().map_err(|_| usage())?;
+    let era = match era.as_str() {
+        "modern" => Era::Modern,
+        "legacy" => Era::Legacy,
+        _ => return Err(usage()),
+    };
+    let connections: usize = connections.parse().map_err(|_| usage())?;
+    let seconds: f64 = seconds.parse().map_err(|_| usage())?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let figures = runtime.block_on(workloads::load(
+        addr,
+        era,
+        connections,
+        Duration::from_secs_f64(seconds),
+    ))?;
+    eprintln!(
+        "{} requests, {:.0} requests/s, p50 {:.0} µs, p99 {:.0} µs, driver CPU {:.2} µs per request",
+        figures.requests,
+        figures.requests_per_second,
+        figures.p50_micros,
+        figures.p99_micros,
+        figures.driver_micros_per_request
+    );
+    Ok(())
 }
 
 fn run(options: &Options) -> io::Result<()> {

@@ -37,6 +37,8 @@ pub struct Throughput {
     /// The driver's own CPU per request: near the inverse of its requests/s, it is the
     /// driver that limits the figures, not the server.
     pub driver_micros_per_request: f64,
+    /// How many requests were answered in the measured part.
+    pub requests: usize,
 }
 
 impl Throughput {
@@ -53,6 +55,7 @@ impl Throughput {
             driver_micros_per_request: self
                 .driver_micros_per_request
                 .min(other.driver_micros_per_request),
+            requests: self.requests.max(other.requests),
         }
     }
 }
@@ -122,9 +125,31 @@ pub async fn throughput(
     warm_up: Duration,
     measure: Duration,
 ) -> io::Result<Throughput> {
+    closed_loop(server.addr, Some(server), era, connections, warm_up, measure).await
+}
+
+/// [`throughput`] against a server this process did not start (no server CPU is read).
+pub async fn load(
+    addr: SocketAddr,
+    era: Era,
+    connections: usize,
+    measure: Duration,
+) -> io::Result<Throughput> {
+    closed_loop(addr, None, era, connections, Duration::ZERO, measure).await
+}
+
+async fn closed_loop(
+    addr: SocketAddr,
+    server: Option<&ServerProcess>,
+    era: Era,
+    connections: usize,
+    warm_up: Duration,
+    measure: Duration,
+) -> io::Result<Throughput> {
+    let server_cpu = || server.map_or(Ok(Duration::ZERO), ServerProcess::cpu_time);
     let mut prepared = Vec::with_capacity(connections);
     for number in 0..connections {
-        let connection = prepare(server.addr, era).await.map_err(|error| {
+        let connection = prepare(addr, era).await.map_err(|error| {
             io::Error::new(
                 error.kind(),
                 format!("preparing connection {number}: {error}"),
@@ -169,10 +194,10 @@ pub async fn throughput(
         }));
     }
     tokio::time::sleep_until(measure_from.into()).await;
-    let (cpu_before, started) = (server.cpu_time()?, Instant::now());
+    let (cpu_before, started) = (server_cpu()?, Instant::now());
     let driver_before = cpu_time_of("self")?;
     tokio::time::sleep_until(stop.into()).await;
-    let (cpu_after, ended) = (server.cpu_time()?, Instant::now());
+    let (cpu_after, ended) = (server_cpu()?, Instant::now());
     let driver_after = cpu_time_of("self")?;
     let mut latencies = Vec::new();
     for task in tasks {
@@ -192,6 +217,7 @@ pub async fn throughput(
         p99_micros: percentile(99),
         cpu_micros_per_request: micros(cpu_after.saturating_sub(cpu_before)) / requests,
         driver_micros_per_request: micros(driver_after.saturating_sub(driver_before)) / requests,
+        requests: latencies.len(),
     })
 }
 

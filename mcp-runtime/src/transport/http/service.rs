@@ -18,7 +18,6 @@ use super::body::{self, ReadError, ResponseBody};
 use super::config::{HttpConfig, WELL_KNOWN};
 use super::endpoint::Inner;
 use super::headers;
-use super::principal::ClientAddress;
 use super::response::{
     closing, forbidden, missing_session, not_allowed, plain, request_id, respond, rpc_error,
     too_large, unknown_session,
@@ -145,9 +144,6 @@ impl HttpService {
     {
         let inner = &self.inner;
         let (mut parts, body) = request.into_parts();
-        if let Some(address) = self.address {
-            parts.extensions.insert(ClientAddress(address));
-        }
         let path = parts.uri.path();
         if let Some(resource) = &inner.config.resource
             && parts.method == Method::GET
@@ -197,11 +193,11 @@ impl HttpService {
         }
         let response = match (sse_route, &parts.method) {
             (Some(SseRoute::Stream(messages)), &Method::GET) => {
-                super::sse::open(inner, &parts, messages)
+                super::sse::open(inner, &parts, messages, self.address)
             }
             (Some(SseRoute::Stream(_)), _) => not_allowed("GET"),
             (Some(SseRoute::Messages), &Method::POST) => {
-                match read_json_body(inner, &parts, body).await {
+                match read_json_body(inner, &parts, body, self.address).await {
                     Ok(bytes) => super::sse::post(inner, &parts, &bytes).await,
                     Err(refused) => refused,
                 }
@@ -310,7 +306,8 @@ impl HttpService {
                 ),
             );
         }
-        let bytes = match read_json_body(inner, parts, body).await {
+        // Declared JSON: checked above.
+        let bytes = match read_body(inner, parts, body, self.address).await {
             Ok(bytes) => bytes,
             Err(refused) => return refused,
         };
@@ -320,7 +317,7 @@ impl HttpService {
                 return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), *error);
             }
         };
-        let header_version = match headers::text(&parts.headers, headers::PROTOCOL_VERSION) {
+        let header_version = match headers::text(&parts.headers, &headers::PROTOCOL_VERSION) {
             Ok(version) => version,
             Err(()) => {
                 return rpc_error(
@@ -348,7 +345,7 @@ impl HttpService {
                 ),
             );
         }
-        super::legacy::post(inner, parts, header_version, incoming).await
+        super::legacy::post(inner, parts, header_version, incoming, self.address).await
     }
 
     fn get(&self, parts: &Parts) -> Response<ResponseBody> {
@@ -373,13 +370,13 @@ impl HttpService {
     /// a session) get 405.
     #[allow(clippy::result_large_err)]
     fn legacy_session<'p>(&self, parts: &'p Parts) -> Result<&'p str, Response<ResponseBody>> {
-        let version = headers::text(&parts.headers, headers::PROTOCOL_VERSION)
+        let version = headers::text(&parts.headers, &headers::PROTOCOL_VERSION)
             .ok()
             .flatten();
         let modern = version
             .and_then(|version| version.parse::<ProtocolVersion>().ok())
             .is_some_and(ProtocolVersion::is_modern);
-        match headers::text(&parts.headers, headers::SESSION_ID) {
+        match headers::text(&parts.headers, &headers::SESSION_ID) {
             Ok(Some(id)) if !modern => Ok(id),
             Ok(None) if version.is_some() && !modern && parts.method == Method::DELETE => {
                 Err(missing_session(None))
@@ -402,12 +399,14 @@ fn not_json(parts: &Parts) -> Option<Response<ResponseBody>> {
     })
 }
 
-/// The body of a POST: declared JSON (else 415), within the size limit (else 413).
+/// The body of a POST from `address`: declared JSON (else 415), within the size limit (else
+/// 413).
 #[allow(clippy::result_large_err)]
 async fn read_json_body<B>(
     inner: &Inner,
     parts: &Parts,
     body: B,
+    address: Option<std::net::IpAddr>,
 ) -> Result<body::RequestBody, Response<ResponseBody>>
 where
     B: http_body::Body,
@@ -416,14 +415,25 @@ where
     if let Some(refused) = not_json(parts) {
         return Err(refused);
     }
+    read_body(inner, parts, body, address).await
+}
+
+/// The body of a POST from `address`, within the size limit (else 413).
+#[allow(clippy::result_large_err)]
+async fn read_body<B>(
+    inner: &Inner,
+    parts: &Parts,
+    body: B,
+    address: Option<std::net::IpAddr>,
+) -> Result<body::RequestBody, Response<ResponseBody>>
+where
+    B: http_body::Body,
+    B::Error: std::fmt::Display,
+{
     let declared = parts
         .headers
         .get(header::CONTENT_LENGTH)
         .and_then(|length| length.to_str().ok()?.parse::<u64>().ok());
-    let address = parts
-        .extensions
-        .get::<ClientAddress>()
-        .map(|address| address.0);
     let read = body::read_limited(
         body,
         inner.max_body_size,

@@ -88,12 +88,13 @@ impl SseSessions {
     }
 }
 
-/// `GET` on the SSE path: a new session, answered with its stream, whose first event names
-/// the URI to POST to.
+/// `GET` on the SSE path from `address`: a new session, answered with its stream, whose first
+/// event names the URI to POST to.
 pub(crate) fn open(
     inner: &Arc<Inner>,
     parts: &Parts,
     messages_path: &str,
+    address: Option<std::net::IpAddr>,
 ) -> Response<ResponseBody> {
     if let Some(refused) = not_accepting_events(parts) {
         return refused;
@@ -132,7 +133,7 @@ pub(crate) fn open(
     {
         // Its sessions live as long as their streams, so none is idle to make room: a client
         // at its limit is refused.
-        let client = super::principal::client(parts);
+        let client = super::principal::client(parts, address);
         let mut open = lock(&inner.sse_sessions.open);
         if open.is_full(client.as_ref()) {
             return super::response::too_many_sessions(Full::Client);
