@@ -575,6 +575,35 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn sessions_are_named_for_their_instance_and_bad_names_refused() {
+        let service = Server::new(ServerInfo::new("s", "1"))
+            .http_service(HttpConfig::new().instance_id("east-2"))
+            .unwrap();
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "c", "version": "1"}}});
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri("/mcp")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream")
+            .body(ResponseBody::whole(serde_json::to_vec(&initialize).unwrap()))
+            .unwrap();
+        let response = service.handle(request).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let id = response.headers()["mcp-session-id"].to_str().unwrap();
+        let (instance, random) = id.split_once('.').unwrap();
+        assert_eq!((instance, random.len()), ("east-2", 64));
+
+        for bad in ["", "a.b", "has space", &"x".repeat(33)] {
+            let refused = Server::new(ServerInfo::new("s", "1"))
+                .http_service(HttpConfig::new().instance_id(bad))
+                .unwrap_err();
+            assert_eq!(refused.kind(), std::io::ErrorKind::InvalidInput, "{bad:?}");
+        }
+    }
+
+    #[tokio::test]
     async fn a_mounted_service_answers_any_path_it_is_routed_through_tower() {
         let config = HttpConfig::new().protected_resource(crate::http::ProtectedResource::new(
             "https://a.example/api/mcp",
