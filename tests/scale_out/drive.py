@@ -6,11 +6,14 @@
 Raw HTTP with the standard library (`http.client`), not the SDK client: each check needs
 control over which nginx location a request goes to and over the headers it carries.
 
-(c) legacy, first, with all three instances up: `initialize` sessions through /legacy/mcp,
-    then many `tools/call echo` naming each session: all must succeed; the same through the
-    round-robin /mcp must meet 404s (the session lives in one process). Also reports, without
-    failing, how many new sessions the session-id hash alone (/legacy-hash-only/mcp)
-    misroutes.
+(c) legacy, first, with all three instances up: `initialize` sessions through /legacy/mcp
+    (nginx maps the session id's prefix, the instance's MCP_INSTANCE_ID, to its address; no
+    retries), then many `tools/call echo` naming each session: all must succeed, on one
+    instance, the one the id's prefix names; the same through the round-robin /mcp must meet
+    404s (the session lives in one process). The same sessions and calls through
+    /legacy-retry/mcp (the session-id hash and a retry on 404, the recipe for ids that name no
+    instance) must all succeed too. Also reports, without failing, how many new sessions the
+    session-id hash alone (/legacy-hash-only/mcp) misroutes.
 (a) modern: N 2026-07-28 `tools/call add` requests through /mcp from a few threads; every one
     must answer the sum; each instance's debug log must show some of them.
 (b) one instance is killed (SIGKILL) a third of the way through (a); no request may fail.
@@ -28,9 +31,9 @@ control over which nginx location a request goes to and over the headers it carr
     stranger's.
 (e) 2024-11-05 HTTP+SSE: SSE_SESSIONS sessions opened with `GET /sse` through nginx (round
     robin), each `initialize`d and called SSE_CALLS times by POSTs to the `endpoint` it names
-    (nginx's /messages, which hashes the `sessionId` and retries 404s); every answer must
-    arrive on the session's stream, each session's calls on one instance, and the sessions on
-    more than one.
+    (nginx's /messages, which maps the `sessionId`'s prefix to its instance); every answer must
+    arrive on the session's stream, each session's calls on one instance (the one its id
+    names), and the sessions on more than one.
 Exits 1 with the reasons on any failure.
 """
 
@@ -166,16 +169,17 @@ SSE_SESSIONS = 6
 SSE_CALLS = 5
 
 
-def sse_session(client: Client, s: int) -> tuple[int, list[str]]:
+def sse_session(client: Client, s: int) -> tuple[int, list[str], str]:
     """One 2024-11-05 HTTP+SSE session through nginx: `GET /sse` (any instance), then every
     message POSTed to the `endpoint` it names, the answers read off the stream. Returns how
-    many echo calls were answered, and the problems met."""
+    many echo calls were answered, the problems met, and the instance its id names."""
     problems: list[str] = []
+    session_name = ""
     stream = http.client.HTTPConnection(client.host, client.port, timeout=30)
     stream.request("GET", "/sse", headers={"Accept": "text/event-stream"})
     response = stream.getresponse()
     if response.status != 200:
-        return 0, [f"GET /sse: HTTP {response.status}"]
+        return 0, [f"GET /sse: HTTP {response.status}"], session_name
 
     def next_event() -> tuple[str, str]:
         kind, data = "message", []
@@ -208,12 +212,13 @@ def sse_session(client: Client, s: int) -> tuple[int, list[str]]:
     try:
         kind, endpoint = next_event()
         if kind != "endpoint" or "sessionId=" not in endpoint:
-            return 0, [f"the first event is {kind} {endpoint!r}, not the endpoint"]
+            return 0, [f"the first event is {kind} {endpoint!r}, not the endpoint"], session_name
+        session_name = endpoint.split("sessionId=", 1)[1].split(".", 1)[0]
         initialize = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2024-11-05", "capabilities": {},
             "clientInfo": {"name": "scale-out-sse", "version": "1"}}}
         if (status := post(initialize)) != 202:
-            return 0, [f"initialize: HTTP {status}"]
+            return 0, [f"initialize: HTTP {status}"], session_name
         if answer(0).get("result", {}).get("protocolVersion") != "2024-11-05":
             problems.append("initialize was not answered in 2024-11-05")
         if (status := post({"jsonrpc": "2.0", "method": "notifications/initialized"})) != 202:
@@ -233,7 +238,7 @@ def sse_session(client: Client, s: int) -> tuple[int, list[str]]:
         problems.append(f"{type(e).__name__}: {e}")
     finally:
         stream.close()
-    return answered, problems
+    return answered, problems, session_name
 
 
 def count(log: str, pattern: str) -> int:
@@ -418,6 +423,8 @@ def main() -> int:
             fail(f"legacy session {s}: its calls reached instances {served}, not one")
         else:
             owners[session] = served[0]
+            if not session.startswith(f"c{served[0] + 1}."):
+                fail(f"legacy session {s} ({session[:8]}...) was served by instance {served[0] + 1}, not the one its id names")
         # The same session through the round-robin location: other instances do not know it.
         statuses = []
         for i in range(6):
@@ -432,6 +439,26 @@ def main() -> int:
         f"legacy: {SESSIONS} sessions x {CALLS_PER_SESSION} calls through /legacy/mcp all answered, "
         f"sessions owned by instances {[n + 1 for n in spread]}; through round-robin /mcp "
         f"{broken_rr}/{SESSIONS} sessions met a 404",
+        flush=True,
+    )
+    # The 404-retry recipe, for setups whose session ids name no instance.
+    retried_ok = 0
+    for s in range(SESSIONS):
+        try:
+            session = legacy_open(client, "/legacy-retry/mcp")
+        except RuntimeError as e:
+            fail(f"legacy session {s} through /legacy-retry/mcp: {e}")
+            continue
+        before = [count(x["log"], r"tool=echo") for x in instances]
+        problems = [p for i in range(5) if (p := legacy_echo(client, "/legacy-retry/mcp", session, 2000 + i))]
+        for problem in problems:
+            fail(f"legacy session {s} through /legacy-retry/mcp: {problem}")
+        if len(served_by(instances, before, r"tool=echo")) != 1:
+            fail(f"legacy session {s} through /legacy-retry/mcp: its calls reached several instances")
+        elif not problems:
+            retried_ok += 1
+    print(
+        f"legacy: through /legacy-retry/mcp (hash + retry on 404), {retried_ok}/{SESSIONS} sessions' calls all answered",
         flush=True,
     )
     misrouted = 0
@@ -455,13 +482,15 @@ def main() -> int:
     answered_sse = 0
     for s in range(SSE_SESSIONS):
         before = [count(x["log"], r"tool=echo") for x in instances]
-        answered, problems = sse_session(client, s)
+        answered, problems, named = sse_session(client, s)
         answered_sse += answered
         for problem in problems:
             fail(f"HTTP+SSE session {s}: {problem}")
         served = served_by(instances, before, r"tool=echo")
         if len(served) == 1:
             owners_sse.append(served[0] + 1)
+            if named != f"c{served[0] + 1}":
+                fail(f"HTTP+SSE session {s}: served by instance {served[0] + 1}, its id names {named!r}")
         else:
             fail(f"HTTP+SSE session {s}: its calls reached instances {served}, not one")
     print(

@@ -20,12 +20,20 @@
 #                next instance (`proxy_next_upstream error timeout non_idempotent`).
 #   /legacy/mcp  the handshake era (2025-03-26..2025-11-25): `Mcp-Session-Id` lives in the
 #                one process that answered `initialize`, so requests naming it must reach that
-#                process. `hash $http_mcp_session_id consistent` alone does NOT do this: the
-#                `initialize` request has no session id (nginx round-robins it), and the id the
-#                server then picks hashes to an arbitrary instance. Adding `http_404` to
-#                `proxy_next_upstream` makes nginx try the other instances until the owner
-#                answers (a 404 for an unknown session means the request was not processed, so
-#                the retry is safe); the hash keeps each session's probe order fixed.
+#                process. Each calculator instance is started with MCP_INSTANCE_ID=c1/c2/c3,
+#                so every session id it hands out starts with its name (`c2.3f9c...`), and an
+#                nginx `map` from the id's prefix to the instance's address routes each request
+#                to its session's owner; a request without a session id (`initialize`) goes
+#                round robin. No retries: a misrouted request would be a 404 and fail the test.
+#   /legacy-retry/mcp  the recipe for instances whose ids name no instance (no MCP_INSTANCE_ID,
+#                or a proxy that cannot map): `hash $http_mcp_session_id consistent` alone does
+#                NOT route a session (the `initialize` request has no session id, so nginx
+#                round-robins it, and the id the server then picks hashes to an arbitrary
+#                instance); adding `http_404` to `proxy_next_upstream` makes nginx try the other
+#                instances until the owner answers (a 404 for an unknown session means the
+#                request was not processed, so the retry is safe); the hash keeps each
+#                session's probe order fixed.
+#   /messages    2024-11-05 HTTP+SSE POSTs, routed by the same prefix of their `sessionId`.
 #   /asking/mcp  round-robin over the three long_task instances (2026-07-28 calls that ask the
 #                client: the retry carrying the answer may reach any instance, since they share
 #                the requestState key).
@@ -78,7 +86,7 @@ trap 'exit 130' INT TERM
 servers=()
 addrs=()
 for i in 1 2 3; do
-    MCP_LOG=debug "$calculator" --http 127.0.0.1:0 2> "$tmp/server-$i.log" &
+    MCP_INSTANCE_ID="c$i" MCP_LOG=debug "$calculator" --http 127.0.0.1:0 2> "$tmp/server-$i.log" &
     pid=$!
     pids+=("$pid")
     servers+=("$pid")
@@ -132,8 +140,23 @@ http {
         server ${addrs[1]};
         server ${addrs[2]};
     }
-    # Legacy era: a session lives in one instance (see run.sh's header).
-    upstream mcp_legacy {
+    # Legacy era: a session lives in one instance, named by its id's prefix (see run.sh's
+    # header); a request without a session id (initialize) may go to any instance.
+    map \$http_mcp_session_id \$mcp_legacy_owner {
+        default    mcp_modern;
+        ~^c1\\.    ${addrs[0]};
+        ~^c2\\.    ${addrs[1]};
+        ~^c3\\.    ${addrs[2]};
+    }
+    # The same for the 2024-11-05 HTTP+SSE transport, whose POSTs carry the id in the query.
+    map \$arg_sessionId \$mcp_sse_owner {
+        default    mcp_modern;
+        ~^c1\\.    ${addrs[0]};
+        ~^c2\\.    ${addrs[1]};
+        ~^c3\\.    ${addrs[2]};
+    }
+    # Without instance names: the session-id hash and a retry on 404 (see run.sh's header).
+    upstream mcp_legacy_retry {
         hash \$http_mcp_session_id consistent;
         server ${addrs[0]};
         server ${addrs[1]};
@@ -144,14 +167,6 @@ http {
         server ${addrs[3]};
         server ${addrs[4]};
         server ${addrs[5]};
-    }
-    # 2024-11-05 HTTP+SSE: the session lives in the instance whose GET /sse opened it; its
-    # POSTs carry the id in the query, and non-owners answer 404 (retried like /legacy/mcp).
-    upstream mcp_sse_messages {
-        hash \$arg_sessionId consistent;
-        server ${addrs[0]};
-        server ${addrs[1]};
-        server ${addrs[2]};
     }
     # Only to show what hashing the session id alone does (drive.py reports it).
     upstream mcp_legacy_hash_only {
@@ -174,7 +189,10 @@ http {
             proxy_next_upstream_tries 3;
         }
         location = /legacy/mcp {
-            proxy_pass http://mcp_legacy/mcp;
+            proxy_pass http://\$mcp_legacy_owner/mcp;
+        }
+        location = /legacy-retry/mcp {
+            proxy_pass http://mcp_legacy_retry/mcp;
             proxy_next_upstream error timeout http_404 non_idempotent;
             proxy_next_upstream_tries 3;   # >= the number of instances
         }
@@ -182,9 +200,7 @@ http {
             proxy_pass http://mcp_modern/sse;  # any instance may open a session
         }
         location = /messages {
-            proxy_pass http://mcp_sse_messages/messages;
-            proxy_next_upstream error timeout http_404 non_idempotent;
-            proxy_next_upstream_tries 3;
+            proxy_pass http://\$mcp_sse_owner/messages\$is_args\$args;
         }
         location = /asking/mcp {
             proxy_pass http://mcp_asking/mcp;

@@ -12,6 +12,9 @@ use crate::transport::stderr_log;
 const REQUEST_STATE_KEY_VAR: &str = "MCP_REQUEST_STATE_KEY";
 /// The one holding the secret it replaced, which still opens what it sealed.
 const PREVIOUS_REQUEST_STATE_KEY_VAR: &str = "MCP_REQUEST_STATE_PREVIOUS_KEY";
+/// The one naming this instance in its HTTP session ids (`HttpConfig::instance_id`).
+#[cfg(feature = "http")]
+const INSTANCE_ID_VAR: &str = "MCP_INSTANCE_ID";
 
 impl Server {
     /// Serve as the command line says: `--http ADDR` (`127.0.0.1:8080`, or a bare port for
@@ -25,7 +28,9 @@ impl Server {
     /// balancer the same value. `MCP_REQUEST_STATE_PREVIOUS_KEY`, likewise, is the secret it
     /// replaced, which still opens the states it sealed while a new one is rolled out (see
     /// [`previous_request_state_key`](Self::previous_request_state_key)). A key the program
-    /// set itself wins over its variable.
+    /// set itself wins over its variable. Over HTTP, `MCP_INSTANCE_ID` names the instance in
+    /// its session ids (see `HttpConfig::instance_id`), so a proxy can route legacy sessions
+    /// by their id.
     ///
     /// ```no_run
     /// use mcp_runtime::{Server, server_info};
@@ -79,9 +84,20 @@ impl Server {
         }
     }
 
+    /// Serves HTTP at `addr`, its sessions named for `MCP_INSTANCE_ID` when set.
     #[cfg(feature = "http")]
     async fn serve_http_address(self, addr: String) -> io::Result<()> {
-        self.serve_http(addr).await
+        let mut config = crate::http::HttpConfig::new();
+        if let Some(instance) = std::env::var_os(INSTANCE_ID_VAR).filter(|id| !id.is_empty()) {
+            let instance = instance.into_string().map_err(|_| {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{INSTANCE_ID_VAR} is not valid UTF-8"),
+                )
+            })?;
+            config = config.instance_id(instance);
+        }
+        self.serve_http_with(addr, config).await
     }
 
     #[cfg(not(feature = "http"))]

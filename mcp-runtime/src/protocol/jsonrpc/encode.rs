@@ -137,6 +137,11 @@ impl Outgoing {
     pub(crate) fn as_bytes(&self) -> &[u8] {
         &self.bytes
     }
+
+    /// The encoded message, taken out (for a transport that sends it whole: no copy).
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        self.bytes
+    }
 }
 
 /// JSON-RPC answers an unreadable id with `null`.

@@ -8,7 +8,7 @@ use http::{HeaderValue, Response, StatusCode, header};
 
 use super::body::ResponseBody;
 use super::config::ProtectedResource;
-use super::response::{json, quotable};
+use super::response::{json_owned, quotable};
 use crate::auth::Principal;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing};
 
@@ -43,22 +43,22 @@ pub(crate) fn bearer(
 /// `answer` as the response to a single request: 200, unless it refuses the caller for want
 /// of a scope, which HTTP says with 403 (or 401 without a principal) and a challenge.
 pub(crate) fn answered(
-    answer: &Outgoing,
+    answer: Outgoing,
     parts: &Parts,
     resource: Option<&ProtectedResource>,
     status: StatusCode,
 ) -> Response<ResponseBody> {
     if answer.error_code() != Some(i64::from(ErrorObject::INSUFFICIENT_SCOPE)) {
-        return json(status, answer);
+        return json_owned(status, answer);
     }
-    let scope = needed_scope(answer);
+    let scope = needed_scope(&answer);
     let (status, error) = if parts.extensions.get::<Principal>().is_some() {
         (StatusCode::FORBIDDEN, Some("insufficient_scope"))
     } else {
         // Nobody was named: RFC 6750 §3.1 gives a request without a token no error code.
         (StatusCode::UNAUTHORIZED, None)
     };
-    let mut response = json(status, answer);
+    let mut response = json_owned(status, answer);
     if let Some(challenge) = bearer(resource, error, None, scope.as_deref()) {
         response
             .headers_mut()
@@ -95,7 +95,7 @@ mod tests {
         );
         let resource = ProtectedResource::new("https://mcp.example/mcp");
         let alice = answered(
-            &refused,
+            refused.clone(),
             &parts(Some(Principal::new("alice"))),
             Some(&resource),
             StatusCode::OK,
@@ -106,7 +106,7 @@ mod tests {
             "Bearer resource_metadata=\"https://mcp.example/.well-known/oauth-protected-resource/mcp\", \
              error=\"insufficient_scope\", scope=\"notes:write\""
         );
-        let nobody = answered(&refused, &parts(None), None, StatusCode::OK);
+        let nobody = answered(refused, &parts(None), None, StatusCode::OK);
         assert_eq!(nobody.status(), StatusCode::UNAUTHORIZED);
         assert_eq!(
             nobody.headers()[header::WWW_AUTHENTICATE],
@@ -114,7 +114,7 @@ mod tests {
         );
         let other = Outgoing::error(Some(&id), &ErrorObject::invalid_params("x"));
         assert_eq!(
-            answered(&other, &parts(None), None, StatusCode::OK).status(),
+            answered(other, &parts(None), None, StatusCode::OK).status(),
             StatusCode::OK
         );
     }

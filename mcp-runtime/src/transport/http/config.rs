@@ -47,6 +47,8 @@ pub struct HttpConfig {
     pub(crate) max_body_memory: usize,
     /// The 2024-11-05 HTTP+SSE transport's paths: its event stream and where messages go.
     pub(crate) legacy_sse: Option<(String, String)>,
+    /// The name every session id of this instance starts with.
+    pub(crate) instance_id: Option<String>,
 }
 
 /// The authorization hook: sees every request before it is served.
@@ -139,6 +141,7 @@ impl fmt::Debug for HttpConfig {
             .field("body_read_timeout", &self.body_read_timeout)
             .field("max_body_memory", &self.max_body_memory)
             .field("legacy_sse", &self.legacy_sse)
+            .field("instance_id", &self.instance_id)
             .finish()
     }
 }
@@ -213,6 +216,7 @@ impl HttpConfig {
                 Self::DEFAULT_SSE_PATH.to_owned(),
                 Self::DEFAULT_MESSAGES_PATH.to_owned(),
             )),
+            instance_id: None,
         }
     }
 
@@ -455,6 +459,44 @@ impl HttpConfig {
     pub fn max_sessions_per_client(mut self, sessions: usize) -> Self {
         self.max_sessions_per_client = sessions.max(1);
         self
+    }
+
+    /// Name this instance `instance` (1 to 32 ASCII letters, digits, `-` or `_`): every session
+    /// id it hands out then starts with `instance.` (`a1.3f9c...`: the name, a dot, 64 random
+    /// hex digits), for legacy sessions and HTTP+SSE ones alike. A proxy in front of several
+    /// instances can then send each session's requests to the instance that holds it by the
+    /// id's prefix alone, e.g. an nginx `map` from `$http_mcp_session_id` to the instance's
+    /// address (the README's "Scaling out" shows one). Without a name, ids are the 64 digits
+    /// alone. [`serve_from_args`](crate::Server::serve_from_args) takes it from
+    /// `MCP_INSTANCE_ID`.
+    ///
+    /// [`Server::http_service`](crate::Server::http_service) refuses a name with other
+    /// characters.
+    ///
+    /// ```
+    /// use mcp_runtime::http::HttpConfig;
+    ///
+    /// let config = HttpConfig::new().instance_id("a1");
+    /// # let _ = config;
+    /// ```
+    pub fn instance_id(mut self, instance: impl Into<String>) -> Self {
+        self.instance_id = Some(instance.into());
+        self
+    }
+
+    /// Why the instance's name cannot start a session id, if it cannot.
+    pub(crate) fn check_instance_id(&self) -> Result<(), String> {
+        let Some(instance) = &self.instance_id else {
+            return Ok(());
+        };
+        let allowed = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_';
+        if (1..=32).contains(&instance.len()) && instance.bytes().all(allowed) {
+            Ok(())
+        } else {
+            Err(format!(
+                "the instance id {instance:?} must be 1 to 32 ASCII letters, digits, `-` or `_`"
+            ))
+        }
     }
 
     /// At most this many legacy sessions at once; `initialize` beyond that is answered with

@@ -1,8 +1,10 @@
 //! Reading MCP's headers, and the checks on them: a 2026-07-28 request's headers must agree
 //! with its body; `Origin` and `Host` must be ones this server trusts.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
+use http::header::{self, AsHeaderName, HeaderName};
 use http::HeaderMap;
 use serde_json::Value;
 
@@ -10,10 +12,11 @@ use super::config::HttpConfig;
 use crate::handler::ToolDefinition;
 use crate::protocol::jsonrpc::{ErrorObject, Params};
 
-pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-pub(crate) const SESSION_ID: &str = "mcp-session-id";
-const METHOD: &str = "mcp-method";
-const NAME: &str = "mcp-name";
+// Names made once: a lookup by `&str` parses the name anew on every request.
+pub(crate) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+const METHOD: HeaderName = HeaderName::from_static("mcp-method");
+const NAME: HeaderName = HeaderName::from_static("mcp-name");
 /// A tool argument mirrored in a header: `Mcp-Param-{x-mcp-header}`.
 const PARAM_PREFIX: &str = "mcp-param-";
 
@@ -22,7 +25,10 @@ pub(crate) const HEADER_MISMATCH: i32 = -32020;
 
 /// The value of header `name` (names are case-insensitive), trimmed; `Err` when it is not
 /// visible ASCII. Several values: the first.
-pub(crate) fn text<'h>(headers: &'h HeaderMap, name: &str) -> Result<Option<&'h str>, ()> {
+pub(crate) fn text<'h>(
+    headers: &'h HeaderMap,
+    name: impl AsHeaderName,
+) -> Result<Option<&'h str>, ()> {
     match headers.get(name) {
         None => Ok(None),
         Some(value) => value
@@ -34,7 +40,10 @@ pub(crate) fn text<'h>(headers: &'h HeaderMap, name: &str) -> Result<Option<&'h 
 
 /// The value of an MCP header that may carry any text: `=?base64?...?=` is decoded (RFC 2047
 /// style, as 2026-07-28 uses for names outside visible ASCII).
-fn decoded(headers: &HeaderMap, name: &str) -> Result<Option<String>, ErrorObject> {
+fn decoded<'h, N>(headers: &'h HeaderMap, name: N) -> Result<Option<Cow<'h, str>>, ErrorObject>
+where
+    N: AsHeaderName + std::fmt::Display + Copy,
+{
     let malformed = || mismatch(format!("the `{name}` header is malformed"));
     let Some(value) = text(headers, name).map_err(|()| malformed())? else {
         return Ok(None);
@@ -45,9 +54,10 @@ fn decoded(headers: &HeaderMap, name: &str) -> Result<Option<String>, ErrorObjec
     {
         Some(encoded) => base64_decode(encoded)
             .and_then(|bytes| String::from_utf8(bytes).ok())
-            .map(Some)
+            .map(|text| Some(Cow::Owned(text)))
             .ok_or_else(malformed),
-        None => Ok(Some(value.to_owned())),
+        // Plain text, the common case, is borrowed: no allocation per header per request.
+        None => Ok(Some(Cow::Borrowed(value))),
     }
 }
 
@@ -70,13 +80,13 @@ pub(crate) fn check_modern(
         .and_then(Value::as_str);
     agree(
         "MCP-Protocol-Version",
-        decoded(headers, PROTOCOL_VERSION)?,
+        decoded(headers, &PROTOCOL_VERSION)?,
         meta_version,
         "`_meta[\"io.modelcontextprotocol/protocolVersion\"]`",
     )?;
     agree(
         "Mcp-Method",
-        decoded(headers, METHOD)?,
+        decoded(headers, &METHOD)?,
         Some(method),
         "the method",
     )?;
@@ -95,7 +105,7 @@ pub(crate) fn check_modern(
             None | Some(Value::Null) => {}
             Some(value) => agree(
                 "Mcp-Name",
-                decoded(headers, NAME)?,
+                decoded(headers, &NAME)?,
                 value.as_str(),
                 &format!("`params.{field}`"),
             )?,
@@ -224,7 +234,7 @@ fn same_value(text: &str, body: &Value) -> bool {
 
 fn agree(
     header: &str,
-    value: Option<String>,
+    value: Option<Cow<'_, str>>,
     body: Option<&str>,
     what: &str,
 ) -> Result<(), ErrorObject> {
@@ -276,8 +286,9 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
-/// The host part (no port, lowercase) of a `host[:port]` or `[v6]:port` authority.
-fn host_of(authority: &str) -> String {
+/// The host part (no port, lowercase) of a `host[:port]` or `[v6]:port` authority: borrowed
+/// when it is lowercase already, as it nearly always is.
+fn host_of(authority: &str) -> Cow<'_, str> {
     let host = if let Some(v6) = authority.strip_prefix('[') {
         v6.split(']').next().unwrap_or(v6)
     } else {
@@ -285,7 +296,11 @@ fn host_of(authority: &str) -> String {
             .rsplit_once(':')
             .map_or(authority, |(host, _)| host)
     };
-    host.to_ascii_lowercase()
+    if host.bytes().any(|byte| byte.is_ascii_uppercase()) {
+        Cow::Owned(host.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(host)
+    }
 }
 
 fn is_loopback_host(host: &str) -> bool {
@@ -300,7 +315,7 @@ fn is_loopback_host(host: &str) -> bool {
 /// Whether the request's `Origin` may use this server: absent (not a browser), allowed by the
 /// configuration, or a loopback origin.
 pub(crate) fn origin_allowed(config: &HttpConfig, headers: &HeaderMap) -> bool {
-    let Ok(origin) = text(headers, "origin") else {
+    let Ok(origin) = text(headers, header::ORIGIN) else {
         return false;
     };
     let Some(origin) = origin else {
@@ -323,9 +338,9 @@ pub(crate) fn origin_allowed(config: &HttpConfig, headers: &HeaderMap) -> bool {
 /// loopback address, so only loopback names are genuine (another name means a DNS-rebinding
 /// page is talking to it).
 pub(crate) fn host_allowed(config: &HttpConfig, headers: &HeaderMap, loopback_only: bool) -> bool {
-    let host = text(headers, "host").ok().flatten().map(host_of);
+    let host = text(headers, header::HOST).ok().flatten().map(host_of);
     match (&config.allowed_hosts, host) {
-        (Some(allowed), Some(host)) => allowed.contains(&host),
+        (Some(allowed), Some(host)) => allowed.iter().any(|allowed| *allowed == host),
         (Some(_), None) => false,
         (None, Some(host)) if loopback_only => is_loopback_host(&host),
         (None, _) => true,
@@ -354,7 +369,7 @@ pub(crate) fn trace_context(headers: &HeaderMap) -> Option<crate::middleware::Tr
 
 /// The token of `Authorization: Bearer <token>`.
 pub(crate) fn bearer_token(headers: &HeaderMap) -> Option<&str> {
-    let value = text(headers, "authorization").ok().flatten()?;
+    let value = text(headers, header::AUTHORIZATION).ok().flatten()?;
     let (scheme, token) = value.split_once(' ')?;
     scheme
         .eq_ignore_ascii_case("bearer")
@@ -364,7 +379,7 @@ pub(crate) fn bearer_token(headers: &HeaderMap) -> Option<&str> {
 
 /// Whether the `Accept` header admits `media_type` (absent: anything is accepted).
 pub(crate) fn accepts(headers: &HeaderMap, media_type: &str) -> bool {
-    let Ok(Some(accept)) = text(headers, "accept") else {
+    let Ok(Some(accept)) = text(headers, header::ACCEPT) else {
         return true;
     };
     let (kind, _) = media_type.split_once('/').unwrap_or((media_type, ""));
@@ -380,7 +395,7 @@ pub(crate) fn accepts(headers: &HeaderMap, media_type: &str) -> bool {
 
 /// Whether the body is declared JSON (`application/json`, parameters allowed).
 pub(crate) fn is_json(headers: &HeaderMap) -> bool {
-    text(headers, "content-type")
+    text(headers, header::CONTENT_TYPE)
         .ok()
         .flatten()
         .is_some_and(|content_type| {

@@ -39,6 +39,7 @@ pub(crate) async fn post(
     parts: &Parts,
     header_version: Option<&str>,
     incoming: Incoming,
+    address: Option<std::net::IpAddr>,
 ) -> Response<ResponseBody> {
     // `MCP-Protocol-Version` (sent from 2025-06-18 on; absent means 2025-03-26) must name a
     // legacy revision we speak.
@@ -62,10 +63,10 @@ pub(crate) async fn post(
             inner,
             incoming,
             super::principal::of(parts),
-            super::principal::client(parts),
+            super::principal::client(parts, address),
         );
     }
-    let Some(session_id) = headers::text(&parts.headers, headers::SESSION_ID)
+    let Some(session_id) = headers::text(&parts.headers, &headers::SESSION_ID)
         .ok()
         .flatten()
     else {
@@ -109,7 +110,7 @@ pub(crate) async fn post(
     let call = match reply {
         // A notification, or the client's answer to a question of ours.
         Reply::None => return accepted(),
-        Reply::Ready(answer) => return answered(&answer, parts, resource(inner), StatusCode::OK),
+        Reply::Ready(answer) => return answered(answer, parts, resource(inner), StatusCode::OK),
         Reply::Pending(call) => call,
     };
     let busy = entry.busy();
@@ -118,7 +119,7 @@ pub(crate) async fn post(
         let answer = answer.await;
         drop(busy);
         return match answer {
-            Some(answer) => answered(&answer, parts, resource(inner), StatusCode::OK),
+            Some(answer) => answered(answer, parts, resource(inner), StatusCode::OK),
             // Cancelled by the client meanwhile: there is nothing to answer.
             None => accepted(),
         };
@@ -147,7 +148,7 @@ pub(crate) async fn post(
                     early,
                     related,
                 ),
-                Some(result) => answered(&result, parts, resource(inner), StatusCode::OK),
+                Some(result) => answered(result, parts, resource(inner), StatusCode::OK),
                 None => accepted(),
             }
         }

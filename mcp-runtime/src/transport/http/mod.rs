@@ -26,6 +26,7 @@ mod challenge;
 mod config;
 mod endpoint;
 mod event;
+mod expiry;
 mod headers;
 mod legacy;
 mod modern;
@@ -142,8 +143,9 @@ impl Server {
     /// # Errors
     ///
     /// Fails when two tools (or two prompts) share a name, a tool's input schema is not an
-    /// object schema, or two resources answer the same URIs; and when the token verifier of
-    /// `HttpConfig::verify_tokens` (the `oauth` feature) cannot work as configured.
+    /// object schema, or two resources answer the same URIs; when the token verifier of
+    /// `HttpConfig::verify_tokens` (the `oauth` feature) cannot work as configured; and when
+    /// [`HttpConfig::instance_id`] is not a valid name.
     pub fn http_service(self, config: HttpConfig) -> io::Result<HttpService> {
         config.check_authorizer().map_err(|problem| {
             io::Error::new(
@@ -151,6 +153,9 @@ impl Server {
                 format!("the HTTP authorization cannot work: {problem}"),
             )
         })?;
+        config
+            .check_instance_id()
+            .map_err(|problem| io::Error::new(io::ErrorKind::InvalidInput, problem))?;
         let dispatcher = self
             .dispatcher()
             .map_err(|error| io::Error::new(io::ErrorKind::InvalidInput, error))?;

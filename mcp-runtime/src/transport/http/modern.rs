@@ -94,7 +94,7 @@ pub(crate) async fn post(
                 .handle(Incoming::Single(Message::Request(request)), &mut session);
             match reply {
                 Reply::None => accepted(),
-                Reply::Ready(answer) => answer_with_status(inner, parts, &answer),
+                Reply::Ready(answer) => answer_with_status(inner, parts, answer),
                 Reply::Pending(call) if listen => listen_stream(inner, session, call, id),
                 Reply::Pending(call) if notifications.is_some() => {
                     let notifications = notifications.unwrap_or_else(|| unreachable!());
@@ -103,7 +103,7 @@ pub(crate) async fn post(
                 }
                 Reply::Pending(call) => {
                     match until_answered(call, session.in_flight().clone(), vec![id]).await {
-                        Some(answer) => answer_with_status(inner, parts, &answer),
+                        Some(answer) => answer_with_status(inner, parts, answer),
                         None => accepted(),
                     }
                 }
@@ -129,7 +129,7 @@ fn check_meta(params: Option<&Params>) -> Result<(), ErrorObject> {
 
 /// The status 2026-07-28 ties to an error: 404 for an unknown method, 400 for the modern
 /// protocol errors and malformed requests, else 200 (an ordinary JSON-RPC error).
-fn answer_with_status(inner: &Inner, parts: &Parts, answer: &Outgoing) -> Response<ResponseBody> {
+fn answer_with_status(inner: &Inner, parts: &Parts, answer: Outgoing) -> Response<ResponseBody> {
     let status = match answer.error_code() {
         Some(-32601) => StatusCode::NOT_FOUND,
         Some(-32700 | -32600 | -32022 | -32021) => StatusCode::BAD_REQUEST,

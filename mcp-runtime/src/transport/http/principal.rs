@@ -51,11 +51,6 @@ pub(crate) fn caller(parts: &http::request::Parts) -> Option<&str> {
     parts.extensions.get::<Principal>().map(Principal::as_str)
 }
 
-/// The IP address a request came from, in its extensions when the server serves on its own:
-/// sessions opened without a principal count against it, and so do its large bodies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct ClientAddress(pub(crate) std::net::IpAddr);
-
 /// Who holds a session, for the per-client limit: its principal, else the address it came
 /// from. `None` from [`client`] when neither is known (a mounted service serving anonymous
 /// requests); then only the global limit counts.
@@ -66,13 +61,17 @@ pub(crate) enum Client {
 }
 
 /// The client a request is from.
-pub(crate) fn client(parts: &http::request::Parts) -> Option<Client> {
+///
+/// `address` is the IP address the request came from, known when the server serves on its
+/// own (kept beside the connection rather than in every request's extensions, which would
+/// cost each request an allocation).
+pub(crate) fn client(
+    parts: &http::request::Parts,
+    address: Option<std::net::IpAddr>,
+) -> Option<Client> {
     match parts.extensions.get::<Principal>() {
         Some(principal) => Some(Client::Principal(principal.shared())),
-        None => parts
-            .extensions
-            .get::<ClientAddress>()
-            .map(|address| Client::Address(address.0)),
+        None => address.map(Client::Address),
     }
 }
 

@@ -107,13 +107,18 @@ pub(crate) fn json(status: StatusCode, message: &Outgoing) -> Response<ResponseB
     )
 }
 
+/// One JSON-RPC message as the body, moved into it.
+pub(crate) fn json_owned(status: StatusCode, message: Outgoing) -> Response<ResponseBody> {
+    respond(status, Some("application/json"), message.into_bytes())
+}
+
 /// A JSON-RPC error response (`id` null when unknown).
 pub(crate) fn rpc_error(
     status: StatusCode,
     id: Option<&RequestId>,
     error: ErrorObject,
 ) -> Response<ResponseBody> {
-    json(status, &Outgoing::error(id, &error))
+    json_owned(status, Outgoing::error(id, &error))
 }
 
 /// 202: a notification or response, accepted.

@@ -18,12 +18,11 @@ use super::body::{self, ReadError, ResponseBody};
 use super::config::{HttpConfig, WELL_KNOWN};
 use super::endpoint::Inner;
 use super::headers;
-use super::principal::ClientAddress;
 use super::response::{
     closing, forbidden, missing_session, not_allowed, plain, request_id, respond, rpc_error,
     too_large, unknown_session,
 };
-use super::sessions::Sessions;
+use super::sessions::{SessionIds, Sessions};
 use super::sse::SseSessions;
 use crate::cancel::CancellationToken;
 use crate::dispatch::Dispatcher;
@@ -67,7 +66,8 @@ impl HttpService {
             config.session_idle_timeout,
             config.max_sessions,
             config.max_sessions_per_client,
-        );
+        )
+        .named(SessionIds::for_instance(config.instance_id.as_deref()));
         let sse_sessions = SseSessions::new(config.max_sessions, config.max_sessions_per_client);
         let body_size = config
             .max_body_size
@@ -150,9 +150,6 @@ impl HttpService {
     {
         let inner = &self.inner;
         let (mut parts, body) = request.into_parts();
-        if let Some(address) = self.address {
-            parts.extensions.insert(ClientAddress(address));
-        }
         let path = parts.uri.path();
         if let Some(resource) = &inner.config.resource
             && parts.method == Method::GET
@@ -202,11 +199,11 @@ impl HttpService {
         }
         let response = match (sse_route, &parts.method) {
             (Some(SseRoute::Stream(messages)), &Method::GET) => {
-                super::sse::open(inner, &parts, messages)
+                super::sse::open(inner, &parts, messages, self.address)
             }
             (Some(SseRoute::Stream(_)), _) => not_allowed("GET"),
             (Some(SseRoute::Messages), &Method::POST) => {
-                match read_json_body(inner, &parts, body).await {
+                match read_json_body(inner, &parts, body, self.address).await {
                     Ok(bytes) => super::sse::post(inner, &parts, &bytes).await,
                     Err(refused) => refused,
                 }
@@ -315,7 +312,8 @@ impl HttpService {
                 ),
             );
         }
-        let bytes = match read_json_body(inner, parts, body).await {
+        // Declared JSON: checked above.
+        let bytes = match read_body(inner, parts, body, self.address).await {
             Ok(bytes) => bytes,
             Err(refused) => return refused,
         };
@@ -325,7 +323,7 @@ impl HttpService {
                 return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), *error);
             }
         };
-        let header_version = match headers::text(&parts.headers, headers::PROTOCOL_VERSION) {
+        let header_version = match headers::text(&parts.headers, &headers::PROTOCOL_VERSION) {
             Ok(version) => version,
             Err(()) => {
                 return rpc_error(
@@ -353,7 +351,7 @@ impl HttpService {
                 ),
             );
         }
-        super::legacy::post(inner, parts, header_version, incoming).await
+        super::legacy::post(inner, parts, header_version, incoming, self.address).await
     }
 
     fn get(&self, parts: &Parts) -> Response<ResponseBody> {
@@ -378,13 +376,13 @@ impl HttpService {
     /// a session) get 405.
     #[allow(clippy::result_large_err)]
     fn legacy_session<'p>(&self, parts: &'p Parts) -> Result<&'p str, Response<ResponseBody>> {
-        let version = headers::text(&parts.headers, headers::PROTOCOL_VERSION)
+        let version = headers::text(&parts.headers, &headers::PROTOCOL_VERSION)
             .ok()
             .flatten();
         let modern = version
             .and_then(|version| version.parse::<ProtocolVersion>().ok())
             .is_some_and(ProtocolVersion::is_modern);
-        match headers::text(&parts.headers, headers::SESSION_ID) {
+        match headers::text(&parts.headers, &headers::SESSION_ID) {
             Ok(Some(id)) if !modern => Ok(id),
             Ok(None) if version.is_some() && !modern && parts.method == Method::DELETE => {
                 Err(missing_session(None))
@@ -407,12 +405,14 @@ fn not_json(parts: &Parts) -> Option<Response<ResponseBody>> {
     })
 }
 
-/// The body of a POST: declared JSON (else 415), within the size limit (else 413).
+/// The body of a POST from `address`: declared JSON (else 415), within the size limit (else
+/// 413).
 #[allow(clippy::result_large_err)]
 async fn read_json_body<B>(
     inner: &Inner,
     parts: &Parts,
     body: B,
+    address: Option<std::net::IpAddr>,
 ) -> Result<body::RequestBody, Response<ResponseBody>>
 where
     B: http_body::Body,
@@ -421,14 +421,25 @@ where
     if let Some(refused) = not_json(parts) {
         return Err(refused);
     }
+    read_body(inner, parts, body, address).await
+}
+
+/// The body of a POST from `address`, within the size limit (else 413).
+#[allow(clippy::result_large_err)]
+async fn read_body<B>(
+    inner: &Inner,
+    parts: &Parts,
+    body: B,
+    address: Option<std::net::IpAddr>,
+) -> Result<body::RequestBody, Response<ResponseBody>>
+where
+    B: http_body::Body,
+    B::Error: std::fmt::Display,
+{
     let declared = parts
         .headers
         .get(header::CONTENT_LENGTH)
         .and_then(|length| length.to_str().ok()?.parse::<u64>().ok());
-    let address = parts
-        .extensions
-        .get::<ClientAddress>()
-        .map(|address| address.0);
     let read = body::read_limited(
         body,
         inner.max_body_size,
@@ -577,6 +588,35 @@ mod tests {
             .header("mcp-method", "server/discover")
             .body(ResponseBody::whole(serde_json::to_vec(message).unwrap()))
             .unwrap()
+    }
+
+    #[tokio::test]
+    async fn sessions_are_named_for_their_instance_and_bad_names_refused() {
+        let service = Server::new(ServerInfo::new("s", "1"))
+            .http_service(HttpConfig::new().instance_id("east-2"))
+            .unwrap();
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "c", "version": "1"}}});
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri("/mcp")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream")
+            .body(ResponseBody::whole(serde_json::to_vec(&initialize).unwrap()))
+            .unwrap();
+        let response = service.handle(request).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let id = response.headers()["mcp-session-id"].to_str().unwrap();
+        let (instance, random) = id.split_once('.').unwrap();
+        assert_eq!((instance, random.len()), ("east-2", 64));
+
+        for bad in ["", "a.b", "has space", &"x".repeat(33)] {
+            let refused = Server::new(ServerInfo::new("s", "1"))
+                .http_service(HttpConfig::new().instance_id(bad))
+                .unwrap_err();
+            assert_eq!(refused.kind(), std::io::ErrorKind::InvalidInput, "{bad:?}");
+        }
     }
 
     #[tokio::test]

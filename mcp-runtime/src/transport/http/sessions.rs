@@ -38,9 +38,45 @@ use crate::protocol::jsonrpc::{Outgoing, RequestId};
 
 /// Every open legacy session.
 pub(crate) struct Sessions {
+    table: Arc<Table>,
+    max: usize,
+    /// The instance's name, which every session id it makes starts with.
+    ids: SessionIds,
+    /// Whether the table's sweeper runs (see [`super::expiry`]).
+    sweeper: super::expiry::Started,
+}
+
+/// The sessions, and when they expire.
+struct Table {
     open: Mutex<Open>,
     idle_timeout: Duration,
-    max: usize,
+}
+
+impl Table {
+    fn expired(&self, entry: &Entry) -> bool {
+        entry
+            .idle_since()
+            .is_some_and(|since| since.elapsed() > self.idle_timeout)
+    }
+
+    /// End the session `id`; `false` when there was none.
+    fn close(&self, id: &str) -> bool {
+        let entry = lock(&self.open).remove(id);
+        entry.map(|entry| entry.close()).is_some()
+    }
+
+    /// Forget sessions idle for too long: what the sweeper does, off the request path.
+    fn expire(&self) {
+        let expired: Vec<String> = lock(&self.open)
+            .iter()
+            .filter(|(_, entry)| self.expired(entry))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in expired {
+            tracing::debug!("a legacy session expired");
+            self.close(&id);
+        }
+    }
 }
 
 type Open = SessionTable<Entry>;
@@ -241,9 +277,37 @@ impl Entry {
 impl Sessions {
     pub(crate) fn new(idle_timeout: Duration, max: usize, per_client: usize) -> Self {
         Sessions {
-            open: Mutex::new(SessionTable::new(per_client)),
-            idle_timeout,
+            table: Arc::new(Table {
+                open: Mutex::new(SessionTable::new(per_client)),
+                idle_timeout,
+            }),
             max,
+            ids: SessionIds::default(),
+            sweeper: super::expiry::Started::default(),
+        }
+    }
+
+    /// Session ids that start with `instance` (see [`SessionIds`]).
+    pub(crate) fn named(mut self, ids: SessionIds) -> Self {
+        self.ids = ids;
+        self
+    }
+
+    /// A new session id, named for this instance (the HTTP+SSE transport's sessions use them
+    /// too).
+    pub(crate) fn new_id(&self) -> String {
+        self.ids.new_id()
+    }
+
+    /// Start the sweeper that expires idle sessions, the first time only.
+    fn start_sweeper(&self) {
+        if self.sweeper.first() {
+            let every = super::expiry::sweep_interval(self.table.idle_timeout);
+            drop(super::expiry::spawn_sweeper(
+                Arc::downgrade(&self.table),
+                every,
+                Table::expire,
+            ));
         }
     }
 
@@ -257,8 +321,14 @@ impl Sessions {
         dispatcher: &Dispatcher,
         client: Option<Client>,
     ) -> Result<String, Full> {
-        self.expire();
-        let mut open = lock(&self.open);
+        self.start_sweeper();
+        let mut open = lock(&self.table.open);
+        if open.len() >= self.max {
+            // Sessions that expired since the last sweep still count: sweep before refusing.
+            drop(open);
+            self.table.expire();
+            open = lock(&self.table.open);
+        }
         let mut evicted = None;
         if let Some(full) = client.as_ref().filter(|client| open.is_full(Some(client))) {
             let Some(oldest) = least_recently_used(&open, full) else {
@@ -317,7 +387,7 @@ impl Sessions {
             }
         })
         .abort_handle();
-        let id = new_id();
+        let id = self.ids.new_id();
         #[cfg(feature = "otel")]
         session.set_session_id(id.as_str().into());
         open.insert(
@@ -344,15 +414,12 @@ impl Sessions {
     /// or another principal's (to whom it is as good as unknown, and whose requests do not
     /// keep it from expiring).
     pub(crate) fn get(&self, id: &str, caller: Option<&str>) -> Option<Arc<Entry>> {
-        let entry = lock(&self.open).get(id).cloned()?;
+        let entry = lock(&self.table.open).get(id).cloned()?;
         if !super::principal::may_use(&entry.session(), caller) {
             return None;
         }
-        if entry
-            .idle_since()
-            .is_some_and(|since| since.elapsed() > self.idle_timeout)
-        {
-            self.close(id);
+        if self.table.expired(&entry) {
+            self.table.close(id);
             return None;
         }
         *lock(&entry.last_used) = Instant::now();
@@ -362,50 +429,53 @@ impl Sessions {
     /// End the session `id` at its client's request; `false` when `caller` has no such
     /// session.
     pub(crate) fn end(&self, id: &str, caller: Option<&str>) -> bool {
-        self.get(id, caller).is_some() && self.close(id)
-    }
-
-    /// End the session `id`; `false` when there was none.
-    fn close(&self, id: &str) -> bool {
-        let entry = lock(&self.open).remove(id);
-        entry.map(|entry| entry.close()).is_some()
+        self.get(id, caller).is_some() && self.table.close(id)
     }
 
     /// End every session at shutdown: streams close at once, while calls still running keep
     /// going (the server's grace period bounds them) so their answers reach their clients.
     pub(crate) fn close_all(&self) {
-        let all = lock(&self.open).drain();
+        let all = lock(&self.table.open).drain();
         for entry in all {
             entry.end_notifications();
         }
     }
-
-    /// Forget sessions idle for too long.
-    fn expire(&self) {
-        let expired: Vec<String> = lock(&self.open)
-            .iter()
-            .filter(|(_, entry)| {
-                entry
-                    .idle_since()
-                    .is_some_and(|since| since.elapsed() > self.idle_timeout)
-            })
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in expired {
-            tracing::debug!("a legacy session expired");
-            self.close(&id);
-        }
-    }
 }
 
-/// 32 random bytes as 64 hex digits: visible ASCII, unguessable.
-pub(crate) fn new_id() -> String {
-    let mut bytes = [0u8; 32];
-    if let Err(error) = getrandom::fill(&mut bytes) {
-        // No randomness at all: the OS is broken; refusing to serve would be no safer.
-        panic!("cannot get random bytes for a session id: {error}");
+/// How session ids are made: 32 random bytes as 64 hex digits (visible ASCII, unguessable),
+/// after the instance's name and a dot when it has one (`a1.3f9c...`), so that a proxy in front
+/// of several instances can route each session to its own by the id's prefix alone (an nginx
+/// `map` on `$http_mcp_session_id`; see the README's "Scaling out").
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SessionIds {
+    /// `instance.`, or empty.
+    prefix: String,
+}
+
+impl SessionIds {
+    /// Ids named for `instance` ([`HttpConfig::instance_id`](super::HttpConfig::instance_id)
+    /// checks it).
+    pub(crate) fn for_instance(instance: Option<&str>) -> Self {
+        SessionIds {
+            prefix: instance.map_or_else(String::new, |instance| format!("{instance}.")),
+        }
     }
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+
+    pub(crate) fn new_id(&self) -> String {
+        let mut bytes = [0u8; 32];
+        if let Err(error) = getrandom::fill(&mut bytes) {
+            // No randomness at all: the OS is broken; refusing to serve would be no safer.
+            panic!("cannot get random bytes for a session id: {error}");
+        }
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut id = String::with_capacity(self.prefix.len() + 64);
+        id.push_str(&self.prefix);
+        for byte in bytes {
+            id.push(char::from(HEX[usize::from(byte >> 4)]));
+            id.push(char::from(HEX[usize::from(byte & 15)]));
+        }
+        id
+    }
 }
 
 #[cfg(test)]
@@ -415,10 +485,65 @@ mod tests {
 
     #[test]
     fn ids_are_long_random_visible_ascii() {
-        let (a, b) = (new_id(), new_id());
+        let ids = SessionIds::default();
+        let (a, b) = (ids.new_id(), ids.new_id());
         assert_ne!(a, b);
         assert_eq!(a.len(), 64);
-        assert!(a.bytes().all(|byte| (0x21..=0x7e).contains(&byte)));
+        assert!(a.bytes().all(|byte| byte.is_ascii_hexdigit()));
+    }
+
+    #[test]
+    fn ids_start_with_their_instance_name() {
+        let id = SessionIds::for_instance(Some("a1")).new_id();
+        let (instance, random) = id.split_once('.').unwrap();
+        assert_eq!(instance, "a1");
+        assert_eq!(random.len(), 64);
+        assert!(random.bytes().all(|byte| byte.is_ascii_hexdigit()));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_sweeper_forgets_idle_sessions_without_a_request() {
+        let dispatcher = Server::new(ServerInfo::new("s", "1")).dispatcher().unwrap();
+        let timeout = Duration::from_secs(8);
+        let sessions = Sessions::new(timeout, 10, 10);
+        let version = ProtocolVersion::V2025_11_25;
+        let idle = sessions
+            .open(Session::new(), version, &dispatcher, None)
+            .unwrap();
+        let working = sessions
+            .open(Session::new(), version, &dispatcher, None)
+            .unwrap();
+        let _call = sessions.get(&working, None).unwrap().busy();
+        tokio::time::sleep(timeout + super::super::expiry::sweep_interval(timeout) * 2).await;
+        let open = lock(&sessions.table.open);
+        assert!(open.get(&idle).is_none(), "swept with no request naming it");
+        assert!(
+            open.get(&working).is_some(),
+            "a session whose call runs stays"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_full_server_sweeps_before_it_refuses() {
+        let dispatcher = Server::new(ServerInfo::new("s", "1")).dispatcher().unwrap();
+        let sessions = Sessions::new(Duration::from_millis(50), 1, 10);
+        let version = ProtocolVersion::V2025_11_25;
+        let first = sessions
+            .open(Session::new(), version, &dispatcher, None)
+            .unwrap();
+        assert_eq!(
+            sessions.open(Session::new(), version, &dispatcher, None),
+            Err(Full::Everyone)
+        );
+        // Expired, but the sweeper (every second) has not come by yet.
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        assert!(lock(&sessions.table.open).get(&first).is_some());
+        assert!(
+            sessions
+                .open(Session::new(), version, &dispatcher, None)
+                .is_ok()
+        );
+        assert!(lock(&sessions.table.open).get(&first).is_none());
     }
 
     #[tokio::test(start_paused = true)]

@@ -24,7 +24,7 @@ use super::body::ResponseBody;
 use super::endpoint::Inner;
 use super::principal::SessionTable;
 use super::response::{accepted, events, not_accepting_events, rpc_error};
-use super::sessions::{Full, new_id};
+use super::sessions::Full;
 use crate::context::peer::Outbound;
 use crate::dispatch::Reply;
 use crate::dispatch::session::Session;
@@ -88,12 +88,13 @@ impl SseSessions {
     }
 }
 
-/// `GET` on the SSE path: a new session, answered with its stream, whose first event names
-/// the URI to POST to.
+/// `GET` on the SSE path from `address`: a new session, answered with its stream, whose first
+/// event names the URI to POST to.
 pub(crate) fn open(
     inner: &Arc<Inner>,
     parts: &Parts,
     messages_path: &str,
+    address: Option<std::net::IpAddr>,
 ) -> Response<ResponseBody> {
     if let Some(refused) = not_accepting_events(parts) {
         return refused;
@@ -107,7 +108,7 @@ pub(crate) fn open(
     }
     let (events_sender, receiver) = mpsc::channel(STREAM_CAPACITY);
     let (calls_sender, mut calls) = mpsc::unbounded_channel();
-    let id = new_id();
+    let id = inner.sessions.new_id();
     let mut session = Session::new();
     #[cfg(feature = "otel")]
     {
@@ -132,7 +133,7 @@ pub(crate) fn open(
     {
         // Its sessions live as long as their streams, so none is idle to make room: a client
         // at its limit is refused.
-        let client = super::principal::client(parts);
+        let client = super::principal::client(parts, address);
         let mut open = lock(&inner.sse_sessions.open);
         if open.is_full(client.as_ref()) {
             return super::response::too_many_sessions(Full::Client);

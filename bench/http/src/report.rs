@@ -1,0 +1,339 @@
+//! The Markdown report, and its place in BENCHMARKS.md.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::server::Subject;
+use crate::workloads::Era;
+use crate::{CONNECTIONS, Measured};
+
+pub struct Context {
+    pub command_line: String,
+    pub rounds: usize,
+    pub quick: bool,
+    pub pinned: Option<usize>,
+    pub measure: Duration,
+    pub many_sessions: usize,
+    pub streams: usize,
+    pub tasks: usize,
+}
+
+/// Where the report goes in BENCHMARKS.md: between these lines, in the part the stdio
+/// benchmark's `--write` keeps.
+pub const START: &str = "<!-- HTTP benchmark: written by `mcp-bench-http --write` from here -->";
+pub const END: &str = "<!-- HTTP benchmark: to here -->";
+
+/// `previous` with the report between the markers, or appended when it has none.
+pub fn splice(previous: &str, report: &str) -> String {
+    let section = format!("{START}\n\n{}\n\n{END}", report.trim_end());
+    match (previous.find(START), previous.find(END)) {
+        (Some(start), Some(end)) if end > start => format!(
+            "{}{section}{}",
+            &previous[..start],
+            &previous[end + END.len()..]
+        ),
+        _ if previous.is_empty() => format!("{section}\n"),
+        _ => format!("{}\n\n{section}\n", previous.trim_end()),
+    }
+}
+
+fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|line| line.strip_prefix("model name"))
+        .and_then(|rest| rest.split_once(':'))
+        .map_or("unknown CPU", |(_, model)| model.trim())
+        .to_owned();
+    let cpus = cpuinfo
+        .lines()
+        .filter(|line| line.starts_with("processor"))
+        .count();
+    format!("{model}, {cpus} CPUs online")
+}
+
+fn output(program: &str, args: &[&str]) -> String {
+    std::process::Command::new(program)
+        .args(args)
+        .output()
+        .ok()
+        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+        .unwrap_or_default()
+}
+
+fn group_thousands(value: f64) -> String {
+    let digits = (value.round() as u64).to_string();
+    let mut grouped = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            grouped.push(' ');
+        }
+        grouped.push(digit);
+    }
+    grouped
+}
+
+fn bytes(value: f64) -> String {
+    if value >= 1024.0 * 1024.0 {
+        format!("{:.2} MiB", value / (1024.0 * 1024.0))
+    } else if value >= 1024.0 {
+        format!("{:.2} KiB", value / 1024.0)
+    } else {
+        format!("{value:.0} B")
+    }
+}
+
+fn ratio(value: f64, base: f64) -> String {
+    if base > 0.0 {
+        format!("{:.2}x", value / base)
+    } else {
+        "-".to_owned()
+    }
+}
+
+pub fn render(context: &Context, subjects: &[Subject], measured: &[Measured]) -> String {
+    let mut out = String::new();
+    let date = output("date", &["-u", "+%Y-%m-%d %H:%M UTC"]);
+    let rustc = output("rustc", &["--version"]);
+    let pinning = match context.pinned {
+        Some(cpu) => format!("every server pinned to CPU {cpu}, the driver to the others"),
+        None => "not pinned".to_owned(),
+    };
+    let rounds = match context.rounds {
+        1 => "one round".to_owned(),
+        rounds => format!("best of {rounds} rounds alternating the servers' order"),
+    };
+    let mode = if context.quick { "quick" } else { "full" };
+    let _ = writeln!(out, "## Streamable HTTP (issue 15)\n");
+    let _ = writeln!(
+        out,
+        "Measured with `{}` on {date}: {}, {rustc}; {mode} run, {rounds}, {pinning}.\n",
+        context.command_line,
+        machine()
+    );
+    let _ = writeln!(
+        out,
+        "The servers, each a child process on a loopback port, all built with the workspace's \
+         release profile:\n\n\
+         - **hyper baseline** (`bench/http/src/bin/hyper-baseline.rs`): a minimal JSON-RPC \
+         server on hyper written for the comparison, the limit: serde_json into a `Value`, a \
+         `match` on the method, session ids in a set under a mutex. No MCP checks.\n\
+         - **mcp-runtime** (`bench/http/src/bin/runtime-echo.rs`): this runtime's \
+         `serve_http_with`, an `echo` tool, the default `HttpConfig` but for higher \
+         session and connection limits.\n\
+         - **rmcp** (`bench/http/rmcp-echo`, rmcp =3.11.0, its own lockfile): \
+         `StreamableHttpService` on hyper; 2026-07-28 calls with `legacy_session_mode: false, \
+         json_response: true` (its fastest configuration), legacy calls with its default \
+         sessions (`LocalSessionManager`), whose answers are event streams.\n\
+         - **mcp-runtime, cargo's default profile**: the same server built with \
+         `--profile user-default` (opt-level 3 everywhere, no LTO, 16 codegen units), as a \
+         user's crate without a `[profile]` section builds it.\n"
+    );
+    let _ = writeln!(
+        out,
+        "The load: the driver's own HTTP/1.1 client (`bench/http/src/client.rs`) on one \
+         thread, keep-alive connections each sending its next `tools/call` as soon as the last \
+         is answered, {:.1} s measured after a warm-up. Legacy connections each open a \
+         session of their own first. Every answer is checked to be a JSON-RPC result. Server \
+         CPU is the time all its threads spent on a CPU (`/proc/<pid>/task/*/schedstat`) \
+         over the measured part, divided by the requests answered in it. The machine is \
+         shared with other work: absolute figures move between runs, the ratios to the \
+         baseline of the same run much less.\n",
+        context.measure.as_secs_f64()
+    );
+    let base = &measured[0];
+    for era in [Era::Modern, Era::Legacy] {
+        let _ = writeln!(out, "### {}\n", era.label());
+        let _ = writeln!(
+            out,
+            "| connections | server | requests/s | vs baseline | p50 | p99 | server CPU / request | vs baseline | driver CPU / request |"
+        );
+        let _ = writeln!(out, "|---:|---|---:|---:|---:|---:|---:|---:|---:|");
+        for connections in CONNECTIONS {
+            let Some(baseline) = base.throughput.get(&(era, connections)) else {
+                continue;
+            };
+            for (subject, figures) in subjects.iter().zip(measured) {
+                let Some(figures) = figures.throughput.get(&(era, connections)) else {
+                    continue;
+                };
+                let _ = writeln!(
+                    out,
+                    "| {connections} | {} | {} | {} | {:.0} µs | {:.0} µs | {:.2} µs | {} | {:.2} µs |",
+                    subject.name,
+                    group_thousands(figures.requests_per_second),
+                    ratio(figures.requests_per_second, baseline.requests_per_second),
+                    figures.p50_micros,
+                    figures.p99_micros,
+                    figures.cpu_micros_per_request,
+                    ratio(
+                        figures.cpu_micros_per_request,
+                        baseline.cpu_micros_per_request
+                    ),
+                    figures.driver_micros_per_request,
+                );
+            }
+        }
+        let _ = writeln!(out);
+    }
+    goals(&mut out, subjects, measured);
+    memory(&mut out, context, subjects, measured);
+    out
+}
+
+/// The issue's goals, met or not, from this run's figures.
+fn goals(out: &mut String, subjects: &[Subject], measured: &[Measured]) {
+    let find = |name: &str| {
+        subjects
+            .iter()
+            .position(|subject| subject.name == name)
+            .map(|index| &measured[index])
+    };
+    let (Some(runtime), Some(rmcp)) = (find("mcp-runtime"), find("rmcp")) else {
+        return;
+    };
+    let base = &measured[0];
+    let _ = writeln!(out, "### Goals (this run)\n");
+    let _ = writeln!(
+        out,
+        "| calls | connections | requests/s vs baseline (>= 0.85x) | CPU / request vs baseline (<= 1.25x) | requests/s vs rmcp (>= 4x) |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|");
+    let mark = |ok: bool| if ok { "met" } else { "**not met**" };
+    for era in [Era::Modern, Era::Legacy] {
+        for connections in [16, 256] {
+            let key = (era, connections);
+            let (Some(ours), Some(limit), Some(theirs)) = (
+                runtime.throughput.get(&key),
+                base.throughput.get(&key),
+                rmcp.throughput.get(&key),
+            ) else {
+                continue;
+            };
+            let speed = ours.requests_per_second / limit.requests_per_second;
+            let cpu = ours.cpu_micros_per_request / limit.cpu_micros_per_request;
+            let versus = ours.requests_per_second / theirs.requests_per_second;
+            let era_name = match era {
+                Era::Modern => "2026-07-28",
+                Era::Legacy => "2025-11-25 session",
+            };
+            let _ = writeln!(
+                out,
+                "| {era_name} | {connections} | {speed:.2}x {} | {cpu:.2}x {} | {versus:.1}x {} |",
+                mark(speed >= 0.85),
+                mark(cpu <= 1.25),
+                mark(versus >= 4.0),
+            );
+        }
+    }
+    let _ = writeln!(out);
+}
+
+fn memory(out: &mut String, context: &Context, subjects: &[Subject], measured: &[Measured]) {
+    let _ = writeln!(out, "### Sessions and memory\n");
+    let _ = writeln!(
+        out,
+        "Each on a fresh server process. Opening a session is `initialize` then \
+         `notifications/initialized` on one connection: the `initialize` latency p50 and the \
+         server CPU of both, with few sessions open, then with {} more open (opened over 16 \
+         connections). Memory is the growth of the resident set (`VmRSS`) divided by what was \
+         opened: {} idle sessions; {} keep-alive connections that made one call each in a \
+         session of their own; a GET stream on each of those connections (the connection \
+         not counted); {} running tasks (a 2026-07-28 call that becomes a task and waits to \
+         be cancelled).\n",
+        group_thousands(context.many_sessions as f64),
+        group_thousands(context.many_sessions as f64),
+        context.streams,
+        context.tasks,
+    );
+    let names: Vec<&str> = subjects
+        .iter()
+        .map(|subject| subject.name.as_str())
+        .collect();
+    let _ = writeln!(out, "| figure | {} |", names.join(" | "));
+    let _ = writeln!(out, "|---|{}", "---:|".repeat(names.len()));
+    let row = |out: &mut String, label: &str, cell: &dyn Fn(&Measured) -> Option<String>| {
+        let cells: Vec<String> = measured
+            .iter()
+            .map(|figures| cell(figures).unwrap_or_else(|| "-".to_owned()))
+            .collect();
+        let _ = writeln!(out, "| {label} | {} |", cells.join(" | "));
+    };
+    row(out, "`initialize` p50, few sessions open", &|m| {
+        m.sessions.map(|s| format!("{:.0} µs", s.open_p50_few))
+    });
+    row(
+        out,
+        &format!(
+            "`initialize` p50, {} open",
+            group_thousands(context.many_sessions as f64)
+        ),
+        &|m| {
+            m.sessions.map(|s| {
+                format!(
+                    "{:.0} µs ({:.2}x)",
+                    s.open_p50_many,
+                    s.open_p50_many / s.open_p50_few
+                )
+            })
+        },
+    );
+    row(out, "server CPU per session opened, few open", &|m| {
+        m.sessions.map(|s| format!("{:.1} µs", s.open_cpu_few))
+    });
+    row(
+        out,
+        &format!(
+            "server CPU per session opened, {} open",
+            group_thousands(context.many_sessions as f64)
+        ),
+        &|m| {
+            m.sessions.map(|s| {
+                format!(
+                    "{:.1} µs ({:.2}x)",
+                    s.open_cpu_many,
+                    s.open_cpu_many / s.open_cpu_few
+                )
+            })
+        },
+    );
+    row(out, "memory per idle legacy session (goal < 2 KiB)", &|m| {
+        m.sessions.map(|s| bytes(s.bytes_per_idle_session))
+    });
+    row(out, "memory per idle keep-alive connection", &|m| {
+        m.connection_bytes.map(bytes)
+    });
+    row(out, "memory per open GET stream", &|m| {
+        m.stream_bytes.map(bytes)
+    });
+    row(out, "memory per running task", &|m| m.task_bytes.map(bytes));
+    let _ = writeln!(
+        out,
+        "\n`-`: not measured (the baseline has no streams or tasks; rmcp's tasks are not \
+         measured; the default-profile build is measured for speed only)."
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_report_replaces_its_section_and_keeps_the_rest() {
+        let previous = format!("# B\n\nstdio\n\n{START}\n\nold\n\n{END}\n\n## After\n");
+        assert_eq!(
+            splice(&previous, "new\n"),
+            format!("# B\n\nstdio\n\n{START}\n\nnew\n\n{END}\n\n## After\n")
+        );
+        assert_eq!(
+            splice("# B\n", "new\n"),
+            format!("# B\n\n{START}\n\nnew\n\n{END}\n")
+        );
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(group_thousands(1234567.0), "1 234 567");
+        assert_eq!(group_thousands(999.0), "999");
+    }
+}

@@ -1,0 +1,149 @@
+//! A server under test: a child process listening on a loopback port, and what /proc says
+//! about it (CPU time of all its threads, resident memory).
+
+use std::io;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// One server the benchmark measures: how to start it for each era.
+#[derive(Debug, Clone)]
+pub struct Subject {
+    /// Its column in the report.
+    pub name: String,
+    pub program: PathBuf,
+    /// The arguments after the address, for 2026-07-28 calls and for legacy sessions.
+    pub modern_args: Vec<String>,
+    pub legacy_args: Vec<String>,
+    /// Whether it serves GET streams and tasks (the memory figures that need them).
+    pub streams: bool,
+    pub tasks: bool,
+}
+
+/// Where the servers' stderr goes.
+pub fn stderr_log() -> PathBuf {
+    std::env::temp_dir().join(format!("mcp-bench-http-{}-servers.log", std::process::id()))
+}
+
+/// A running server.
+pub struct ServerProcess {
+    child: Child,
+    pub addr: SocketAddr,
+}
+
+/// A free loopback port, as the kernel picks one.
+fn free_port() -> io::Result<SocketAddr> {
+    TcpListener::bind("127.0.0.1:0")?.local_addr()
+}
+
+impl ServerProcess {
+    /// Starts `program ADDR args...` (on CPU `pin`, when given) and waits until it accepts
+    /// connections.
+    pub fn spawn(
+        program: &PathBuf,
+        args: &[String],
+        pin: Option<usize>,
+    ) -> io::Result<ServerProcess> {
+        let addr = free_port()?;
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(stderr_log())?;
+        let mut command = match pin {
+            Some(cpu) => {
+                let mut command = Command::new("taskset");
+                command.args(["--cpu-list", &cpu.to_string()]).arg(program);
+                command
+            }
+            None => Command::new(program),
+        };
+        let child = command
+            .arg(addr.to_string())
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .env(
+                "MCP_LOG",
+                std::env::var("MCP_BENCH_SERVER_LOG").unwrap_or_else(|_| "warn".to_owned()),
+            )
+            .spawn()
+            .map_err(|error| {
+                io::Error::new(error.kind(), format!("{}: {error}", program.display()))
+            })?;
+        let mut server = ServerProcess { child, addr };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if TcpStream::connect(addr).is_ok() {
+                return Ok(server);
+            }
+            if let Some(status) = server.child.try_wait()? {
+                return Err(io::Error::other(format!(
+                    "{} exited ({status}) before listening; its stderr is in {}",
+                    program.display(),
+                    stderr_log().display()
+                )));
+            }
+            if Instant::now() > deadline {
+                return Err(io::Error::other(format!(
+                    "{} did not listen within 30 s",
+                    program.display()
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// CPU time charged to every thread of the server so far.
+    pub fn cpu_time(&self) -> io::Result<Duration> {
+        cpu_time_of(&self.pid().to_string())
+    }
+
+    /// The resident set size now (VmRSS), in bytes.
+    pub fn rss_bytes(&self) -> io::Result<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))?;
+        let kib = status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|value| {
+                value
+                    .trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .ok()
+            })
+            .ok_or_else(|| io::Error::other("no VmRSS in /proc/<pid>/status"))?;
+        Ok(kib * 1024)
+    }
+}
+
+/// CPU time charged to every thread of process `pid` (or `self`) so far: the sum of
+/// `/proc/<pid>/task/<tid>/schedstat`'s time on a CPU (nanoseconds).
+pub fn cpu_time_of(pid: &str) -> io::Result<Duration> {
+    let mut nanos = 0;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
+        // A thread may end between the listing and the read.
+        let Ok(schedstat) = std::fs::read_to_string(task?.path().join("schedstat")) else {
+            continue;
+        };
+        nanos += schedstat
+            .split_whitespace()
+            .next()
+            .and_then(|on_cpu| on_cpu.parse::<u64>().ok())
+            .ok_or_else(|| io::Error::other("malformed schedstat"))?;
+    }
+    Ok(Duration::from_nanos(nanos))
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
