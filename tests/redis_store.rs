@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use mcp_runtime::ask::ReplayGuard;
 use mcp_runtime::redis::{RedisOptions, RedisStore};
-use mcp_runtime::store::{Change, EventBus, StoredTask, TaskSignal, TaskStore};
+use mcp_runtime::store::{Change, EventBus, LoadedTask, StoredTask, TaskSignal, TaskStore};
 use tokio::sync::mpsc;
 
 /// A `redis-server` of this test's own, without persistence.
@@ -29,7 +29,7 @@ impl RedisServer {
 
     /// Starts on `port`, returning once the server says it accepts connections.
     fn start_on(port: u16) -> Self {
-        let mut child = Command::new("redis-server")
+        let child = Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
             .stdout(Stdio::piped())
@@ -38,11 +38,13 @@ impl RedisServer {
             .expect(
                 "redis-server is not installed: run `bash tests/shared_state/install-redis.sh`",
             );
-        let out = BufReader::new(child.stdout.take().unwrap());
+        // Stopped by `Drop` from here on, whatever happens.
+        let mut server = RedisServer { port, child };
+        let out = BufReader::new(server.child.stdout.take().unwrap());
         for line in out.lines() {
             let line = line.unwrap();
             if line.contains("Ready to accept connections") {
-                return RedisServer { port, child };
+                return server;
             }
             assert!(
                 !line.contains("Could not create server"),
@@ -125,7 +127,7 @@ async fn a_task_is_read_by_another_instance_and_ends_once() {
         .await
         .unwrap();
 
-    let (task, holder) = b.load("t1").await.unwrap().expect("B reads A's task");
+    let LoadedTask { task, holder } = b.load("t1").await.unwrap().expect("B reads A's task");
     assert_eq!(task.id(), "t1");
     assert!(!task.has_ended());
     assert_eq!(holder.as_deref(), Some(a.instance()));
@@ -140,7 +142,7 @@ async fn a_task_is_read_by_another_instance_and_ends_once() {
             .unwrap()
     );
     assert!(!a.update(&ended_task("t1"), lease).await.unwrap());
-    let (task, holder) = a.load("t1").await.unwrap().unwrap();
+    let LoadedTask { task, holder } = a.load("t1").await.unwrap().unwrap();
     assert!(task.has_ended());
     assert_eq!(holder, None, "an ended task's lease is given up");
 }
@@ -154,7 +156,7 @@ async fn a_lease_not_renewed_runs_out() {
         .unwrap();
     // Wait for the event (the lease gone), reading as a client polls.
     loop {
-        let (task, holder) = b.load("t2").await.unwrap().unwrap();
+        let LoadedTask { task, holder } = b.load("t2").await.unwrap().unwrap();
         assert!(!task.has_ended());
         if holder.is_none() {
             break;
@@ -167,7 +169,7 @@ async fn a_lease_not_renewed_runs_out() {
             .await
             .unwrap()
     );
-    let (_, holder) = b.load("t2").await.unwrap().unwrap();
+    let holder = b.load("t2").await.unwrap().unwrap().holder;
     assert_eq!(holder.as_deref(), Some(a.instance()));
 }
 

@@ -23,7 +23,7 @@ use crate::handler::{BoxFuture, JsonObject, TaskSupport};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::{CallToolResultWire, ModernResult};
 use crate::protocol::{CallToolResult, ProtocolVersion};
-use crate::store::{StoreError, TaskSignal};
+use crate::store::{LoadedTask, StoreError, TaskSignal};
 use crate::task::EXTENSION;
 use crate::task::SharedTasks;
 use crate::task::record::TaskOutcome;
@@ -315,11 +315,11 @@ impl RemoteTask {
     ) -> Result<Value, ErrorObject> {
         let store = &self.shared.store;
         let unavailable = |error: StoreError| error.to_error_object();
-        let (task, holder) = store
+        let LoadedTask { task, holder } = store
             .load(&self.task_id)
             .await
             .map_err(unavailable)?
-            .filter(|(task, _)| task.owned_by(self.principal.as_deref()))
+            .filter(|loaded| loaded.task.owned_by(self.principal.as_deref()))
             .ok_or_else(|| unknown_task(&self.task_id))?;
         let task = match (task.has_ended(), &holder) {
             (false, None) => {

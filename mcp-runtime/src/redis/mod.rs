@@ -12,7 +12,8 @@ use tokio::sync::mpsc;
 use crate::ask::ReplayGuard;
 use crate::future::BoxFuture;
 use crate::store::{
-    Change, ChangeHandler, EventBus, SignalHandler, StoreError, StoredTask, TaskSignal, TaskStore,
+    Change, ChangeHandler, EventBus, LoadedTask, SignalHandler, StoreError, StoredTask, TaskSignal,
+    TaskStore,
 };
 
 /// The state of a server's instances in one Redis: used `requestState`s
@@ -366,10 +367,7 @@ impl TaskStore for RedisStore {
         })
     }
 
-    fn load<'a>(
-        &'a self,
-        id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<(StoredTask, Option<String>)>, StoreError>> {
+    fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<LoadedTask>, StoreError>> {
         Box::pin(async move {
             let inner = &self.inner;
             let (key, lease_key) = (
@@ -389,7 +387,10 @@ impl TaskStore for RedisStore {
                 })
                 .await?;
             match encoded {
-                Some(encoded) => Ok(Some((StoredTask::decode(id, encoded)?, holder))),
+                Some(encoded) => Ok(Some(LoadedTask {
+                    task: StoredTask::decode(id, encoded)?,
+                    holder,
+                })),
                 None => Ok(None),
             }
         })

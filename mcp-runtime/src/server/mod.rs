@@ -164,14 +164,16 @@ impl Server {
     /// ```no_run
     /// use mcp_runtime::{redis::RedisStore, Server, server_info};
     ///
-    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    /// let store = RedisStore::open("redis://127.0.0.1:6379/")?;
-    /// Server::new(server_info!())
-    ///     .redis(&store)
-    ///     .serve_http("0.0.0.0:8080".parse()?)
-    ///     .await?;
-    /// # Ok(())
-    /// # }
+    /// #[tokio::main]
+    /// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    ///     // Inside the runtime: the store keeps a task there that listens to Redis.
+    ///     let store = RedisStore::open("redis://127.0.0.1:6379/")?;
+    ///     Server::new(server_info!())
+    ///         .redis(&store)
+    ///         .serve_from_args() // `--redis URL` does the same from the command line
+    ///         .await?;
+    ///     Ok(())
+    /// }
     /// ```
     #[cfg(feature = "redis")]
     #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]

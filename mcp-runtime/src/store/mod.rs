@@ -24,7 +24,7 @@ use std::fmt;
 pub(crate) mod task;
 
 #[cfg(feature = "tasks")]
-pub use task::{SignalHandler, StoredTask, TaskSignal, TaskStore};
+pub use task::{LoadedTask, SignalHandler, StoredTask, TaskSignal, TaskStore};
 
 use crate::protocol::jsonrpc::ErrorObject;
 

@@ -119,6 +119,15 @@ impl StoredTask {
     }
 }
 
+/// A task as [`TaskStore::load`] found it.
+#[derive(Debug, Clone)]
+pub struct LoadedTask {
+    /// The task.
+    pub task: StoredTask,
+    /// The instance holding its lease: `None` once the lease ran out or was given up.
+    pub holder: Option<String>,
+}
+
 /// What one instance tells the instance running a task.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -183,12 +192,9 @@ pub trait TaskStore: Send + Sync + 'static {
         lease: Duration,
     ) -> BoxFuture<'a, Result<bool, StoreError>>;
 
-    /// The task `id` and the instance holding its lease (`None` once it ran out or was given
-    /// up); `Ok(None)` for a task not stored (never, or expired).
-    fn load<'a>(
-        &'a self,
-        id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<(StoredTask, Option<String>)>, StoreError>>;
+    /// The task `id` and the instance holding its lease; `Ok(None)` for a task not stored
+    /// (never, or expired).
+    fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<LoadedTask>, StoreError>>;
 
     /// Send `signal` about the task `id` to the instance `holder`; `Ok(false)` when no such
     /// instance listens.
