@@ -21,6 +21,8 @@ Every request has a socket timeout: a request that hangs fails the run.
     Redis is started again (its append-only file kept what it acknowledged): every instance
     subscribes again by itself (its log says so), B reads A's task, C cancels it, and A sees
     it; requestStates are recorded again.
+(L) with --load N (run.sh passes SHARED_STATE_LOAD): N calls through nginx over 256 keep-alive
+    connections, stateless calls and tasks mixed (load.py): nothing lost, memory flat.
 (6) a task runs on A and A is killed (SIGKILL): B reports it `failed` once the lease (1.5 s,
     MCP_TASK_LEASE_MS) runs out, saying why.
 Exits 1 with the reasons on any failure.
@@ -394,6 +396,7 @@ def main() -> int:
     parser.add_argument("--base", required=True)
     parser.add_argument("--instance", action="append", required=True)
     parser.add_argument("--redis", required=True)
+    parser.add_argument("--load", type=int, default=0)
     args = parser.parse_args()
     base = args.base.removeprefix("http://")
     instances = []
@@ -408,6 +411,13 @@ def main() -> int:
     replay_across(a, b)
     notifications_across(a, b)
     redis_down_and_back(a, b, c, redis, instances)
+    if args.load:
+        print(f"(L) {args.load} calls through nginx with the stores on", flush=True)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import load
+
+        for problem in load.run(base, [x["pid"] for x in instances], args.load, 256):
+            fail(f"load: {problem}")
     instance_dies(a, b)
 
     if failures:

@@ -111,7 +111,7 @@ $user_line
 worker_processes 1;
 pid $tmp/nginx.pid;
 error_log $tmp/error.log warn;
-events { worker_connections 512; }
+events { worker_connections 4096; }
 http {
     access_log off;
     client_body_temp_path $tmp/temp/body;
