@@ -10,6 +10,9 @@ Every request has a socket timeout: a request that hangs fails the run.
 (1) a task created on A (`migrate` declared with the tasks extension) is polled on B until it
     waits for input, answered on C (`tasks/update`), and polled on B until `completed`, with
     the tool's result; the same through nginx (every request to whichever instance is next).
+(R) what the store costs, from Redis's own command counts (INFO commandstats): 50 stateless
+    `resources/read` calls through nginx send Redis nothing; a `tasks/get` on B for a task
+    that ended on A sends exactly HGET and GET (one pipelined round trip).
 (2) a task created on A is seen `working` on B and cancelled through C: A's log shows the
     handler saw the cancellation, and B reports `cancelled`.
 (3) a `requestState` used on A (the retry completes there) is refused on B with -32602.
@@ -37,6 +40,7 @@ import os
 import queue
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -188,9 +192,9 @@ def text_of(result: dict) -> str:
 CANCELLED = r"migrate: cancelled after"
 
 
-def tasks_across(a: dict, b: dict, c: dict, base: str) -> None:
+def tasks_across(a: dict, b: dict, c: dict, base: str, redis_port: int) -> None:
     print("(1) a task created on A, polled on B, answered on C", flush=True)
-    task_id = created_task(migrate(a["addr"], steps=2, step_ms=20))
+    task_id = first_task = created_task(migrate(a["addr"], steps=2, step_ms=20))
     if task_id:
         waiting = poll(b["addr"], task_id, {"input_required", "completed", "failed", "cancelled"})
         check(waiting.get("status") == "input_required", f"B sees A's task wait for input ({waiting.get('status')})")
@@ -214,6 +218,8 @@ def tasks_across(a: dict, b: dict, c: dict, base: str) -> None:
         done = poll(base, task_id, {"completed", "failed", "cancelled"})
         check(done.get("status") == "completed", f"the task completes through nginx ({done.get('status')})")
 
+    store_costs(base, b, redis_port, first_task)
+
     print("(2) a task created on A is cancelled through C", flush=True)
     before = count(a["log"], CANCELLED)
     task_id = created_task(migrate(a["addr"], steps=1000, step_ms=50))
@@ -226,6 +232,48 @@ def tasks_across(a: dict, b: dict, c: dict, base: str) -> None:
             check(True, "the handler on A saw the cancellation")
         gone = task_request(b["addr"], "tasks/get", task_id).get("result") or {}
         check(gone.get("status") == "cancelled", f"B reports it cancelled ({gone.get('status')})")
+
+
+def redis_commands(port: int) -> dict[str, int]:
+    """Calls per command so far, from `INFO commandstats` (RESP over a plain socket)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(b"*2\r\n$4\r\nINFO\r\n$12\r\ncommandstats\r\n")
+        data = b""
+        while True:
+            data += s.recv(65536)
+            head, _, rest = data.partition(b"\r\n")
+            if head.startswith(b"$") and len(rest) >= int(head[1:]):
+                break
+    counts = {}
+    for name, calls in re.findall(r"cmdstat_([a-z|]+):calls=(\d+)", data.decode()):
+        counts[name] = int(calls)
+    return counts
+
+
+def commands_between(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    sent = {name: after[name] - before.get(name, 0) for name in after}
+    return {name: n for name, n in sent.items() if n and name != "info"}
+
+
+def store_costs(base: str, b: dict, redis_port: int, ended_task: str | None) -> None:
+    print("(R) what the store costs per request", flush=True)
+    before = redis_commands(redis_port)
+    for _ in range(50):
+        answer = request(base, "resources/read", {"uri": PROGRESS}, name=PROGRESS)
+        if not (answer.get("result") or {}).get("contents"):
+            fail(f"resources/read: {json.dumps(answer)[:200]}")
+            return
+    sent = commands_between(before, redis_commands(redis_port))
+    check(not sent, f"50 stateless calls send Redis nothing ({sent})")
+    if ended_task is None:
+        return
+    before = redis_commands(redis_port)
+    got = task_request(b["addr"], "tasks/get", ended_task).get("result") or {}
+    sent = commands_between(before, redis_commands(redis_port))
+    check(
+        got.get("status") == "completed" and sent == {"hget": 1, "get": 1},
+        f"a tasks/get on another instance sends one HGET and one GET, pipelined ({sent})",
+    )
 
 
 def replay_across(a: dict, b: dict) -> None:
@@ -407,7 +455,10 @@ def main() -> int:
     redis = {"pidfile": pidfile, "cmdfile": cmdfile, "log": log}
     a, b, c = instances
 
-    tasks_across(a, b, c, base)
+    with open(cmdfile) as f:
+        redis_args = f.read().splitlines()
+    redis_port = int(redis_args[redis_args.index("--port") + 1])
+    tasks_across(a, b, c, base, redis_port)
     replay_across(a, b)
     notifications_across(a, b)
     redis_down_and_back(a, b, c, redis, instances)
