@@ -138,6 +138,7 @@ async fn main() -> std::io::Result<()> {
     let server = Server::new(server_info!());
     let notifier = server.notifier();
     server
+        .trace_from_env()
         .instructions("`migrate` moves the data, then asks before dropping the old tables.")
         .tools(tools![migrate])
         .resources(resources![progress])

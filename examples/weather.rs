@@ -116,6 +116,7 @@ async fn get_weather(city: String, #[arg(default)] units: Units) -> Result<Strin
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     Server::new(ServerInfo::new("weather", env!("CARGO_PKG_VERSION")).with_title("Weather"))
+        .trace_from_env()
         .instructions("Current weather for a few cities: call `get_weather` with a city name.")
         .tools(tools![get_weather])
         .serve_stdio()
