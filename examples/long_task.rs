@@ -80,6 +80,9 @@ async fn migrate(
     notifier: State<Notifier>,
     now: State<Progress>,
 ) -> Result<String, String> {
+    // A client that takes tasks gets one at once, however quick the steps: it follows the
+    // migration with `tasks/get` (on any instance, with `--redis`).
+    ctx.start_task().await;
     let steps = steps.clamp(1, 1000);
     let total = f64::from(steps + 1);
     for step in 1..=steps {

@@ -11,8 +11,11 @@ the answer, `tasks/get` until `completed`. Each request of a task counts as one 
 Nothing may be lost: every request must get its answer (a result of the expected kind), and
 every task must complete with the tool's result. Memory: the resident size of each instance is
 read after the first half and at the end; it is reported, and growing by more than
-MEMORY_SLACK_KIB over the second half fails the run (the first half warms the allocator and
-the pools up; an ended task leaves the instance's memory once its end is in Redis).
+MEMORY_SLACK_KIB over the second half fails the run: the first half warms the allocator and
+the pools up, and an ended task leaves the instance's memory once its end is in Redis. (Seen:
+-0.6 to +1.5 MiB over a second half of 50,000 or of 150,000 calls, so not growing with the
+calls; 4 MiB over the ~17,000 calls one instance serves in a half catches a leak of about
+250 bytes a call.)
 
 Standard library only (asyncio streams, HTTP/1.1 with Content-Length or chunked bodies).
 """
@@ -26,7 +29,7 @@ import time
 MODERN = "2026-07-28"
 TASKS = "io.modelcontextprotocol/tasks"
 TASK_EVERY = 10
-MEMORY_SLACK_KIB = 2 * 1024
+MEMORY_SLACK_KIB = 4 * 1024
 
 
 def rss_kib(pid: int) -> int:

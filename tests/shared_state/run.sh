@@ -50,7 +50,8 @@ cleanup() {
     if [[ $status -ne 0 ]]; then
         echo "shared-state: FAILED; logs follow" >&2
         for f in "$tmp"/error.log "$tmp"/redis*.log "$tmp"/server-*.log; do
-            [[ -f "$f" ]] && { echo "--- $f" >&2; tail -n 60 "$f" >&2; }
+            # The instances log every request at debug level: what went wrong is above it.
+            [[ -f "$f" ]] && { echo "--- $f" >&2; grep -v ' DEBUG ' "$f" | tail -n 60 >&2; }
         done
     fi
     rm -rf "$tmp"
@@ -121,11 +122,17 @@ http {
     scgi_temp_path $tmp/temp/scgi;
 
     # Tasks, requestStates and announcements live in Redis: any instance answers any request.
+    # max_conns: nginx's connections all come from one address, and each instance admits 256
+    # per address (HttpConfig::max_connections_per_address); 200 leaves room for the closing
+    # ones and the test's own direct requests, and nginx skips an instance at its cap.
     upstream mcp {
-        server ${addrs[0]};
-        server ${addrs[1]};
-        server ${addrs[2]};
-        keepalive 32;
+        server ${addrs[0]} max_conns=200;
+        server ${addrs[1]} max_conns=200;
+        server ${addrs[2]} max_conns=200;
+        # Enough idle connections kept for every client connection of the load run: without,
+        # nginx closes and opens upstream connections for most requests.
+        keepalive 256;
+        keepalive_requests 1000000;
     }
     server {
         listen 127.0.0.1:$port;
