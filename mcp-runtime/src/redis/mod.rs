@@ -67,6 +67,9 @@ struct Inner {
     /// This instance's name: whom the leases it holds name, where its signals go.
     instance: String,
     timeout: Duration,
+    /// Where announcements go, and where this instance's signals come.
+    changes_channel: String,
+    own_channel: String,
     update: redis::Script,
     changes: Mutex<Vec<ChangeHandler>>,
     signals: Mutex<Vec<SignalHandler>>,
@@ -120,10 +123,13 @@ impl RedisStore {
         let connection = ConnectionManager::new_lazy_with_config(client.clone(), config)
             .map_err(|error| StoreError::new(format!("Redis: {error}")))?;
         let (outbox, pending) = mpsc::channel(OUTBOX);
+        let instance = crate::random::id();
         let inner = Arc::new(Inner {
             connection,
+            changes_channel: format!("{}changes", options.prefix),
+            own_channel: format!("{}instance:{instance}", options.prefix),
             prefix: options.prefix,
-            instance: crate::random::id(),
+            instance,
             timeout: options.timeout,
             update: redis::Script::new(UPDATE),
             changes: Mutex::default(),
@@ -157,10 +163,6 @@ impl Inner {
         key
     }
 
-    fn changes_channel(&self) -> String {
-        self.key(&["changes"])
-    }
-
     fn instance_channel(&self, instance: &str) -> String {
         self.key(&["instance:", instance])
     }
@@ -182,7 +184,7 @@ impl Inner {
     }
 
     fn deliver(&self, channel: &str, payload: &str) {
-        if channel == self.changes_channel() {
+        if channel == self.changes_channel {
             let Some((origin, change)) = payload.split_once(' ') else {
                 return;
             };
@@ -224,8 +226,8 @@ async fn listen(inner: Weak<Inner>, client: redis::Client) {
     let mut failing = false;
     loop {
         let Some((channels, timeout)) = inner.upgrade().map(|inner| {
-            let own = inner.instance_channel(&inner.instance);
-            ([inner.changes_channel(), own], inner.timeout)
+            let channels = [inner.changes_channel.clone(), inner.own_channel.clone()];
+            (channels, inner.timeout)
         }) else {
             return;
         };
@@ -276,12 +278,12 @@ async fn publish(inner: Weak<Inner>, mut pending: mpsc::Receiver<Change>) {
         let Some(inner) = inner.upgrade() else {
             return;
         };
-        let channel = inner.changes_channel();
+        let channel = &inner.changes_channel;
         let message = format!("{} {}", inner.instance, change.encode());
         let published = inner
             .run("publish an announcement", async |connection| {
                 redis::cmd("PUBLISH")
-                    .arg(&channel)
+                    .arg(channel)
                     .arg(&message)
                     .query_async::<i64>(connection)
                     .await
