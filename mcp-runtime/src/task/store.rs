@@ -144,10 +144,12 @@ async fn keep(tasks: Weak<Tasks>, task: Arc<TaskRecord>, shared: SharedTasks) {
             Ok(true) => {}
             Ok(false) => {
                 // Cancelled through another instance (whose signal may not have arrived), or
-                // reported lost while this instance could not renew its lease: stop the tool.
+                // reported lost while this instance could not renew its lease: from now on the
+                // store answers for it here too, and the tool is stopped.
                 tracing::debug!(task = %task.id, "the task ended in the shared store");
+                forget(&tasks, &task);
                 task.cancel();
-                break;
+                return;
             }
             Err(error) => tracing::warn!(
                 task = %task.id,
@@ -156,6 +158,10 @@ async fn keep(tasks: Weak<Tasks>, task: Arc<TaskRecord>, shared: SharedTasks) {
             ),
         }
     }
+    forget(&tasks, &task);
+}
+
+fn forget(tasks: &Weak<Tasks>, task: &TaskRecord) {
     if let Some(tasks) = tasks.upgrade() {
         tasks.tasks().remove(&task.id);
     }
