@@ -20,9 +20,12 @@ use tokio::sync::Notify;
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 
+/// A task and its lease: the instance holding it, until when.
+type Entry = (StoredTask, Option<(String, Instant)>);
+
 #[derive(Default)]
 struct Shared {
-    tasks: Mutex<HashMap<String, (StoredTask, Option<(String, Instant)>)>>,
+    tasks: Mutex<HashMap<String, Entry>>,
     listeners: Mutex<HashMap<String, SignalHandler>>,
 }
 
