@@ -269,3 +269,33 @@ async fn with_redis_down_operations_fail_and_then_recover() {
     };
     assert!(claimed);
 }
+
+#[tokio::test]
+async fn a_redis_that_stops_answering_is_an_error_after_the_timeout_not_a_hang() {
+    let redis = RedisServer::start();
+    let a = store(&redis, "stopped:");
+    assert!(a.claim("before", in_ten_minutes()).await.unwrap());
+    let pid = libc::pid_t::try_from(redis.child.id()).unwrap();
+    // Stopped, not gone: connections stay open and nothing answers on them.
+    // SAFETY: `kill` with a PID this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0);
+    let error = a.claim("during", in_ten_minutes()).await.unwrap_err();
+    assert!(error.to_string().contains("requestState"), "{error}");
+    assert!(a.load("t").await.is_err());
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGCONT) }, 0);
+    let mut tries = 0;
+    while a.claim("after", in_ten_minutes()).await.is_err() {
+        tries += 1;
+        assert!(tries < 100, "the store never recovered");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // A claim that timed out may still have been carried out (the stopped server runs what it
+    // had read once continued): `during` is then refused, as for any copy; never twice taken.
+    let during = a.claim("during", in_ten_minutes()).await.unwrap();
+    let again = a.claim("during", in_ten_minutes()).await.unwrap();
+    assert!(
+        !again,
+        "a state is claimed once at most (first retry: {during})"
+    );
+}

@@ -92,6 +92,9 @@ end
 return 1
 ";
 
+/// How often the subscription's connection is checked.
+const HEALTH_CHECK: Duration = Duration::from_secs(5);
+
 /// Announcements a Redis that does not answer may fall behind by before new ones are dropped.
 const OUTBOX: usize = 1024;
 
@@ -103,6 +106,10 @@ impl RedisStore {
     /// # Errors
     ///
     /// When `url` is not a Redis URL.
+    ///
+    /// # Panics
+    ///
+    /// Outside a Tokio runtime.
     pub fn open(url: &str) -> Result<Self, StoreError> {
         Self::open_with(url, RedisOptions::default())
     }
@@ -111,7 +118,11 @@ impl RedisStore {
     ///
     /// # Errors
     ///
-    /// When `url` is not a Redis URL.
+    /// When `url` is not a Redis URL (`rediss://` too: this build has no TLS).
+    ///
+    /// # Panics
+    ///
+    /// Outside a Tokio runtime.
     pub fn open_with(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
         let client = redis::Client::open(url)
             .map_err(|error| StoreError::new(format!("not a Redis URL: {error}")))?;
@@ -238,21 +249,38 @@ async fn listen(inner: Weak<Inner>, client: redis::Client) {
         })
         .await;
         match subscribed {
-            Ok(Ok(mut pubsub)) => {
+            Ok(Ok(pubsub)) => {
                 tracing::info!(
                     channels = ?channels,
                     "listening on Redis for announcements and task signals"
                 );
                 failing = false;
                 backoff = Duration::from_millis(50);
-                let mut messages = pubsub.on_message();
-                while let Some(message) = messages.next().await {
-                    let Some(inner) = inner.upgrade() else {
-                        return;
-                    };
-                    if let Ok(payload) = message.get_payload::<String>() {
-                        inner.deliver(message.get_channel_name(), &payload);
+                let (mut sink, mut messages) = pubsub.split();
+                // A connection that went silent (no reset from a vanished peer) ends no
+                // stream: a ping unanswered within the timeout counts as lost.
+                let mut health = tokio::time::interval(HEALTH_CHECK);
+                health.tick().await;
+                loop {
+                    tokio::select! {
+                        message = messages.next() => {
+                            let (Some(message), Some(inner)) = (message, inner.upgrade()) else {
+                                break;
+                            };
+                            if let Ok(payload) = message.get_payload::<String>() {
+                                inner.deliver(message.get_channel_name(), &payload);
+                            }
+                        }
+                        _ = health.tick() => {
+                            let pinged = tokio::time::timeout(timeout, sink.ping::<redis::Value>());
+                            if !matches!(pinged.await, Ok(Ok(_))) {
+                                break;
+                            }
+                        }
                     }
+                }
+                if inner.strong_count() == 0 {
+                    return;
                 }
                 tracing::warn!("lost the Redis subscription; subscribing again");
             }

@@ -29,8 +29,10 @@ pub use task::{LoadedTask, SignalHandler, StoredTask, TaskSignal, TaskStore};
 use crate::protocol::jsonrpc::ErrorObject;
 
 /// The JSON-RPC error code of a request that needed the shared store while it could not
-/// answer: `-32031`, in the range JSON-RPC leaves to servers. The request had no effect
-/// (nothing was half-done), and the same request may be sent again once the store is back.
+/// answer: `-32031`, in the range JSON-RPC leaves to servers. The request was not carried out
+/// and may be sent again once the store is back. (One edge: a store operation that timed out
+/// may still have reached the store. A retry whose `requestState` was being recorded may then
+/// be refused as already used, `-32602`, and starts over without it, as that error says.)
 pub const STORE_UNAVAILABLE: i32 = -32031;
 
 /// The shared store could not do what was asked: it is down, unreachable, or did not answer
@@ -53,8 +55,8 @@ impl StoreError {
         ErrorObject::new(
             STORE_UNAVAILABLE,
             format!(
-                "the server's shared store is unavailable ({}); this request needs it and had \
-                 no effect: send it again later",
+                "the server's shared store is unavailable ({}); this request needs it and was \
+                 not carried out: send it again later",
                 self.message
             ),
         )
