@@ -17,9 +17,13 @@ mod launch;
 pub mod middleware;
 pub mod protocol;
 mod random;
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub mod redis;
 mod rfc3339;
 mod schema;
 mod server;
+pub mod store;
 #[cfg(feature = "tasks")]
 mod task;
 #[cfg(feature = "otel")]

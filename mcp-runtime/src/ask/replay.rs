@@ -8,29 +8,39 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use crate::future::BoxFuture;
+use crate::store::StoreError;
 
 /// Records which `requestState`s a 2026-07-28 retry already used, so that each resumes a call
 /// once: a second retry with the same state is refused with `-32602` and nothing runs.
 ///
 /// The default, [`MemoryReplayGuard`], remembers in the process. Replicas behind a load
 /// balancer, where a copy of a state may reach another replica, share one record: implement
-/// this on the store they share (a Redis `SET id 1 NX PXAT expires` is exactly `claim`), and
-/// give it to every replica with [`Server::replay_guard`](crate::Server::replay_guard).
+/// this on the store they share (a Redis `SET id 1 NX PXAT expires` is exactly `claim`; the
+/// `redis` feature's [`RedisStore`](crate::redis::RedisStore) does that), and give it to every
+/// replica with [`Server::replay_guard`](crate::Server::replay_guard).
+///
+/// A guard that cannot answer (its store is down) returns a [`StoreError`]: the retry is then
+/// refused with [`STORE_UNAVAILABLE`](crate::store::STORE_UNAVAILABLE) and its handler does not
+/// run, since running it could resume the same answers twice.
 ///
 /// ```
 /// use std::collections::HashSet;
 /// use std::sync::Mutex;
 /// use std::time::SystemTime;
 ///
-/// use mcp_runtime::{handler::BoxFuture, ask::ReplayGuard, Server, server_info};
+/// use mcp_runtime::{handler::BoxFuture, ask::ReplayGuard, store::StoreError, Server, server_info};
 ///
 /// /// Stands in for a shared store.
 /// #[derive(Default)]
 /// struct SharedStore(Mutex<HashSet<String>>);
 ///
 /// impl ReplayGuard for SharedStore {
-///     fn claim<'a>(&'a self, id: &'a str, _expires: SystemTime) -> BoxFuture<'a, bool> {
-///         Box::pin(async move { self.0.lock().unwrap().insert(id.to_owned()) })
+///     fn claim<'a>(
+///         &'a self,
+///         id: &'a str,
+///         _expires: SystemTime,
+///     ) -> BoxFuture<'a, Result<bool, StoreError>> {
+///         Box::pin(async move { Ok(self.0.lock().unwrap().insert(id.to_owned())) })
 ///     }
 /// }
 ///
@@ -41,8 +51,13 @@ pub trait ReplayGuard: Send + Sync + 'static {
     /// Record the state `id` as used and answer `true`, or answer `false` if it already was.
     /// After `expires` the state is refused for its age anyway, so the record may go then.
     ///
-    /// Two claims of one id racing each other must not both succeed.
-    fn claim<'a>(&'a self, id: &'a str, expires: SystemTime) -> BoxFuture<'a, bool>;
+    /// Two claims of one id racing each other must not both succeed. A guard that cannot tell
+    /// (its store did not answer within a bounded time) returns the error.
+    fn claim<'a>(
+        &'a self,
+        id: &'a str,
+        expires: SystemTime,
+    ) -> BoxFuture<'a, Result<bool, StoreError>>;
 }
 
 /// The guard a server uses: shared by its clones and by every dispatcher made from them.
@@ -152,9 +167,13 @@ impl fmt::Debug for MemoryReplayGuard {
 }
 
 impl ReplayGuard for MemoryReplayGuard {
-    fn claim<'a>(&'a self, id: &'a str, expires: SystemTime) -> BoxFuture<'a, bool> {
+    fn claim<'a>(
+        &'a self,
+        id: &'a str,
+        expires: SystemTime,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
         let claimed = self.claim_now(id, expires, SystemTime::now());
-        Box::pin(std::future::ready(claimed))
+        Box::pin(std::future::ready(Ok(claimed)))
     }
 }
 

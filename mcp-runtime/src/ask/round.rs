@@ -29,6 +29,7 @@ use crate::future::BoxFuture;
 use crate::protocol::JsonObject;
 use crate::protocol::jsonrpc::ErrorObject;
 use crate::random;
+use crate::store::StoreError;
 #[cfg(feature = "tasks")]
 use crate::task::record::TaskRecord;
 
@@ -262,7 +263,7 @@ impl InputRound {
     }
 
     /// Recording the state this run resumes from as used (once; `None` for a first run).
-    fn claim(&self) -> Option<BoxFuture<'static, bool>> {
+    fn claim(&self) -> Option<BoxFuture<'static, Result<bool, StoreError>>> {
         let (id, expires) = self
             .resumed
             .lock()
@@ -403,7 +404,7 @@ pub(crate) struct UntilInput<F> {
     handler: F,
     round: Option<Arc<InputRound>>,
     /// Recording the resumed state as used; the handler starts once that succeeded.
-    claim: Option<BoxFuture<'static, bool>>,
+    claim: Option<BoxFuture<'static, Result<bool, StoreError>>>,
 }
 
 impl<F> UntilInput<F> {
@@ -427,8 +428,12 @@ impl<F: Future + Unpin> Future for UntilInput<F> {
         if let Some(claim) = &mut self.claim {
             match claim.as_mut().poll(cx) {
                 Poll::Pending => return Poll::Pending,
-                Poll::Ready(false) => return Poll::Ready(RunOutcome::Replayed),
-                Poll::Ready(true) => self.claim = None,
+                Poll::Ready(Ok(false)) => return Poll::Ready(RunOutcome::Replayed),
+                Poll::Ready(Ok(true)) => self.claim = None,
+                Poll::Ready(Err(error)) => {
+                    tracing::warn!(%error, "the replay guard could not record a requestState");
+                    return Poll::Ready(RunOutcome::Refused(error.to_error_object()));
+                }
             }
         }
         match Pin::new(&mut self.handler).poll(cx) {

@@ -175,7 +175,7 @@ pub(crate) struct Dispatcher {
     max_parsed_size: usize,
     /// The tool calls running (or run) as tasks.
     #[cfg(feature = "tasks")]
-    tasks: Arc<crate::task::store::TaskStore>,
+    tasks: Arc<crate::task::store::Tasks>,
     /// The server's layers around every request, if any.
     pipeline: Option<crate::middleware::Pipeline>,
     /// Whether lists leave out what the caller's scopes do not allow.
@@ -240,7 +240,7 @@ impl Dispatcher {
             replay_guard: server.replay_guard.clone(),
             max_parsed_size: server.max_parsed_size,
             #[cfg(feature = "tasks")]
-            tasks: Arc::new(crate::task::store::TaskStore::new(server.tasks)),
+            tasks: crate::task::store::Tasks::new(server.tasks.clone()),
             pipeline: server.pipeline.clone(),
             hide_unpermitted: server.hide_unpermitted,
             stdio_principal: server.stdio_principal.clone(),

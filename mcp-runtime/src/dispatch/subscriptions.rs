@@ -23,11 +23,11 @@ use tokio::sync::{Notify, broadcast};
 use super::run::Run;
 use super::{Dispatcher, Reply};
 use crate::cancel::CancellationToken;
-use crate::dispatch::notify::ServerEvent;
 use crate::dispatch::session::Session;
 use crate::handler::{BoxFuture, JsonObject};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::notification;
+use crate::store::Change;
 
 /// One connection's subscriptions: legacy subscribed URIs, open listen streams, and the
 /// acknowledgements waiting to be sent. Cheap to clone; clones share the state.
@@ -76,12 +76,12 @@ struct Filter {
 }
 
 impl Filter {
-    fn wants(&self, event: &ServerEvent) -> bool {
+    fn wants(&self, event: &Change) -> bool {
         match event {
-            ServerEvent::ResourceUpdated(uri) => self.uris.contains(uri),
-            ServerEvent::ResourceListChanged => self.resources_list,
-            ServerEvent::PromptListChanged => self.prompts_list,
-            ServerEvent::ToolListChanged => self.tools_list,
+            Change::ResourceUpdated(uri) => self.uris.contains(uri),
+            Change::ResourceListChanged => self.resources_list,
+            Change::PromptListChanged => self.prompts_list,
+            Change::ToolListChanged => self.tools_list,
         }
     }
 
@@ -143,7 +143,7 @@ impl Subscriptions {
 /// Turns the server's announcements into what one connection's client should get.
 #[derive(Debug)]
 pub(crate) struct NotificationForwarder {
-    events: broadcast::Receiver<ServerEvent>,
+    events: broadcast::Receiver<Change>,
     subscriptions: Subscriptions,
     /// Whether tools can change (the server's surfaces are dynamic).
     tools_change: bool,
@@ -179,15 +179,15 @@ impl NotificationForwarder {
 
     /// For `event`: at most one legacy notification (once the session is initialized), and one
     /// tagged notification per listen stream that wants it, after any pending acknowledgement.
-    fn render(&self, event: &ServerEvent) -> Vec<Outgoing> {
+    fn render(&self, event: &Change) -> Vec<Outgoing> {
         let mut state = self.subscriptions.state();
         let mut messages = std::mem::take(&mut state.outbox);
         if state.legacy_initialized {
             let legacy = match event {
-                ServerEvent::ResourceUpdated(uri) => state.uris.contains(uri),
-                ServerEvent::ResourceListChanged => self.has_resources,
-                ServerEvent::PromptListChanged => self.has_prompts,
-                ServerEvent::ToolListChanged => self.tools_change,
+                Change::ResourceUpdated(uri) => state.uris.contains(uri),
+                Change::ResourceListChanged => self.has_resources,
+                Change::PromptListChanged => self.has_prompts,
+                Change::ToolListChanged => self.tools_change,
             };
             if legacy {
                 messages.push(render(event, None));
@@ -297,11 +297,11 @@ impl Dispatcher {
     }
 }
 
-fn render(event: &ServerEvent, stream: Option<&RequestId>) -> Outgoing {
+fn render(event: &Change, stream: Option<&RequestId>) -> Outgoing {
     match event {
-        ServerEvent::ResourceUpdated(uri) => notification::resource_updated(uri, stream),
-        ServerEvent::ResourceListChanged => notification::list_changed("resources", stream),
-        ServerEvent::PromptListChanged => notification::list_changed("prompts", stream),
-        ServerEvent::ToolListChanged => notification::list_changed("tools", stream),
+        Change::ResourceUpdated(uri) => notification::resource_updated(uri, stream),
+        Change::ResourceListChanged => notification::list_changed("resources", stream),
+        Change::PromptListChanged => notification::list_changed("prompts", stream),
+        Change::ToolListChanged => notification::list_changed("tools", stream),
     }
 }

@@ -5,6 +5,7 @@ use crate::auth::Principal;
 use std::pin::pin;
 use std::sync::Arc;
 use std::task::Poll;
+use std::time::Duration;
 
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -22,11 +23,13 @@ use crate::handler::{BoxFuture, JsonObject, TaskSupport};
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 use crate::protocol::wire::{CallToolResultWire, ModernResult};
 use crate::protocol::{CallToolResult, ProtocolVersion};
+use crate::store::{LoadedTask, StoreError, TaskSignal};
 use crate::task::EXTENSION;
+use crate::task::SharedTasks;
 use crate::task::record::TaskOutcome;
 use crate::task::slot::TaskSlot;
-use crate::task::store::TaskStore;
-use crate::task::wire::TaskWire;
+use crate::task::store::Tasks;
+use crate::task::wire::{StoredTaskWire, TaskWire};
 
 /// What a tool's run comes to, before it is answered.
 pub(super) type CallOutcome = Outcome<CallToolResult>;
@@ -74,7 +77,7 @@ fn task_slot(
 
 /// What a call that may become a task needs to become one.
 pub(super) struct TaskStart {
-    pub(super) store: Arc<TaskStore>,
+    pub(super) store: Arc<Tasks>,
     pub(super) slot: Arc<TaskSlot>,
     pub(super) owner: Option<Arc<str>>,
     pub(super) round: Option<Arc<InputRound>>,
@@ -114,7 +117,11 @@ impl TaskStart {
         if let Some(outcome) = waited {
             return Ran::Finished(Some(outcome));
         }
-        let Some(task) = self.store.create(self.owner.clone(), cancellation.clone()) else {
+        let Some(task) = self
+            .store
+            .create(self.owner.clone(), cancellation.clone())
+            .await
+        else {
             self.slot.stay_call();
             let outcome = tokio::select! {
                 biased;
@@ -232,10 +239,35 @@ impl Dispatcher {
             Some(Value::String(task_id)) => task_id,
             _ => return Err(ErrorObject::invalid_params("`taskId` must be a string")),
         };
-        let task = self
-            .tasks
-            .find(task_id, scope.principal.as_ref().map(Principal::as_str))
-            .ok_or_else(|| ErrorObject::invalid_params(format!("unknown task `{task_id}`")))?;
+        let principal = scope.principal.as_ref().map(Principal::as_str);
+        let responses = match (method, params.get("inputResponses")) {
+            ("tasks/update", Some(Value::Object(responses))) => Some(responses.clone()),
+            ("tasks/update", _) => {
+                return Err(ErrorObject::invalid_params(
+                    "`inputResponses` must be an object",
+                ));
+            }
+            _ => None,
+        };
+        let Some(task) = self.tasks.find(task_id, principal) else {
+            // Not run here: another instance's, if the instances share a store.
+            let Some(shared) = self.tasks.shared() else {
+                return Err(unknown_task(task_id));
+            };
+            let remote = RemoteTask {
+                shared: shared.clone(),
+                task_id: task_id.clone(),
+                principal: principal.map(str::to_owned),
+                modern_meta: self.modern_meta.clone(),
+            };
+            let (id, method) = (id.clone(), method.to_owned());
+            return Ok(Reply::Pending(Box::pin(async move {
+                Some(match remote.answer(&method, responses).await {
+                    Ok(result) => Outgoing::result(&id, &result),
+                    Err(error) => Outgoing::error(Some(&id), &error),
+                })
+            })));
+        };
         let ack = || {
             // An empty result: the task's state is read with `tasks/get`.
             Reply::Ready(Outgoing::result(
@@ -243,26 +275,112 @@ impl Dispatcher {
                 &ModernResult::complete(&self.modern_meta),
             ))
         };
-        match method {
-            "tasks/get" => Ok(Reply::Ready(Outgoing::result(
+        match (method, responses) {
+            ("tasks/get", _) => Ok(Reply::Ready(Outgoing::result(
                 id,
                 &TaskWire::detailed(&task, &task.snapshot(), &self.modern_meta),
             ))),
-            "tasks/update" => {
-                let responses = match params.get("inputResponses") {
-                    Some(Value::Object(responses)) => responses.clone(),
-                    _ => {
-                        return Err(ErrorObject::invalid_params(
-                            "`inputResponses` must be an object",
-                        ));
-                    }
-                };
+            (_, Some(responses)) => {
                 task.answer(responses);
                 Ok(ack())
             }
             _ => {
                 task.cancel();
                 Ok(ack())
+            }
+        }
+    }
+}
+
+/// `-32602` for a task this principal has not (unknown, expired, or someone else's).
+fn unknown_task(task_id: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("unknown task `{task_id}`"))
+}
+
+/// A `tasks/*` request for a task another instance runs (or ran), answered from the shared
+/// store: one round trip to read it, and for `tasks/update` and `tasks/cancel` what it takes
+/// to reach the instance running it.
+struct RemoteTask {
+    shared: SharedTasks,
+    task_id: String,
+    principal: Option<String>,
+    modern_meta: Arc<RawValue>,
+}
+
+impl RemoteTask {
+    async fn answer(
+        &self,
+        method: &str,
+        responses: Option<JsonObject>,
+    ) -> Result<Value, ErrorObject> {
+        let store = &self.shared.store;
+        let unavailable = |error: StoreError| error.to_error_object();
+        let LoadedTask { task, holder } = store
+            .load(&self.task_id)
+            .await
+            .map_err(unavailable)?
+            .filter(|loaded| loaded.task.owned_by(self.principal.as_deref()))
+            .ok_or_else(|| unknown_task(&self.task_id))?;
+        let task = match (task.has_ended(), &holder) {
+            (false, None) => {
+                // Its instance stopped renewing the lease: it died with the call.
+                let lost = task.lost();
+                if !store
+                    .update(&lost, Duration::ZERO)
+                    .await
+                    .map_err(unavailable)?
+                {
+                    // Another instance ended it meanwhile: read how.
+                    return Box::pin(self.answer(method, responses)).await;
+                }
+                lost
+            }
+            _ => task,
+        };
+        let ack = || {
+            serde_json::to_value(ModernResult::complete(&self.modern_meta))
+                .map_err(|error| ErrorObject::internal_error(error.to_string()))
+        };
+        if method == "tasks/get" {
+            return serde_json::to_value(StoredTaskWire::detailed(&task, &self.modern_meta))
+                .map_err(|error| ErrorObject::internal_error(error.to_string()));
+        }
+        // Answers for an ended task are ignored and an ended task stays as it ended, as on
+        // the instance running it.
+        if task.has_ended() {
+            return ack();
+        }
+        match (responses, holder) {
+            (Some(responses), Some(holder)) => {
+                let heard = store
+                    .signal(&holder, &self.task_id, TaskSignal::Answer(responses))
+                    .await
+                    .map_err(unavailable)?;
+                if !heard {
+                    return Err(StoreError::new(
+                        "the instance running this task does not listen to the shared store",
+                    )
+                    .to_error_object());
+                }
+                ack()
+            }
+            (Some(_), None) => ack(),
+            (None, holder) => {
+                let cancelled = task.ended_as("cancelled", "cancelled by the client", None);
+                if store
+                    .update(&cancelled, Duration::ZERO)
+                    .await
+                    .map_err(unavailable)?
+                {
+                    // The record says cancelled already; this stops the handler now rather
+                    // than at its instance's next write (which would find the task ended).
+                    if let Some(holder) = holder {
+                        let _ = store
+                            .signal(&holder, &self.task_id, TaskSignal::Cancel)
+                            .await;
+                    }
+                }
+                ack()
             }
         }
     }

@@ -15,6 +15,11 @@ const PREVIOUS_REQUEST_STATE_KEY_VAR: &str = "MCP_REQUEST_STATE_PREVIOUS_KEY";
 /// The one naming this instance in its HTTP session ids (`HttpConfig::instance_id`).
 #[cfg(feature = "http")]
 const INSTANCE_ID_VAR: &str = "MCP_INSTANCE_ID";
+/// The Redis whose shared stores the server uses, unless `--redis URL` says.
+const REDIS_URL_VAR: &str = "MCP_REDIS_URL";
+/// How long a task's lease lasts in the shared store, in milliseconds.
+#[cfg(feature = "redis")]
+const TASK_LEASE_VAR: &str = "MCP_TASK_LEASE_MS";
 
 impl Server {
     /// Serve as the command line says: `--http ADDR` (`127.0.0.1:8080`, or a bare port for
@@ -32,6 +37,12 @@ impl Server {
     /// its session ids (see `HttpConfig::instance_id`), so a proxy can route legacy sessions
     /// by their id.
     ///
+    /// `--redis URL` (anywhere in the arguments; or the variable `MCP_REDIS_URL`) shares the
+    /// state an instance keeps about its clients through that Redis (see
+    /// [`Server::redis`](Self::redis); needs the `redis` feature), so that replicas behind a
+    /// load balancer answer for each other's tasks and announcements. `MCP_TASK_LEASE_MS`
+    /// then sets the [task lease](Self::task_lease).
+    ///
     /// ```no_run
     /// use mcp_runtime::{Server, server_info};
     ///
@@ -47,10 +58,25 @@ impl Server {
     /// As `serve_http` (with the `http` feature) or [`serve_stdio`](Self::serve_stdio); without
     /// the `http` feature, `--http` is an [`io::ErrorKind::Unsupported`] error.
     pub async fn serve_from_args(self) -> io::Result<()> {
-        let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+        let mut args: Vec<OsString> = std::env::args_os().skip(1).collect();
+        let redis = match take_redis_url(&mut args) {
+            Ok(Some(url)) => Some(url),
+            Ok(None) => std::env::var(REDIS_URL_VAR)
+                .ok()
+                .filter(|url| !url.is_empty()),
+            Err(message) => {
+                stderr_log::install_if_absent();
+                tracing::error!("{message}");
+                return Err(io::Error::new(io::ErrorKind::InvalidInput, message));
+            }
+        };
+        let this = match redis {
+            Some(url) => self.shared_through_redis(&url)?,
+            None => self,
+        };
         let secret = std::env::var_os(REQUEST_STATE_KEY_VAR);
         let previous = std::env::var_os(PREVIOUS_REQUEST_STATE_KEY_VAR);
-        let mut this = self
+        let mut this = this
             .request_state_key_from_env(secret)
             .previous_request_state_key_from_env(previous);
         this.from_args = true;
@@ -85,6 +111,35 @@ impl Server {
     }
 
     /// Serves HTTP at `addr`, its sessions named for `MCP_INSTANCE_ID` when set.
+    /// The server sharing its state through the Redis at `url`.
+    #[cfg(feature = "redis")]
+    fn shared_through_redis(self, url: &str) -> io::Result<Self> {
+        stderr_log::install_if_absent();
+        let store = crate::redis::RedisStore::open(url).map_err(|error| {
+            tracing::error!(%error, "--redis");
+            io::Error::new(io::ErrorKind::InvalidInput, error.to_string())
+        })?;
+        // The URL may hold a password: not logged.
+        tracing::info!(instance = store.instance(), "sharing state through Redis");
+        let mut this = self.redis(&store);
+        if let Some(lease) = std::env::var(TASK_LEASE_VAR)
+            .ok()
+            .and_then(|ms| ms.parse::<u64>().ok())
+        {
+            this = this.task_lease(std::time::Duration::from_millis(lease));
+        }
+        Ok(this)
+    }
+
+    #[cfg(not(feature = "redis"))]
+    fn shared_through_redis(self, _url: &str) -> io::Result<Self> {
+        let message = "cannot share state through Redis: this binary was built without the \
+                       `redis` feature of mcp-runtime";
+        stderr_log::install_if_absent();
+        tracing::error!("{message}");
+        Err(io::Error::new(io::ErrorKind::Unsupported, message))
+    }
+
     #[cfg(feature = "http")]
     async fn serve_http_address(self, addr: String) -> io::Result<()> {
         let mut config = crate::http::HttpConfig::new();
@@ -108,6 +163,27 @@ impl Server {
         stderr_log::install_if_absent();
         tracing::error!("{message}");
         Err(io::Error::new(io::ErrorKind::Unsupported, message))
+    }
+}
+
+/// Takes `--redis URL` or `--redis=URL` out of `args`: the URL, if there was one.
+fn take_redis_url(args: &mut Vec<OsString>) -> Result<Option<String>, String> {
+    let Some(at) = args.iter().position(|arg| {
+        arg.to_str()
+            .is_some_and(|arg| arg == "--redis" || arg.starts_with("--redis="))
+    }) else {
+        return Ok(None);
+    };
+    let flag = args.remove(at);
+    let url = match flag.to_str().and_then(|flag| flag.strip_prefix("--redis=")) {
+        Some(url) => Some(url.to_owned()),
+        None => (at < args.len())
+            .then(|| args.remove(at))
+            .and_then(|url| url.into_string().ok()),
+    };
+    match url.filter(|url| !url.is_empty() && !url.starts_with("--")) {
+        Some(url) => Ok(Some(url)),
+        None => Err("`--redis` needs a URL, e.g. `--redis redis://127.0.0.1:6379/`".to_owned()),
     }
 }
 
@@ -176,6 +252,22 @@ mod tests {
         ));
         assert_eq!(http_address(&args(&["call", "add"])), None);
         assert_eq!(http_address(&args(&[])), None);
+    }
+
+    #[test]
+    fn the_redis_flag_is_taken_out_wherever_it_is() {
+        let mut list = args(&["--http", "9000", "--redis", "redis://127.0.0.1:1/"]);
+        assert_eq!(
+            take_redis_url(&mut list),
+            Ok(Some("redis://127.0.0.1:1/".to_owned()))
+        );
+        assert_eq!(list, args(&["--http", "9000"]));
+        let mut list = args(&["--redis=redis://h/", "call", "add"]);
+        assert_eq!(take_redis_url(&mut list), Ok(Some("redis://h/".to_owned())));
+        assert_eq!(list, args(&["call", "add"]));
+        assert!(take_redis_url(&mut args(&["--redis"])).is_err());
+        assert!(take_redis_url(&mut args(&["--redis", "--http", "1"])).is_err());
+        assert_eq!(take_redis_url(&mut args(&["call"])), Ok(None));
     }
 
     /// Whether `reader` opens a state `sealer` sealed.

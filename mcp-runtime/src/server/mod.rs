@@ -131,6 +131,62 @@ impl Server {
         self
     }
 
+    /// Keep tasks in `store`, shared with the other instances of this server behind a load
+    /// balancer: any instance then answers `tasks/get`, `tasks/update` and `tasks/cancel` for
+    /// any task, and a task whose instance died is reported `failed` once its
+    /// [lease](Self::task_lease) runs out. In memory by default (a task's `tasks/*` requests
+    /// must reach the instance that created it). The `redis` feature's
+    /// [`RedisStore`](crate::redis::RedisStore) is one; [`Server::redis`](Self::redis) installs
+    /// it with the other shared stores.
+    #[cfg(feature = "tasks")]
+    pub fn task_store(mut self, store: impl crate::store::TaskStore) -> Self {
+        self.config.tasks.shared = Some(std::sync::Arc::new(store));
+        self
+    }
+
+    /// How long an instance may go without renewing its lease on a task it runs in a shared
+    /// [`task_store`](Self::task_store) before the task is reported `failed` (its instance
+    /// presumed dead): 30 seconds unless set. The instance renews every third of it.
+    #[cfg(feature = "tasks")]
+    pub fn task_lease(mut self, lease: Duration) -> Self {
+        self.config.tasks.lease = lease.max(Duration::from_millis(3));
+        self
+    }
+
+    /// Carry the [`Notifier`]'s announcements between the instances of this server on `bus`:
+    /// a `resources/updated` or `list_changed` announced on one reaches the clients listening
+    /// on any. Without one, an announcement reaches the instance's own clients only.
+    pub fn event_bus(self, bus: impl crate::store::EventBus) -> Self {
+        self.surfaces.notifier().connect(std::sync::Arc::new(bus));
+        self
+    }
+
+    /// Share every piece of state an instance keeps about its clients through `store`: the
+    /// used `requestState`s ([`replay_guard`](Self::replay_guard)), the tasks
+    /// ([`task_store`](Self::task_store)) and the announcements ([`event_bus`](Self::event_bus)).
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{redis::RedisStore, Server, server_info};
+    ///
+    /// #[tokio::main]
+    /// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    ///     // Inside the runtime: the store keeps a task there that listens to Redis.
+    ///     let store = RedisStore::open("redis://127.0.0.1:6379/")?;
+    ///     Server::new(server_info!())
+    ///         .redis(&store)
+    ///         .serve_from_args() // `--redis URL` does the same from the command line
+    ///         .await?;
+    ///     Ok(())
+    /// }
+    /// ```
+    #[cfg(feature = "redis")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+    pub fn redis(self, store: &crate::redis::RedisStore) -> Self {
+        self.replay_guard(store.clone())
+            .task_store(store.clone())
+            .event_bus(store.clone())
+    }
+
     /// The secret that seals the `requestState` of 2026-07-28 questions, so that a client
     /// cannot forge or alter one. Random per process by default, which is right for one
     /// process; replicas behind a load balancer must share one (a retry may reach another

@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 use serde_json::{Map, Value};
-use tokio::sync::oneshot;
+use tokio::sync::{Notify, oneshot};
 
 use crate::ask::AskError;
 use crate::cancel::CancellationToken;
@@ -72,6 +72,8 @@ pub(crate) struct TaskRecord {
     /// Cancels the running tool.
     pub(crate) cancellation: CancellationToken,
     state: Mutex<State>,
+    /// Woken on every change, for whoever writes the task through to a shared store.
+    pub(crate) changed: Notify,
 }
 
 #[derive(Debug)]
@@ -116,6 +118,7 @@ impl TaskRecord {
                 outcome: None,
                 pending: Vec::new(),
             }),
+            changed: Notify::new(),
         }
     }
 
@@ -164,6 +167,7 @@ impl TaskRecord {
             state.status = TaskStatus::InputRequired;
             state.updated = SystemTime::now();
         }
+        self.changed.notify_one();
         // A task cancelled meanwhile drops its questions, and with them the senders.
         answered.await.map_err(|_| AskError::Cancelled)
     }
@@ -190,6 +194,8 @@ impl TaskRecord {
                 state.status = TaskStatus::Working;
             }
             state.updated = SystemTime::now();
+            drop(state);
+            self.changed.notify_one();
         }
     }
 
@@ -205,6 +211,8 @@ impl TaskRecord {
         }
         state.outcome = Some(outcome);
         Self::end(&mut state, status);
+        drop(state);
+        self.changed.notify_one();
     }
 
     /// Cancel the task: it ends `cancelled` now, and its tool is told to stop. A task that
@@ -218,6 +226,7 @@ impl TaskRecord {
             state.status_message = Some("cancelled by the client".to_owned());
             Self::end(&mut state, TaskStatus::Cancelled);
         }
+        self.changed.notify_one();
         self.cancellation.cancel();
     }
 

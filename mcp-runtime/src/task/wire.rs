@@ -81,3 +81,45 @@ impl<'a> TaskWire<'a> {
 fn millis(duration: std::time::Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
+
+/// `task` as the shared store keeps it: its detailed `tasks/get` form (less `resultType` and
+/// `_meta`, which each answer adds) and its owner.
+pub(crate) fn stored(task: &TaskRecord) -> crate::store::StoredTask {
+    let snapshot = task.snapshot();
+    let empty: Box<RawValue> = RawValue::from_string("{}".to_owned()).unwrap_or_default();
+    let wire = TaskWire::detailed(task, &snapshot, &empty);
+    let mut detailed = match serde_json::to_value(&wire) {
+        Ok(Value::Object(detailed)) => detailed,
+        _ => Map::new(),
+    };
+    detailed.remove("resultType");
+    detailed.remove("_meta");
+    let document = crate::store::task::TaskDocument {
+        owner: task.owner.as_deref().map(str::to_owned),
+        ended: snapshot.status.is_terminal(),
+        ttl_ms: millis(task.ttl),
+        task: detailed,
+    };
+    crate::store::StoredTask::new(task.id.clone(), document)
+}
+
+/// The answer to `tasks/get` for a task read from the shared store.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct StoredTaskWire<'a> {
+    #[serde(flatten)]
+    task: &'a Map<String, Value>,
+    result_type: &'static str,
+    #[serde(rename = "_meta")]
+    meta: &'a RawValue,
+}
+
+impl<'a> StoredTaskWire<'a> {
+    pub(crate) fn detailed(task: &'a crate::store::StoredTask, meta: &'a RawValue) -> Self {
+        StoredTaskWire {
+            task: &task.document().task,
+            result_type: "complete",
+            meta,
+        }
+    }
+}

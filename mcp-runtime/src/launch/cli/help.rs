@@ -155,6 +155,15 @@ pub(crate) fn help(server: &Server, program: &str, executable: Option<&Path>) ->
              secret that key replaced, while a new one is rolled out: it\n                          \
              still opens the requestStates it sealed, and seals none\n"
         );
+        #[cfg(feature = "redis")]
+        let _ = write!(
+            text,
+            "  MCP_REDIS_URL           share tasks, used requestStates and announcements with \
+             the\n                          other instances through this Redis (as --redis URL, \
+             which\n                          any command takes)\n  MCP_TASK_LEASE_MS       \
+             how long a task's instance may go silent in Redis before\n                          \
+             the task is reported failed (default 30000)\n"
+        );
     }
     text
 }
@@ -215,6 +224,11 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("  MCP_REQUEST_STATE_KEY "), "{text}");
+        assert_eq!(
+            text.contains("  MCP_REDIS_URL "),
+            cfg!(feature = "redis"),
+            "{text}"
+        );
         assert!(
             text.contains("  MCP_REQUEST_STATE_PREVIOUS_KEY\n"),
             "{text}"

@@ -1,0 +1,478 @@
+//! The shared stores on Redis (or Valkey): every piece of state an instance keeps about its
+//! clients, shared by the instances of one server behind a load balancer. See
+//! [`RedisStore`].
+
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use futures_util::StreamExt;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use tokio::sync::mpsc;
+
+use crate::ask::ReplayGuard;
+use crate::future::BoxFuture;
+use crate::store::{
+    Change, ChangeHandler, EventBus, LoadedTask, SignalHandler, StoreError, StoredTask, TaskSignal,
+    TaskStore,
+};
+
+/// The state of a server's instances in one Redis: used `requestState`s
+/// ([`ReplayGuard`]), tasks ([`TaskStore`]), and announcements ([`EventBus`]). Cheap to
+/// clone; clones share one connection. Install it with [`Server::redis`](crate::Server::redis),
+/// or part of it with `replay_guard`, `task_store` and `event_bus`.
+///
+/// What it keeps, under the [prefix](RedisOptions::prefix) (`mcp:` by default):
+///
+/// * `replay:ID`: a used `requestState` (`SET NX` with the state's expiry);
+/// * `task:ID` (a hash: the task as `tasks/get` shows it, and whether it ended) and
+///   `task:ID:lease` (the instance running it, expiring with its lease). A running task's
+///   instance rewrites both on every change and every third of the lease; an ended task stays
+///   for its time to live;
+/// * the channels `changes` (announcements, each tagged with the instance that made it) and
+///   `instance:NAME` (answers and cancellations for the tasks `NAME` runs).
+///
+/// Every operation gives up after the [timeout](RedisOptions::timeout) (2 s unless set): a
+/// request that needed Redis then gets [`STORE_UNAVAILABLE`](crate::store::STORE_UNAVAILABLE)
+/// (`-32031`), the server goes on serving what needs no store, and it uses Redis again as soon
+/// as Redis answers (the connection and the subscription come back by themselves).
+///
+/// Open it inside a Tokio runtime (it keeps a task there that listens to the channels).
+#[derive(Clone)]
+pub struct RedisStore {
+    inner: Arc<Inner>,
+}
+
+/// How a [`RedisStore`] uses its Redis.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct RedisOptions {
+    /// Put before every key and channel, so that servers share one Redis apart (`mcp:`).
+    pub prefix: String,
+    /// The longest one operation may take before it counts as failed (2 s).
+    pub timeout: Duration,
+}
+
+impl Default for RedisOptions {
+    fn default() -> Self {
+        RedisOptions {
+            prefix: "mcp:".to_owned(),
+            timeout: Duration::from_secs(2),
+        }
+    }
+}
+
+struct Inner {
+    connection: ConnectionManager,
+    prefix: String,
+    /// This instance's name: whom the leases it holds name, where its signals go.
+    instance: String,
+    timeout: Duration,
+    /// Where announcements go, and where this instance's signals come.
+    changes_channel: String,
+    own_channel: String,
+    update: redis::Script,
+    changes: Mutex<Vec<ChangeHandler>>,
+    signals: Mutex<Vec<SignalHandler>>,
+    /// Announcements waiting to be published, in order.
+    outbox: mpsc::Sender<Change>,
+}
+
+/// Replaces a task unless it ended; renews (running) or gives up (ended) the lease.
+/// KEYS: task, lease. ARGV: encoded task, ended (0/1), lease ms, instance, ttl ms.
+const UPDATE: &str = r"
+if redis.call('HGET', KEYS[1], 'ended') == '1' then return 0 end
+redis.call('HSET', KEYS[1], 'doc', ARGV[1], 'ended', ARGV[2])
+if ARGV[2] == '1' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  redis.call('DEL', KEYS[2])
+else
+  redis.call('PEXPIRE', KEYS[1], ARGV[5] + ARGV[3])
+  redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[3])
+end
+return 1
+";
+
+/// How often the subscription's connection is checked.
+const HEALTH_CHECK: Duration = Duration::from_secs(5);
+
+/// Announcements a Redis that does not answer may fall behind by before new ones are dropped.
+const OUTBOX: usize = 1024;
+
+impl RedisStore {
+    /// A store on the Redis at `url` (`redis://host:port/db`, `redis://:password@host/`),
+    /// with the default [`RedisOptions`]. It connects when first used, so a Redis that is not
+    /// up yet is no error here.
+    ///
+    /// # Errors
+    ///
+    /// When `url` is not a Redis URL.
+    ///
+    /// # Panics
+    ///
+    /// Outside a Tokio runtime.
+    pub fn open(url: &str) -> Result<Self, StoreError> {
+        Self::open_with(url, RedisOptions::default())
+    }
+
+    /// A store on the Redis at `url`, used as `options` say.
+    ///
+    /// # Errors
+    ///
+    /// When `url` is not a Redis URL (`rediss://` too: this build has no TLS).
+    ///
+    /// # Panics
+    ///
+    /// Outside a Tokio runtime.
+    pub fn open_with(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
+        let client = redis::Client::open(url)
+            .map_err(|error| StoreError::new(format!("not a Redis URL: {error}")))?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(options.timeout))
+            .set_response_timeout(Some(options.timeout))
+            .set_number_of_retries(1)
+            .set_max_delay(Duration::from_secs(1));
+        let connection = ConnectionManager::new_lazy_with_config(client.clone(), config)
+            .map_err(|error| StoreError::new(format!("Redis: {error}")))?;
+        let (outbox, pending) = mpsc::channel(OUTBOX);
+        let instance = crate::random::id();
+        let inner = Arc::new(Inner {
+            connection,
+            changes_channel: format!("{}changes", options.prefix),
+            own_channel: format!("{}instance:{instance}", options.prefix),
+            prefix: options.prefix,
+            instance,
+            timeout: options.timeout,
+            update: redis::Script::new(UPDATE),
+            changes: Mutex::default(),
+            signals: Mutex::default(),
+            outbox,
+        });
+        tokio::spawn(listen(Arc::downgrade(&inner), client));
+        tokio::spawn(publish(Arc::downgrade(&inner), pending));
+        Ok(RedisStore { inner })
+    }
+
+    /// This instance's name in the store (random per store opened).
+    pub fn instance(&self) -> &str {
+        &self.inner.instance
+    }
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("prefix", &self.inner.prefix)
+            .field("instance", &self.inner.instance)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Inner {
+    fn key(&self, parts: &[&str]) -> String {
+        let mut key = self.prefix.clone();
+        key.push_str(&parts.concat());
+        key
+    }
+
+    fn instance_channel(&self, instance: &str) -> String {
+        self.key(&["instance:", instance])
+    }
+
+    /// `operation` on the shared connection, failed after the timeout.
+    async fn run<T, F>(&self, what: &str, operation: F) -> Result<T, StoreError>
+    where
+        F: AsyncFnOnce(&mut ConnectionManager) -> redis::RedisResult<T>,
+    {
+        let mut connection = self.connection.clone();
+        match tokio::time::timeout(self.timeout, operation(&mut connection)).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => Err(StoreError::new(format!("Redis failed to {what}: {error}"))),
+            Err(_) => Err(StoreError::new(format!(
+                "Redis did not {what} within {:?}",
+                self.timeout
+            ))),
+        }
+    }
+
+    fn deliver(&self, channel: &str, payload: &str) {
+        if channel == self.changes_channel {
+            let Some((origin, change)) = payload.split_once(' ') else {
+                return;
+            };
+            if origin == self.instance {
+                return;
+            }
+            if let Some(change) = Change::decode(change) {
+                for deliver in self
+                    .changes
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .iter()
+                {
+                    deliver(change.clone());
+                }
+            }
+        } else if let Some((task, signal)) = TaskSignal::decode(payload) {
+            for deliver in self
+                .signals
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .iter()
+            {
+                deliver(&task, signal.clone());
+            }
+        }
+    }
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Listens to the channels of this instance for as long as the store lives, subscribing
+/// again whenever the connection is lost.
+async fn listen(inner: Weak<Inner>, client: redis::Client) {
+    const MOST: Duration = Duration::from_secs(2);
+    let mut backoff = Duration::from_millis(50);
+    let mut failing = false;
+    loop {
+        let Some((channels, timeout)) = inner.upgrade().map(|inner| {
+            let channels = [inner.changes_channel.clone(), inner.own_channel.clone()];
+            (channels, inner.timeout)
+        }) else {
+            return;
+        };
+        let subscribed = tokio::time::timeout(timeout, async {
+            let mut pubsub = client.get_async_pubsub().await?;
+            pubsub.subscribe(&channels).await?;
+            redis::RedisResult::Ok(pubsub)
+        })
+        .await;
+        match subscribed {
+            Ok(Ok(pubsub)) => {
+                tracing::info!(
+                    channels = ?channels,
+                    "listening on Redis for announcements and task signals"
+                );
+                failing = false;
+                backoff = Duration::from_millis(50);
+                let (mut sink, mut messages) = pubsub.split();
+                // A connection that went silent (no reset from a vanished peer) ends no
+                // stream: a ping unanswered within the timeout counts as lost.
+                let mut health = tokio::time::interval(HEALTH_CHECK);
+                health.tick().await;
+                loop {
+                    tokio::select! {
+                        message = messages.next() => {
+                            let (Some(message), Some(inner)) = (message, inner.upgrade()) else {
+                                break;
+                            };
+                            if let Ok(payload) = message.get_payload::<String>() {
+                                inner.deliver(message.get_channel_name(), &payload);
+                            }
+                        }
+                        _ = health.tick() => {
+                            let pinged = tokio::time::timeout(timeout, sink.ping::<redis::Value>());
+                            if !matches!(pinged.await, Ok(Ok(_))) {
+                                break;
+                            }
+                        }
+                    }
+                }
+                if inner.strong_count() == 0 {
+                    return;
+                }
+                tracing::warn!("lost the Redis subscription; subscribing again");
+            }
+            failed => {
+                if !failing {
+                    let error = match failed {
+                        Ok(Err(error)) => error.to_string(),
+                        _ => format!("no answer within {timeout:?}"),
+                    };
+                    tracing::warn!(%error, "cannot subscribe to Redis; trying again");
+                    failing = true;
+                }
+            }
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(MOST);
+    }
+}
+
+/// Publishes announcements in the order made, for as long as the store lives.
+async fn publish(inner: Weak<Inner>, mut pending: mpsc::Receiver<Change>) {
+    while let Some(change) = pending.recv().await {
+        let Some(inner) = inner.upgrade() else {
+            return;
+        };
+        let channel = &inner.changes_channel;
+        let message = format!("{} {}", inner.instance, change.encode());
+        let published = inner
+            .run("publish an announcement", async |connection| {
+                redis::cmd("PUBLISH")
+                    .arg(channel)
+                    .arg(&message)
+                    .query_async::<i64>(connection)
+                    .await
+            })
+            .await;
+        if let Err(error) = published {
+            tracing::warn!(%error, "an announcement did not reach the other instances");
+        }
+    }
+}
+
+impl ReplayGuard for RedisStore {
+    fn claim<'a>(
+        &'a self,
+        id: &'a str,
+        expires: SystemTime,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let inner = &self.inner;
+            let key = inner.key(&["replay:", id]);
+            let at = expires
+                .duration_since(UNIX_EPOCH)
+                .map_or(1, |since| millis(since).max(1));
+            let set: Option<String> = inner
+                .run("record a used requestState", async |connection| {
+                    redis::cmd("SET")
+                        .arg(&key)
+                        .arg(1)
+                        .arg("NX")
+                        .arg("PXAT")
+                        .arg(at)
+                        .query_async(connection)
+                        .await
+                })
+                .await?;
+            Ok(set.is_some())
+        })
+    }
+}
+
+impl TaskStore for RedisStore {
+    fn create<'a>(
+        &'a self,
+        task: &'a StoredTask,
+        lease: Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            if self.update(task, lease).await? {
+                Ok(())
+            } else {
+                Err(StoreError::new("a task with this id ended already"))
+            }
+        })
+    }
+
+    fn update<'a>(
+        &'a self,
+        task: &'a StoredTask,
+        lease: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let inner = &self.inner;
+            let (key, lease_key) = (
+                inner.key(&["task:", task.id()]),
+                inner.key(&["task:", task.id(), ":lease"]),
+            );
+            let written: i64 = inner
+                .run("write a task", async |connection| {
+                    inner
+                        .update
+                        .key(&key)
+                        .key(&lease_key)
+                        .arg(task.encoded())
+                        .arg(if task.has_ended() { "1" } else { "0" })
+                        .arg(millis(lease).max(1))
+                        .arg(&inner.instance)
+                        .arg(millis(task.ttl()).max(1))
+                        .invoke_async(connection)
+                        .await
+                })
+                .await?;
+            Ok(written == 1)
+        })
+    }
+
+    fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<LoadedTask>, StoreError>> {
+        Box::pin(async move {
+            let inner = &self.inner;
+            let (key, lease_key) = (
+                inner.key(&["task:", id]),
+                inner.key(&["task:", id, ":lease"]),
+            );
+            let (encoded, holder): (Option<String>, Option<String>) = inner
+                .run("read a task", async |connection| {
+                    redis::pipe()
+                        .cmd("HGET")
+                        .arg(&key)
+                        .arg("doc")
+                        .cmd("GET")
+                        .arg(&lease_key)
+                        .query_async(connection)
+                        .await
+                })
+                .await?;
+            match encoded {
+                Some(encoded) => Ok(Some(LoadedTask {
+                    task: StoredTask::decode(id, encoded)?,
+                    holder,
+                })),
+                None => Ok(None),
+            }
+        })
+    }
+
+    fn signal<'a>(
+        &'a self,
+        holder: &'a str,
+        id: &'a str,
+        signal: TaskSignal,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let inner = &self.inner;
+            let channel = inner.instance_channel(holder);
+            let message = signal.encode(id);
+            let heard: i64 = inner
+                .run("signal a task's instance", async |connection| {
+                    redis::cmd("PUBLISH")
+                        .arg(&channel)
+                        .arg(&message)
+                        .query_async(connection)
+                        .await
+                })
+                .await?;
+            Ok(heard > 0)
+        })
+    }
+
+    fn on_signal(&self, deliver: SignalHandler) {
+        self.inner
+            .signals
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(deliver);
+    }
+}
+
+impl EventBus for RedisStore {
+    fn publish(&self, change: Change) {
+        if self.inner.outbox.try_send(change).is_err() {
+            tracing::warn!(
+                "Redis is behind by {OUTBOX} announcements; this one does not reach the other \
+                 instances"
+            );
+        }
+    }
+
+    fn on_change(&self, deliver: ChangeHandler) {
+        self.inner
+            .changes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(deliver);
+    }
+}
