@@ -16,7 +16,7 @@ pub(crate) mod wire;
 use std::time::Duration;
 
 /// The extension's identifier, as clients declare it and the server advertises it.
-pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub(crate) const EXTENSION: &str = crate::extensions::TASKS;
 
 /// How a server keeps its tasks.
 #[derive(Debug, Clone, Copy)]

@@ -448,6 +448,7 @@ mod tests {
             annotations: Default::default(),
             icons: Vec::new(),
             task_support: crate::handler::TaskSupport::Forbidden,
+            meta: Default::default(),
         }])
     }
 
