@@ -322,6 +322,35 @@ fn python_sdk_modern_era() {
     });
 }
 
+/// `python/apps.py`: the Python SDK sees the weather example's MCP App (`_meta.ui.resourceUri`
+/// on the tool, the `ui://` page read as `text/html;profile=mcp-app`) in `era`.
+fn python_sdk_sees_the_weather_app(test: &str, era: &str) {
+    let Some(clients) = clients(test) else {
+        return;
+    };
+    let weather = examples_dir().join(format!("weather{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        weather.exists(),
+        "no binary for example `weather` at {}: build it with `cargo build --examples`",
+        weather.display()
+    );
+    let mut command = Command::new(&clients.python);
+    command.args(["python/apps.py", "--era", era]).arg(&weather);
+    let run = run(&clients, command);
+    assert!(run.status.success(), "{test} failed:\n{}", run.report());
+    eprintln!("{test}: {}", run.stdout.lines().last().unwrap_or_default());
+}
+
+#[test]
+fn python_sdk_sees_the_weather_app_legacy_era() {
+    python_sdk_sees_the_weather_app("python_sdk_sees_the_weather_app_legacy_era", "legacy");
+}
+
+#[test]
+fn python_sdk_sees_the_weather_app_modern_era() {
+    python_sdk_sees_the_weather_app("python_sdk_sees_the_weather_app_modern_era", "modern");
+}
+
 #[test]
 fn typescript_sdk_v1_legacy_era() {
     run_client("typescript_sdk_v1_legacy_era", |c| {
