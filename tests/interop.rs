@@ -667,7 +667,8 @@ fn browser_renders_the_weather_app(test: &str, era: &str) {
     let Some(clients) = clients(test) else {
         return;
     };
-    let chromium = std::env::var_os("CHROMIUM").map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
+    let chromium = std::env::var_os("CHROMIUM")
+        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
     assert!(
         chromium.exists(),
         "{test}: no Chromium at {}: install it with `bash tests/interop/setup.sh` (it runs \

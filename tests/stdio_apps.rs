@@ -106,7 +106,10 @@ fn definitions_carry_their_meta_from_2025_06_18(revision: ProtocolVersion) {
 fn results_carry_their_meta_in_every_revision(revision: ProtocolVersion) {
     let (mut client, _) = open(revision);
     let called = client.result("tools/call", json!({"name": "tagged", "arguments": {}}));
-    assert_eq!(called["_meta"]["com.example/source"], "station-12", "{called}");
+    assert_eq!(
+        called["_meta"]["com.example/source"], "station-12",
+        "{called}"
+    );
     let prompt = client.result("prompts/get", json!({"name": "greet"}));
     assert_eq!(prompt["_meta"]["com.example/variant"], "b", "{prompt}");
     if revision.is_modern() {
@@ -121,7 +124,11 @@ fn results_carry_their_meta_in_every_revision(revision: ProtocolVersion) {
     let read = client.result("resources/read", json!({"uri": "docs://readme"}));
     let contents = &read["contents"][0];
     if has_definition_meta(revision) {
-        assert_eq!(contents["_meta"], json!({"com.example/etag": "v1"}), "{read}");
+        assert_eq!(
+            contents["_meta"],
+            json!({"com.example/etag": "v1"}),
+            "{read}"
+        );
     } else {
         assert!(contents.get("_meta").is_none(), "{read}");
     }
@@ -175,7 +182,10 @@ fn app_pages_are_served_as_mcp_app_html_with_their_policy(revision: ProtocolVers
         let contents = &read["contents"][0];
         assert_eq!(contents["mimeType"], APP_MIME, "{read}");
         assert!(
-            contents["text"].as_str().unwrap().starts_with("<!doctype html>"),
+            contents["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("<!doctype html>"),
             "{read}"
         );
         if has_definition_meta(revision) {
@@ -203,7 +213,10 @@ fn a_legacy_handler_sees_what_its_session_declared(revision: ProtocolVersion) {
     let call = json!({"name": "declared", "arguments": {}});
     let mut host = Client::new(apps_server());
     host.initialize_with(revision.as_str(), host_capabilities());
-    check_against_apps_schema("McpUiClientCapabilities", &host_capabilities()["extensions"][UI]);
+    check_against_apps_schema(
+        "McpUiClientCapabilities",
+        &host_capabilities()["extensions"][UI],
+    );
     for _ in 0..2 {
         assert_eq!(
             declared(&mut host, call.clone()),
@@ -245,7 +258,10 @@ fn the_weather_app_is_complete(revision: ProtocolVersion) {
     let tools = client.list_all_tools();
     let weather = by_name(&tools, "name", "get_weather");
     if has_definition_meta(revision) {
-        assert_eq!(weather["_meta"]["ui"]["resourceUri"], "ui://weather/forecast");
+        assert_eq!(
+            weather["_meta"]["ui"]["resourceUri"],
+            "ui://weather/forecast"
+        );
         check_against_apps_schema("McpUiToolMeta", &weather["_meta"]["ui"]);
     }
     let read = client.result("resources/read", json!({"uri": "ui://weather/forecast"}));

@@ -8,15 +8,17 @@ use mcp_runtime::handler::{ResourceBuilder, ToolBuilder};
 use mcp_runtime::protocol::Meta;
 use mcp_runtime::{
     CallToolResult, Content, GetPromptResult, PromptMessage, RequestContext, Resource,
-    ResourceContents, Server, mcp_prompt, mcp_resource, mcp_tool, prompts,
-    resources, server_info, tools,
+    ResourceContents, Server, mcp_prompt, mcp_resource, mcp_tool, prompts, resources, server_info,
+    tools,
 };
 use serde_json::json;
 
 /// A tool whose definition and result carry `_meta` of their own.
 #[mcp_tool(meta("com.example/owner" = "tests", "com.example/cost" = 3))]
 fn tagged() -> CallToolResult {
-    let meta = Meta::new().with("com.example/source", "station-12").unwrap();
+    let meta = Meta::new()
+        .with("com.example/source", "station-12")
+        .unwrap();
     CallToolResult::success(vec![Content::text("tagged")]).with_meta(meta)
 }
 

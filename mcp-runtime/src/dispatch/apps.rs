@@ -110,3 +110,142 @@ pub(crate) fn page_meta(definition: &ResourceDefinition) -> Option<Value> {
         .then(|| definition.meta().get(META_KEY).cloned())
         .flatten()
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::extensions::Extension;
+    use crate::extensions::apps::{AppPage, AppTool, EXTENSION};
+    use crate::handler::{ResourceBuilder, ToolBuilder};
+    use crate::protocol::{ProtocolVersion, Resource};
+    use crate::testing::TestClient;
+    use crate::{Resources, Server, ServerInfo, Tools};
+
+    fn server() -> Server {
+        Server::new(ServerInfo::new("apps", "1"))
+    }
+
+    fn start_error(server: Server) -> String {
+        match server.dispatcher() {
+            Ok(_) => panic!("the server started"),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    fn tool(name: &'static str) -> ToolBuilder {
+        ToolBuilder::new(name)
+    }
+
+    fn page(uri: &'static str) -> ResourceBuilder {
+        ResourceBuilder::new(Resource::new(uri, "page")).app(AppPage::new().prefers_border(true))
+    }
+
+    #[test]
+    fn a_reserved_meta_key_stops_the_server_naming_the_offering() {
+        let bad = tool("deploy")
+            .meta("io.modelcontextprotocol/serverInfo", "me")
+            .handler(|_, _| async { "" });
+        let error = start_error(server().tools(Tools::new().with(bad)));
+        assert!(error.contains("tool `deploy`"), "{error}");
+        assert!(
+            error.contains("io.modelcontextprotocol/serverInfo"),
+            "{error}"
+        );
+        assert!(error.contains("reserved"), "{error}");
+
+        let bad = page("ui://p").meta("no spaces", 1).reader(|_| async { "" });
+        let error = start_error(server().resources(Resources::new().with(bad)));
+        assert!(
+            error.contains("resource `page`") && error.contains("no spaces"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_tool_naming_a_page_the_server_lacks_stops_it_naming_both() {
+        let forecast = tool("forecast")
+            .app(AppTool::new("ui://weather/forcast"))
+            .handler(|_, _| async { "" });
+        let offered = page("ui://weather/forecast").reader(|_| async { "" });
+        let error = start_error(
+            server()
+                .tools(Tools::new().with(forecast))
+                .resources(Resources::new().with(offered)),
+        );
+        assert!(error.contains("tool `forecast`"), "{error}");
+        assert!(error.contains("`ui://weather/forcast`"), "{error}");
+
+        let web = tool("web")
+            .app(AppTool::new("https://example.com"))
+            .handler(|_, _| async { "" });
+        let error = start_error(server().tools(Tools::new().with(web)));
+        assert!(error.contains("not a `ui://` URI"), "{error}");
+    }
+
+    #[test]
+    fn an_app_page_is_one_ui_uri() {
+        let elsewhere = ResourceBuilder::new(Resource::new("https://example.com/p", "web"))
+            .app(AppPage::new())
+            .reader(|_| async { "" });
+        let error = start_error(server().resources(Resources::new().with(elsewhere)));
+        assert!(
+            error.contains("app page `web`") && error.contains("`ui://`"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn an_extension_identifier_without_a_prefix_stops_the_server() {
+        let error = start_error(server().extension(Extension::new("audit")));
+        assert!(
+            error.contains("`audit`") && error.contains("prefix"),
+            "{error}"
+        );
+    }
+
+    fn app_server() -> Server {
+        let forecast = tool("forecast")
+            .app(AppTool::new("ui://weather/forecast"))
+            .handler(|_, _| async { "sunny" });
+        let offered =
+            page("ui://weather/forecast").reader(|_| async { "<!doctype html>".to_owned() });
+        server()
+            .tools(Tools::new().with(forecast))
+            .resources(Resources::new().with(offered))
+    }
+
+    #[tokio::test]
+    async fn a_server_with_an_app_declares_the_extension_in_both_eras() {
+        for revision in [ProtocolVersion::V2024_11_05, ProtocolVersion::V2025_11_25] {
+            let dispatcher = app_server().dispatcher().unwrap();
+            let capabilities =
+                serde_json::to_value(dispatcher.capabilities.for_revision(revision).as_ref())
+                    .unwrap();
+            assert_eq!(
+                capabilities["extensions"],
+                json!({EXTENSION: {}}),
+                "{revision}"
+            );
+        }
+        let client = TestClient::new(app_server());
+        let discovered = client.request("server/discover", json!({})).await.unwrap();
+        assert_eq!(
+            discovered["capabilities"]["extensions"],
+            json!({EXTENSION: {}})
+        );
+        // A server without an app declares nothing.
+        let plain = TestClient::new(server());
+        let discovered = plain.request("server/discover", json!({})).await.unwrap();
+        assert!(discovered["capabilities"].get("extensions").is_none());
+    }
+
+    #[tokio::test]
+    async fn an_app_page_s_contents_carry_its_policy_and_mime_type() {
+        let client = TestClient::new(app_server());
+        let read = client.read_resource("ui://weather/forecast").await.unwrap();
+        let contents = &read.contents()[0];
+        assert_eq!(contents["mimeType"], crate::extensions::apps::MIME_TYPE);
+        assert_eq!(contents["_meta"]["ui"], json!({"prefersBorder": true}));
+    }
+}
