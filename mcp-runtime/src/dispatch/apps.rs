@@ -2,30 +2,36 @@
 //! whose tools name pages the server has. Checked when the server starts, so a mistake stops
 //! it with a message naming the offering instead of reaching a client.
 
-use serde_json::Value;
-
-use super::catalog::CatalogError;
-use super::sets::Sets;
+use super::catalog::{CatalogError, ToolEntry};
+use super::prompts::PromptEntry;
+use super::routing::Route;
 use crate::extensions::apps::{self, META_KEY, MIME_TYPE, SCHEME};
 use crate::protocol::{Meta, ResourceDefinition, meta_key_problem};
 
+/// What a server starts with.
+pub(crate) struct Offerings<'a> {
+    pub(crate) tools: &'a [ToolEntry],
+    pub(crate) resources: &'a [Route],
+    pub(crate) prompts: &'a [PromptEntry],
+}
+
 /// Check `sets`; `Ok(true)` when the server has an MCP App (a tool with `_meta.ui` or an app
 /// page), so the extension is declared.
-pub(crate) fn check(sets: &Sets) -> Result<bool, CatalogError> {
-    for (definition, _) in &sets.tools {
+pub(crate) fn check(sets: Offerings<'_>) -> Result<bool, CatalogError> {
+    for (definition, _) in sets.tools {
         check_meta(&definition.meta, || format!("tool `{}`", definition.name))?;
     }
-    for route in &sets.resources {
+    for route in sets.resources {
         check_meta(route.definition.meta(), || {
             format!("resource `{}`", route.definition.name())
         })?;
         check_page(&route.definition)?;
     }
-    for (definition, _) in &sets.prompts {
+    for (definition, _) in sets.prompts {
         check_meta(&definition.meta, || format!("prompt `{}`", definition.name))?;
     }
     let mut has_app = false;
-    for (definition, _) in &sets.tools {
+    for (definition, _) in sets.tools {
         if definition.meta.get(META_KEY).is_none() {
             continue;
         }
@@ -101,14 +107,6 @@ fn check_page(definition: &ResourceDefinition) -> Result<(), CatalogError> {
         ))),
         None => Ok(()),
     }
-}
-
-/// The `_meta.ui` an app page's read contents carry: its definition's, on every item that
-/// has none of its own.
-pub(crate) fn page_meta(definition: &ResourceDefinition) -> Option<Value> {
-    (definition.mime_type() == Some(MIME_TYPE))
-        .then(|| definition.meta().get(META_KEY).cloned())
-        .flatten()
 }
 
 #[cfg(test)]

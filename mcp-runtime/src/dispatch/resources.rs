@@ -391,7 +391,7 @@ impl Dispatcher {
         };
         let handler = route.handler.clone();
         let name = route.definition.name().to_owned();
-        let page_meta = super::apps::page_meta(&route.definition);
+        let page_meta = crate::extensions::apps::page_meta(&route.definition);
         let answer =
             move |outcome: Result<Result<Vec<ResourceContents>, ResourceError>, PanicPayload>,
                   id: &RequestId,

@@ -95,7 +95,11 @@ impl Catalogs {
         config: &CatalogConfig,
         dynamic: bool,
     ) -> Result<Self, CatalogError> {
-        let has_app = super::apps::check(sets)?;
+        let has_app = super::apps::check(super::apps::Offerings {
+            tools: &sets.tools,
+            resources: &sets.resources,
+            prompts: &sets.prompts,
+        })?;
         Ok(Catalogs {
             has_app,
             tools: Arc::new(Live::new(tools(sets, config)?, dynamic)),

@@ -269,6 +269,14 @@ impl AppPage {
     }
 }
 
+/// The `_meta.ui` an app page's read contents carry: its definition's, on every item that
+/// has none of its own.
+pub(crate) fn page_meta(definition: &crate::protocol::ResourceDefinition) -> Option<Value> {
+    (definition.mime_type() == Some(MIME_TYPE))
+        .then(|| definition.meta().get(META_KEY).cloned())
+        .flatten()
+}
+
 /// The page a tool's `_meta` names, if it names one.
 pub(crate) fn tool_page(meta: &crate::protocol::Meta) -> Option<&str> {
     meta.get(META_KEY)?.get("resourceUri")?.as_str()
