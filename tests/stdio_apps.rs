@@ -289,3 +289,24 @@ per_revision!(legacy: a_legacy_handler_sees_what_its_session_declared);
 fn a_modern_handler_sees_what_its_request_declared_in_2026_07_28() {
     a_modern_handler_sees_what_its_request_declared(ProtocolVersion::V2026_07_28);
 }
+
+/// The apps schema check can fail: a member the extension does not define, or a wrong type.
+#[test]
+fn the_apps_schema_check_rejects_what_the_extension_does_not_define() {
+    for wrong in [
+        json!({"resourceUri": "ui://a", "visibility": ["user"]}),
+        json!({"resourceUri": 3}),
+        json!({"resourceUri": "ui://a", "hidden": true}),
+    ] {
+        let outcome =
+            std::panic::catch_unwind(|| check_against_apps_schema("McpUiToolMeta", &wrong));
+        assert!(outcome.is_err(), "{wrong} passed the McpUiToolMeta check");
+    }
+    let outcome = std::panic::catch_unwind(|| {
+        check_against_apps_schema(
+            "McpUiResourceMeta",
+            &json!({"csp": {"connectDomains": "x"}}),
+        )
+    });
+    assert!(outcome.is_err());
+}

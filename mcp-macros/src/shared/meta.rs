@@ -376,10 +376,8 @@ fn origins_value(meta: &ParseNestedMeta<'_>, key: &str, cx: &mut Ctxt) -> syn::R
             }
             _ => cx.error_spanned(
                 &value,
-                format!(
-                    "each origin is a string with its scheme and no spaces, like \
-                     `\"https://api.example.com\"` or `\"https://*.example.com\"`"
-                ),
+                "each origin is a string with its scheme and no spaces, like \
+                 `\"https://api.example.com\"` or `\"https://*.example.com\"`",
             ),
         }
     }

@@ -130,7 +130,8 @@ pub(crate) fn key_problem(key: &str) -> Option<&'static str> {
         }
     }
     // The spec allows an empty name after a prefix (`com.example/`).
-    if !(name.is_empty() && prefix.is_some()) && !valid_name(name) {
+    let empty_after_prefix = name.is_empty() && prefix.is_some();
+    if !empty_after_prefix && !valid_name(name) {
         return Some(
             "is not a valid name (alphanumeric first and last, then letters, digits, `-`, `_` \
              or `.`)",
