@@ -140,7 +140,8 @@ impl ToolBuilder {
 
     /// The tool's MCP App: the page rendering its results and who may call it
     /// (`_meta.ui`, see [`crate::extensions::apps`]). The server must offer the page; one it
-    /// does not stops the server at start, naming both.
+    /// does not stops the server at start, naming both. It sets the `_meta` key `ui`, as
+    /// [`meta`](Self::meta)`("ui", ...)` would: the later of the two wins.
     ///
     /// ```
     /// use mcp_runtime::extensions::apps::{AppTool, Visibility};
