@@ -97,6 +97,7 @@ async fn statistic(values: Vec<f64>, measure: Option<Measure>) -> Result<f64, St
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     Server::new(server_info!())
+        .trace_from_env()
         .instructions("Arithmetic tools: add, divide, round, statistic, and echo.")
         .tools(tools![add, divide, echo, round_to, statistic])
         .serve_from_args()

@@ -387,6 +387,7 @@ async fn main() -> std::io::Result<()> {
         DOCS_DIR.set(dir).expect("set before any use");
     }
     let server = Server::new(server_info!())
+        .trace_from_env()
         .instructions(
             "Documentation of mcp-runtime. Use `search_docs` to find pages, `summarize_doc` for \
              an overview of one, and read `doc://{name}` for the full text.",

@@ -385,6 +385,7 @@ async fn main() -> io::Result<()> {
     let server = Server::new(
         ServerInfo::new("file_search", env!("CARGO_PKG_VERSION")).with_title("File search"),
     )
+    .trace_from_env()
     .instructions(
         "Find files by name with `search_files`, then read them with `read_file`. Paths \
                  are relative to the server's root directory; nothing outside it can be reached.",

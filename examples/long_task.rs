@@ -89,6 +89,7 @@ async fn migrate(
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     Server::new(server_info!())
+        .trace_from_env()
         .instructions("`migrate` moves the data, then asks before dropping the old tables.")
         .tools(tools![migrate])
         .serve_from_args()

@@ -187,6 +187,7 @@ async fn main() -> std::io::Result<()> {
     });
     let icon = Icon::new("data:image/svg+xml;base64,PHN2Zy8+").with_mime_type("image/svg+xml");
     let server = Server::new(server_info!().with_title("Math").with_icon(icon))
+        .trace_from_env()
         .with_state(Stats {
             started: Instant::now(),
             additions: AtomicU64::new(0),

@@ -61,6 +61,7 @@ async fn main() -> std::io::Result<()> {
     };
     let forward_tracing = std::env::var("PROGRESS_FORWARD_TRACING").is_ok_and(|on| on == "1");
     Server::new(server_info!())
+        .trace_from_env()
         .progress_heartbeat(heartbeat)
         .forward_tracing(forward_tracing)
         .tools(tools![count, wait])

@@ -142,6 +142,7 @@ impl TaskList {
 async fn main() -> std::io::Result<()> {
     let tasks = TaskList::new(&["buy milk", "write the report", "call the plumber"]);
     Server::new(server_info!())
+        .trace_from_env()
         .instructions("A task list: add, complete and search tasks; read one as tasks://ID.")
         .service(tasks)
         .serve_from_args()

@@ -153,6 +153,7 @@ async fn main() -> std::io::Result<()> {
         .nth(1)
         .unwrap_or_else(|| "127.0.0.1:8080".to_owned());
     Server::new(server_info!())
+        .trace_from_env()
         .instructions("Each user's private notes: add_note, then my_notes.")
         .tools(tools![add_note, my_notes])
         .with_state(Notebook::default())

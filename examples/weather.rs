@@ -138,6 +138,7 @@ fn forecast_page() -> &'static str {
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     Server::new(ServerInfo::new("weather", env!("CARGO_PKG_VERSION")).with_title("Weather"))
+        .trace_from_env()
         .instructions("Current weather for a few cities: call `get_weather` with a city name.")
         .tools(tools![get_weather])
         .resources(resources![forecast_page])

@@ -18,6 +18,11 @@
 //! its own notes and only the tools its scopes allow, and a call lacking a scope surfaces the
 //! 403 `insufficient_scope` the way each SDK reports it.
 //!
+//! Tracing: the Python SDK's own OpenTelemetry instrumentation (`python/tracing.py`) sends
+//! its client spans' `traceparent` in `_meta` over stdio and Streamable HTTP, in both eras, and
+//! the calculator's server spans (exported by `Server::trace_from_env` to a receiver the test
+//! runs) are their children.
+//!
 //! MCP Apps: the Python SDK sees the weather example's app in both eras (`python/apps.py`), and
 //! a real headless Chromium renders it through the official host-side bridge
 //! (`browser/drive.mjs`, `browser/host.ts`).
@@ -35,6 +40,11 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+// Only the receiver and a few readers are used here.
+#[allow(dead_code)]
+#[path = "support/otlp.rs"]
+mod otlp;
 
 /// How long one client run may take before it is killed. Runs take a few seconds; the margin is
 /// for a loaded two-core machine running the whole workspace's tests at once.
@@ -650,6 +660,22 @@ impl HttpExample {
         HttpExample { process, base, log }
     }
 
+    /// Stop it with SIGTERM, as an operator does, and wait for it to exit; its log.
+    #[cfg(unix)]
+    fn terminate(mut self) -> String {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.process.id().to_string()])
+            .status()
+            .expect("the `kill` command runs");
+        assert!(status.success(), "`kill -TERM` failed: {status}");
+        let deadline = Instant::now() + PATIENCE;
+        while self.process.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < deadline, "the server ignored SIGTERM");
+            thread::sleep(Duration::from_millis(20));
+        }
+        self.log.join().unwrap()
+    }
+
     /// Stop it; its log.
     fn stop(mut self) -> String {
         let _ = self.process.kill();
@@ -1048,4 +1074,79 @@ fn python_sdk_through_the_layers_over_http_modern_era() {
         "modern",
         true,
     );
+}
+
+/// `python/tracing.py`: the Python SDK, with an OpenTelemetry SDK tracer provider, sends its
+/// client span's `traceparent` in each request's `_meta`; the calculator (over stdio, started
+/// by the SDK, and over Streamable HTTP), traced by the `OTEL_*` variables alone, exports a
+/// server span that is that client span's child, in each era.
+#[cfg(unix)]
+#[test]
+fn python_sdk_sends_trace_context_the_server_continues() {
+    let test = "python_sdk_sends_trace_context_the_server_continues";
+    let Some(clients) = clients(test) else {
+        return;
+    };
+    let (receiver, received) = otlp::start_receiver();
+    let endpoint = format!("http://{receiver}");
+    let otel = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+        ("OTEL_SERVICE_NAME", "calculator"),
+    ];
+    let server = HttpExample::start(test, "calculator", &["--http", "127.0.0.1:0"], &otel);
+    let url = format!("{}/mcp", server.base);
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("interop/client-spans.json");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let calculator = examples_dir().join("calculator");
+    let mut command = Command::new(&clients.python);
+    command
+        .args(["python/tracing.py"])
+        .arg(&out)
+        .arg(&calculator)
+        .arg(&url)
+        .envs(otel);
+    let run = run(&clients, command);
+    // SIGTERM: what the HTTP server holds is exported as it exits (the stdio ones exited
+    // when their client closed stdin).
+    let server_log = server.terminate();
+    assert!(
+        run.status.success(),
+        "{test} failed:\n{}\n--- server log ---\n{server_log}",
+        run.report()
+    );
+    let sent: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(sent.len(), 4, "{sent:?}");
+    let spans = otlp::spans(&received);
+    for client in &sent {
+        let children: Vec<_> = spans
+            .iter()
+            .filter(|span| {
+                span.name == "tools/call add"
+                    && otlp::hex(&span.trace_id) == client["trace_id"]
+                    && otlp::hex(&span.parent_span_id) == client["span_id"]
+            })
+            .collect();
+        assert_eq!(
+            children.len(),
+            1,
+            "no server span continues the client's {client}: {spans:#?}"
+        );
+        let span = children[0];
+        assert_eq!(
+            otlp::attribute(&span.attributes, "mcp.protocol.version").as_deref(),
+            client["protocol"].as_str(),
+            "{client}"
+        );
+        let transport = if client["transport"] == "stdio" {
+            "pipe"
+        } else {
+            "tcp"
+        };
+        assert_eq!(
+            otlp::attribute(&span.attributes, "network.transport").as_deref(),
+            Some(transport),
+            "{client}"
+        );
+    }
+    eprintln!("{test}: {}", run.stdout.lines().last().unwrap_or_default());
 }

@@ -45,6 +45,10 @@ use opentelemetry_sdk::trace::SdkTracerProvider;
 /// How long one export may take: the OTLP exporters' default (`OTEL_EXPORTER_OTLP_TIMEOUT`).
 const EXPORT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The CA certificate (PEM) that `https://` endpoints are verified with, besides the public
+/// roots: a private collector's.
+const CERTIFICATE_VAR: &str = "OTEL_EXPORTER_OTLP_CERTIFICATE";
+
 /// Exports spans and metrics over OTLP/HTTP (protobuf), configured by the standard `OTEL_*`
 /// environment variables, and installs the providers (and the W3C trace context and baggage
 /// propagators) globally: [`TraceLayer::new`](crate::middleware::TraceLayer::new) made after
@@ -65,7 +69,8 @@ pub fn init() -> Result<Telemetry, TelemetryError> {
 /// `OTEL_METRIC_EXPORT_INTERVAL` milliseconds, 60 s by default). Their HTTP requests run on a
 /// single-threaded tokio runtime of the exporter's own, so exporting needs no free worker of
 /// the application's runtime, and the guard may be dropped inside it or after it ended.
-/// Endpoints are plain `http://` (a local collector or agent).
+/// Endpoints may be `http://` (a local collector or agent) or `https://`, verified against the
+/// public roots and the CA certificate named by `OTEL_EXPORTER_OTLP_CERTIFICATE` (a PEM file).
 pub struct Telemetry {
     tracer_provider: SdkTracerProvider,
     meter_provider: SdkMeterProvider,
@@ -89,7 +94,7 @@ impl Telemetry {
     fn build(endpoint: Option<&str>) -> Result<Self, TelemetryError> {
         let runtime = ExportRuntime::start()?;
         let client = OnRuntime {
-            client: HyperClient::with_default_connector(EXPORT_TIMEOUT, None),
+            client: HyperClient::new(connector()?, EXPORT_TIMEOUT, None),
             runtime: runtime.handle.clone(),
         };
         let mut spans = SpanExporter::builder()
@@ -159,6 +164,15 @@ impl Telemetry {
     }
 }
 
+/// Export what `telemetry` holds now, as serving ends: what fails is said on stderr.
+pub(crate) fn flush_at_end(telemetry: Option<std::sync::Arc<Telemetry>>) {
+    if let Some(telemetry) = telemetry
+        && let Err(error) = telemetry.force_flush()
+    {
+        tracing::warn!(%error, "could not export the last spans and metrics");
+    }
+}
+
 impl Drop for Telemetry {
     fn drop(&mut self) {
         // Shutting down exports what is pending, through the runtime: it stops only after.
@@ -196,6 +210,50 @@ impl std::error::Error for TelemetryError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&*self.0)
     }
+}
+
+/// What the exporters connect with.
+type Connector = hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>;
+
+/// A connector for `http://` and `https://` endpoints, verifying servers against the public
+/// roots and the CA of `OTEL_EXPORTER_OTLP_CERTIFICATE`, if set.
+fn connector() -> Result<Connector, TelemetryError> {
+    use rustls_pki_types::CertificateDer;
+    use rustls_pki_types::pem::PemObject;
+
+    let mut roots = rustls::RootCertStore::empty();
+    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    if let Some(path) = std::env::var_os(CERTIFICATE_VAR).filter(|path| !path.is_empty()) {
+        let certificates = CertificateDer::pem_file_iter(&path)
+            .and_then(|certificates| certificates.collect::<Result<Vec<_>, _>>())
+            .map_err(|error| {
+                TelemetryError::new(format!(
+                    "{CERTIFICATE_VAR}={}: {error}",
+                    std::path::Path::new(&path).display()
+                ))
+            })?;
+        if certificates.is_empty() {
+            return Err(TelemetryError::new(format!(
+                "{CERTIFICATE_VAR}={}: no certificate in it",
+                std::path::Path::new(&path).display()
+            )));
+        }
+        for certificate in certificates {
+            roots.add(certificate).map_err(TelemetryError::new)?;
+        }
+    }
+    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(TelemetryError::new)?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    Ok(hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(config)
+        .https_or_http()
+        .enable_http1()
+        .build())
 }
 
 /// A current-thread tokio runtime on a thread of its own, which the exporters' HTTP requests
@@ -243,7 +301,7 @@ impl Drop for ExportRuntime {
 /// The hyper client, each request spawned onto the export runtime.
 #[derive(Debug, Clone)]
 struct OnRuntime {
-    client: HyperClient,
+    client: HyperClient<Connector>,
     runtime: tokio::runtime::Handle,
 }
 

@@ -7,6 +7,7 @@ pub mod client;
 pub mod http;
 #[cfg(feature = "http")]
 pub mod http_server;
+pub mod otlp;
 pub mod process;
 pub mod results;
 mod revisions;

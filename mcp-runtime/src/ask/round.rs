@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-#[cfg(feature = "tasks")]
+#[cfg(any(feature = "tasks", feature = "otel"))]
 use std::sync::OnceLock;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
@@ -37,7 +37,13 @@ const STATE_LIFETIME: Duration = Duration::from_secs(600);
 
 /// The layout of `requestState`s this server writes; others (an older replica's) are refused.
 /// 2 added the id the replay guard records and the principal; 3 keyed the principal's digest.
+/// (`o`, the first round's `traceparent`, is optional: readers that know it not ignore it.)
 const STATE_VERSION: u64 = 3;
+
+/// The `traceparent` of the first round of a call that asks: set by that round's span
+/// (`middleware::TraceLayer`), carried in `requestState`, so each retry's span links to it.
+#[cfg(feature = "otel")]
+pub(crate) type FirstRound = Arc<OnceLock<String>>;
 
 /// Which request a round belongs to: a state issued for one cannot resume another.
 #[derive(Debug, Clone)]
@@ -95,6 +101,8 @@ pub(crate) struct InputRound {
     /// Once the call has become a task, questions not answered here wait in it instead.
     #[cfg(feature = "tasks")]
     task: OnceLock<Arc<TaskRecord>>,
+    #[cfg(feature = "otel")]
+    first_round: FirstRound,
 }
 
 #[derive(Debug, Default)]
@@ -119,6 +127,8 @@ impl InputRound {
     ) -> Result<Self, ErrorObject> {
         let mut answers = HashMap::new();
         let mut resumed = None;
+        #[cfg(feature = "otel")]
+        let first_round = FirstRound::default();
         let responses = match params.get("inputResponses") {
             None | Some(Value::Null) => None,
             Some(Value::Object(responses)) => Some(responses),
@@ -137,6 +147,10 @@ impl InputRound {
             Some(Value::String(state)) => {
                 let state = open_state(key, &binding, state)?;
                 resumed = state_id(&state);
+                #[cfg(feature = "otel")]
+                if let Some(Value::String(traceparent)) = state.get("o") {
+                    let _ = first_round.set(traceparent.clone());
+                }
                 if let Some(Value::Object(carried)) = state.get("r") {
                     for (question, answer) in carried {
                         if let Some([Value::String(asked), answer]) =
@@ -170,7 +184,15 @@ impl InputRound {
             run: Mutex::default(),
             #[cfg(feature = "tasks")]
             task: OnceLock::new(),
+            #[cfg(feature = "otel")]
+            first_round,
         })
+    }
+
+    /// Where the first round's `traceparent` is, or goes.
+    #[cfg(feature = "otel")]
+    pub(crate) fn first_round(&self) -> FirstRound {
+        self.first_round.clone()
     }
 
     fn run(&self) -> MutexGuard<'_, Run> {
@@ -269,7 +291,8 @@ impl InputRound {
             .unwrap_or_default()
             .saturating_add(STATE_LIFETIME)
             .as_secs();
-        let state = json!({
+        #[allow(unused_mut)]
+        let mut state = json!({
             "v": STATE_VERSION,
             "n": random::id(),
             "m": self.binding.method,
@@ -284,6 +307,10 @@ impl InputRound {
             "q": asked,
             "r": run.used,
         });
+        #[cfg(feature = "otel")]
+        if let Some(traceparent) = self.first_round.get() {
+            state["o"] = Value::String(traceparent.clone());
+        }
         (requests, self.key.seal(&state))
     }
 }

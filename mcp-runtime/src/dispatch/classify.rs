@@ -73,9 +73,13 @@ pub(crate) struct RequestScope {
     pub(crate) client: ClientOf,
     /// The connection the request came on, if one outlives it.
     pub(crate) connection: Option<u64>,
-    /// The W3C trace context of its `_meta`, for the layers (`middleware::TraceLayer`).
+    /// The W3C trace context of its `_meta` (else its transport's), for the layers
+    /// (`middleware::TraceLayer`).
     #[cfg(feature = "otel")]
     pub(crate) trace_context: Option<crate::middleware::TraceContext>,
+    /// The transport's trace context (HTTP headers), when `_meta` had one of its own.
+    #[cfg(feature = "otel")]
+    pub(crate) transport_trace_context: Option<crate::middleware::TraceContext>,
     /// The connection's transport, as `network.transport` names it.
     #[cfg(feature = "otel")]
     pub(crate) network_transport: Option<&'static str>,
@@ -187,6 +191,8 @@ impl RequestScope {
             #[cfg(feature = "otel")]
             trace_context,
             #[cfg(feature = "otel")]
+            transport_trace_context: None,
+            #[cfg(feature = "otel")]
             network_transport: None,
             #[cfg(feature = "otel")]
             session_id: None,
@@ -202,6 +208,15 @@ impl RequestScope {
         session: &crate::dispatch::session::Session,
         states: &States,
     ) -> Self {
+        #[cfg(feature = "otel")]
+        let (trace_context, transport_trace_context) = crate::middleware::TraceContext::choose(
+            crate::middleware::TraceContext::from_meta(
+                params
+                    .and_then(Params::meta)
+                    .and_then(|meta| meta.rest.as_ref()),
+            ),
+            session.header_trace_context(),
+        );
         RequestScope {
             revision,
             client_capabilities,
@@ -219,12 +234,9 @@ impl RequestScope {
             }),
             connection: session.connection(),
             #[cfg(feature = "otel")]
-            trace_context: crate::middleware::TraceContext::from_meta(
-                params
-                    .and_then(Params::meta)
-                    .and_then(|meta| meta.rest.as_ref()),
-            )
-            .or_else(|| session.header_trace_context().cloned()),
+            trace_context,
+            #[cfg(feature = "otel")]
+            transport_trace_context,
             #[cfg(feature = "otel")]
             network_transport: session.network_transport(),
             #[cfg(feature = "otel")]

@@ -36,6 +36,8 @@ pub(crate) mod surfaces;
 mod tasks;
 #[cfg(test)]
 pub(crate) mod test_tools;
+#[cfg(feature = "otel")]
+mod traced;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -138,6 +140,12 @@ pub(crate) struct Config {
     pub(crate) stdio_principal: Option<crate::auth::Principal>,
     /// The extensions the server declares itself (`Server::extension`).
     pub(crate) extensions: crate::extensions::Declared,
+    /// Spans for what passes no pipeline (`Server::trace`).
+    #[cfg(feature = "otel")]
+    pub(crate) lifecycle: Option<crate::middleware::trace::Lifecycle>,
+    /// The exporters `Server::trace_from_env` set up: they live while anything serves.
+    #[cfg(feature = "otel")]
+    pub(crate) telemetry: Option<Arc<crate::telemetry::Telemetry>>,
 }
 
 /// Everything a server answers with, shared by all its connections: fixed at serve start but
@@ -177,6 +185,12 @@ pub(crate) struct Dispatcher {
     hide_unpermitted: bool,
     /// Whom stdio serves as, if not the trusted operator.
     stdio_principal: Option<crate::auth::Principal>,
+    /// Spans for what passes no pipeline.
+    #[cfg(feature = "otel")]
+    lifecycle: Option<crate::middleware::trace::Lifecycle>,
+    /// Kept alive while the dispatcher serves; dropping the last flushes them.
+    #[cfg(feature = "otel")]
+    telemetry: Option<Arc<crate::telemetry::Telemetry>>,
 }
 
 impl Dispatcher {
@@ -235,6 +249,10 @@ impl Dispatcher {
             pipeline: server.pipeline.clone(),
             hide_unpermitted: server.hide_unpermitted,
             stdio_principal: server.stdio_principal.clone(),
+            #[cfg(feature = "otel")]
+            lifecycle: server.lifecycle.clone(),
+            #[cfg(feature = "otel")]
+            telemetry: server.telemetry.clone(),
         };
         // Prompts and templates added while serving may bring completers, and clients read the
         // capabilities once: a server whose surfaces can change declares it from the start.
@@ -277,6 +295,19 @@ impl Dispatcher {
             }
         }
         scopes
+    }
+
+    /// Its spans and instruments outside the pipeline (`Server::trace`), if any.
+    #[cfg(feature = "otel")]
+    pub(crate) fn lifecycle(&self) -> Option<&crate::middleware::trace::Lifecycle> {
+        self.lifecycle.as_ref()
+    }
+
+    /// What exports this dispatcher's spans, for the transport to flush when serving ends
+    /// (the process may exit before the dispatcher is dropped).
+    #[cfg(feature = "otel")]
+    pub(crate) fn telemetry(&self) -> Option<Arc<crate::telemetry::Telemetry>> {
+        self.telemetry.clone()
     }
 
     /// Whom stdio and the in-process client serve as: `None` for the trusted operator.
@@ -350,6 +381,14 @@ impl Dispatcher {
     }
 
     fn handle_request(&self, request: Request, session: &mut Session, in_batch: bool) -> Reply {
+        #[cfg(feature = "otel")]
+        if let Some(lifecycle) = &self.lifecycle {
+            return self.traced_request(lifecycle, request, session, in_batch);
+        }
+        self.untraced_request(request, session, in_batch)
+    }
+
+    fn untraced_request(&self, request: Request, session: &mut Session, in_batch: bool) -> Reply {
         let Request { id, method, params } = request;
         let routed = match params {
             Some(params) if classify::is_modern(Some(&params)) => {
@@ -361,6 +400,14 @@ impl Dispatcher {
     }
 
     fn handle_notification(&self, notification: Notification, session: &mut Session) {
+        #[cfg(feature = "otel")]
+        if let Some(lifecycle) = &self.lifecycle {
+            return self.traced_notification(lifecycle, notification, session);
+        }
+        self.untraced_notification(notification, session);
+    }
+
+    fn untraced_notification(&self, notification: Notification, session: &mut Session) {
         let Notification { method, params } = notification;
         match method.as_str() {
             "notifications/cancelled" => cancel(params.as_deref(), session.in_flight()),

@@ -35,9 +35,11 @@ impl Dispatcher {
         #[cfg(feature = "otel")]
         {
             scope.network_transport = session.network_transport();
-            if scope.trace_context.is_none() {
-                scope.trace_context = session.header_trace_context().cloned();
-            }
+            (scope.trace_context, scope.transport_trace_context) =
+                crate::middleware::TraceContext::choose(
+                    scope.trace_context.take(),
+                    session.header_trace_context(),
+                );
         }
         let revision = scope.revision;
         match method {

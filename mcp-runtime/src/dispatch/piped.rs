@@ -40,6 +40,7 @@ impl Dispatcher {
         #[cfg(feature = "otel")]
         {
             piped.request.trace_context = scope.trace_context.clone();
+            piped.request.transport_trace_context = scope.transport_trace_context.clone();
         }
         Some(piped)
     }
@@ -78,6 +79,10 @@ impl Dispatcher {
             },
             #[cfg(feature = "otel")]
             trace_context: None,
+            #[cfg(feature = "otel")]
+            transport_trace_context: None,
+            #[cfg(feature = "otel")]
+            first_round: None,
         };
         Piped {
             pipeline,
@@ -106,6 +111,8 @@ impl Dispatcher {
             caller: caller_of(scope),
             #[cfg(feature = "otel")]
             trace_context: scope.trace_context.clone(),
+            #[cfg(feature = "otel")]
+            transport_trace_context: scope.transport_trace_context.clone(),
         })
     }
 }
@@ -132,6 +139,8 @@ pub(super) struct Refusal {
     caller: Caller,
     #[cfg(feature = "otel")]
     trace_context: Option<crate::middleware::TraceContext>,
+    #[cfg(feature = "otel")]
+    transport_trace_context: Option<crate::middleware::TraceContext>,
 }
 
 impl Dispatcher {
@@ -167,6 +176,8 @@ impl Refusal {
             caller,
             #[cfg(feature = "otel")]
             trace_context,
+            #[cfg(feature = "otel")]
+            transport_trace_context,
         } = self;
         let revision = caller.revision;
         let token = CancellationToken::new();
@@ -175,6 +186,7 @@ impl Refusal {
         #[cfg(feature = "otel")]
         {
             piped.request.trace_context = trace_context;
+            piped.request.transport_trace_context = transport_trace_context;
         }
         answer_now(
             id,

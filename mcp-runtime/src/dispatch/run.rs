@@ -196,6 +196,10 @@ fn through_layers<T: Send + 'static>(
         into_response,
         settle,
     } = piped;
+    #[cfg(feature = "otel")]
+    {
+        request.first_round = round.as_ref().map(|round| round.first_round());
+    }
     request.handle.runner = Some(Box::new(move |mut request: Request| {
         let running = start(Some(&mut request));
         Box::pin(async move {

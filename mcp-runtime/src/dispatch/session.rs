@@ -56,6 +56,9 @@ pub(crate) struct Session {
     /// whose `_meta` has none; set before each POST is dispatched.
     #[cfg(feature = "otel")]
     header_trace_context: Option<crate::middleware::TraceContext>,
+    /// The legacy session's length and count, while it is open (`Server::trace`).
+    #[cfg(feature = "otel")]
+    session_span: Option<crate::middleware::trace::SessionSpan>,
 }
 
 #[derive(Debug, Default)]
@@ -135,6 +138,12 @@ impl Session {
         context: Option<crate::middleware::TraceContext>,
     ) {
         self.header_trace_context = context;
+    }
+
+    /// Count the session open, until it is dropped.
+    #[cfg(feature = "otel")]
+    pub(crate) fn set_session_span(&mut self, span: crate::middleware::trace::SessionSpan) {
+        self.session_span = Some(span);
     }
 
     #[cfg(feature = "otel")]

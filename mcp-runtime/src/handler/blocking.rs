@@ -7,6 +7,9 @@
 //! never waited for: once the server has given up on a call (`Server::shutdown_timeout`),
 //! `main` returns and the process exits. Each runs its function inside the runtime of the call
 //! (`Handle::current()` works there, as in `spawn_blocking`); idle ones end after a while.
+//! It runs in the call's `tracing` span and subscriber, and (with `otel`) its OpenTelemetry
+//! context, so what it logs and the spans it opens belong to the call, as an `async` handler's
+//! do.
 
 use std::collections::VecDeque;
 use std::panic::{self, AssertUnwindSafe};
@@ -104,8 +107,16 @@ where
 {
     let (sender, receiver) = tokio::sync::oneshot::channel();
     let runtime = tokio::runtime::Handle::try_current().ok();
+    let subscriber = tracing::dispatcher::get_default(tracing::Dispatch::clone);
+    let span = tracing::Span::current();
+    #[cfg(feature = "otel")]
+    let context = opentelemetry::Context::current();
     pool().submit(Box::new(move || {
         let _entered = runtime.as_ref().map(tokio::runtime::Handle::enter);
+        let _subscriber = tracing::dispatcher::set_default(&subscriber);
+        let _span = span.enter();
+        #[cfg(feature = "otel")]
+        let _context = context.attach();
         let _ = sender.send(panic::catch_unwind(AssertUnwindSafe(function)));
     }));
     // The pool is never dropped, so every job runs and sends its outcome.

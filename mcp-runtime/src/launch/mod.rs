@@ -78,7 +78,10 @@ impl Server {
         stderr_log::install_if_absent();
         let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
         if !args.is_empty() {
-            std::process::exit(cli::run(&self, &args).await);
+            let status = cli::run(&self, &args).await;
+            #[cfg(feature = "otel")]
+            crate::telemetry::flush_at_end(self.config.telemetry.clone());
+            std::process::exit(status);
         }
         let dispatcher = self
             .dispatcher()

@@ -99,7 +99,7 @@ mod response;
 pub(crate) mod testing;
 mod timeout;
 #[cfg(feature = "otel")]
-mod trace;
+pub(crate) mod trace;
 
 pub use tower_layer::Layer;
 pub use tower_service::Service;

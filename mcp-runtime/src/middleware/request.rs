@@ -49,6 +49,22 @@ impl Method {
         }
     }
 
+    /// The method named `name` on the wire, if it passes the pipeline.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "tools/call" => Method::CallTool,
+            "resources/read" => Method::ReadResource,
+            "prompts/get" => Method::GetPrompt,
+            "completion/complete" => Method::Complete,
+            "tools/list" => Method::ListTools,
+            "resources/list" => Method::ListResources,
+            "resources/templates/list" => Method::ListResourceTemplates,
+            "prompts/list" => Method::ListPrompts,
+            _ => return None,
+        })
+    }
+
     /// Whether it lists offerings (a layer may filter what it answers).
     pub fn is_list(self) -> bool {
         matches!(
@@ -186,6 +202,13 @@ pub struct Request {
     pub(crate) handle: Handle,
     #[cfg(feature = "otel")]
     pub(crate) trace_context: Option<TraceContext>,
+    /// The transport's trace context (HTTP headers) when `_meta` had its own: linked.
+    #[cfg(feature = "otel")]
+    pub(crate) transport_trace_context: Option<TraceContext>,
+    /// The `traceparent` of the first round of a 2026-07-28 call that asks the client: set by
+    /// that round's span, carried in `requestState` to each retry, which links to it.
+    #[cfg(feature = "otel")]
+    pub(crate) first_round: Option<crate::ask::round::FirstRound>,
 }
 
 impl Request {
@@ -299,6 +322,21 @@ impl TraceContext {
             traceparent,
             tracestate,
             baggage,
+        }
+    }
+
+    /// The parent of a request whose `_meta` has `own` and whose transport has `ambient`:
+    /// `own` if any, else `ambient`; and the transport's to link to when `own` is the parent.
+    pub(crate) fn choose(
+        own: Option<Self>,
+        ambient: Option<&Self>,
+    ) -> (Option<Self>, Option<Self>) {
+        match own {
+            Some(own) => {
+                let link = ambient.filter(|ambient| **ambient != own).cloned();
+                (Some(own), link)
+            }
+            None => (ambient.cloned(), None),
         }
     }
 

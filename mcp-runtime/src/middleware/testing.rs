@@ -56,6 +56,10 @@ pub(crate) fn request(method: Method, name: Option<&str>) -> RequestBuilder {
             },
             #[cfg(feature = "otel")]
             trace_context: None,
+            #[cfg(feature = "otel")]
+            transport_trace_context: None,
+            #[cfg(feature = "otel")]
+            first_round: None,
         },
     }
 }

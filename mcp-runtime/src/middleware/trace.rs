@@ -9,13 +9,16 @@ use std::time::Instant;
 use opentelemetry::global::{self, BoxedTracer};
 use opentelemetry::metrics::{Histogram, Meter, MeterProvider, UpDownCounter};
 use opentelemetry::propagation::{Extractor, TextMapCompositePropagator, TextMapPropagator};
-use opentelemetry::trace::{FutureExt, SpanKind, Status, TraceContextExt, Tracer, TracerProvider};
+use opentelemetry::trace::{
+    FutureExt, Link, SpanKind, Status, TraceContextExt, Tracer, TracerProvider,
+};
 use opentelemetry::{Context, InstrumentationScope, KeyValue};
 use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 
 use super::{BoxError, Error, Layer, Method, Request, Response, Service, TraceContext};
 use crate::future::BoxFuture;
 use crate::protocol::RequestId;
+use crate::protocol::jsonrpc::Outgoing;
 
 /// The instrument the conventions name for a server's requests.
 const DURATION: &str = "mcp.server.operation.duration";
@@ -24,10 +27,17 @@ const DURATION: &str = "mcp.server.operation.duration";
 /// HTTP's `http.server.active_requests`.
 const ACTIVE: &str = "mcp.server.active_operations";
 
-/// The bucket boundaries the conventions advise for RPC durations, in seconds: SDKs default
-/// to boundaries made for milliseconds, which would put every call in the first bucket.
+/// The instrument the conventions name for a session's length.
+const SESSION_DURATION: &str = "mcp.server.session.duration";
+
+/// The sessions open now. Like [`ACTIVE`], named after HTTP's `http.server.active_requests`.
+const ACTIVE_SESSIONS: &str = "mcp.server.active_sessions";
+
+/// The bucket boundaries the conventions for MCP give both duration histograms, in seconds:
+/// SDKs default to boundaries made for milliseconds, which would put every call in the first
+/// bucket.
 const BOUNDARIES: [f64; 14] = [
-    0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
 
 /// JSON-RPC codes that say the caller asked for something the server could not serve, which
@@ -83,6 +93,9 @@ pub struct TraceLayer {
 struct Meters {
     duration: Histogram<f64>,
     active: UpDownCounter<i64>,
+    session_duration: Histogram<f64>,
+    active_sessions: UpDownCounter<i64>,
+    active_streams: UpDownCounter<i64>,
 }
 
 impl Meters {
@@ -98,6 +111,22 @@ impl Meters {
                 .i64_up_down_counter(ACTIVE)
                 .with_unit("{operation}")
                 .with_description("MCP requests the server is serving")
+                .build(),
+            session_duration: meter
+                .f64_histogram(SESSION_DURATION)
+                .with_unit("s")
+                .with_description("The duration of the MCP session as observed on the MCP server")
+                .with_boundaries(BOUNDARIES.to_vec())
+                .build(),
+            active_sessions: meter
+                .i64_up_down_counter(ACTIVE_SESSIONS)
+                .with_unit("{session}")
+                .with_description("MCP sessions open on the server")
+                .build(),
+            active_streams: meter
+                .i64_up_down_counter(ACTIVE_STREAMS)
+                .with_unit("{stream}")
+                .with_description("HTTP event streams the server has open")
                 .build(),
         }
     }
@@ -140,6 +169,15 @@ impl TraceLayer {
         TraceLayer {
             meters: Meters::of(&provider.meter_with_scope(scope())),
             ..self
+        }
+    }
+
+    /// The same tracer and instruments, for what the server receives outside the pipeline
+    /// ([`Server::trace`](crate::Server::trace)).
+    pub(crate) fn lifecycle(&self) -> Lifecycle {
+        Lifecycle {
+            tracer: self.tracer.clone(),
+            meters: self.meters.clone(),
         }
     }
 }
@@ -206,9 +244,9 @@ impl Extractor for MetaExtractor<'_> {
     }
 }
 
-/// The context the request continues: its `_meta` trace context, else none (a new trace).
-fn parent_of(request: &Request) -> Context {
-    let Some(trace_context) = request.trace_context() else {
+/// The context `trace_context` continues; a new trace without one.
+fn context_of(trace_context: Option<&TraceContext>) -> Context {
+    let Some(trace_context) = trace_context else {
         return Context::new();
     };
     // Built per request (two small values): the W3C propagators, not whatever global one
@@ -220,12 +258,45 @@ fn parent_of(request: &Request) -> Context {
     propagator.extract_with_context(&Context::new(), &MetaExtractor(trace_context))
 }
 
+/// A link to the span `trace_context` names, if it names a valid one.
+fn link_to(trace_context: Option<&TraceContext>) -> Option<Link> {
+    let context = context_of(trace_context);
+    let span = context.span().span_context().clone();
+    span.is_valid().then(|| Link::with_context(span))
+}
+
+/// `traceparent` of the span of `context`.
+fn traceparent_of(context: &Context) -> Option<String> {
+    let span = context.span();
+    let span = span.span_context();
+    span.is_valid().then(|| {
+        format!(
+            "00-{}-{}-{:02x}",
+            span.trace_id(),
+            span.span_id(),
+            span.trace_flags().to_u8()
+        )
+    })
+}
+
+/// The attributes of the transport both the span and the histogram carry: `pipe` for stdio,
+/// `tcp` and `http` for HTTP.
+fn transport_attributes(transport: Option<&'static str>, attributes: &mut Vec<KeyValue>) {
+    if let Some(transport) = transport {
+        attributes.push(KeyValue::new("network.transport", transport));
+        if transport == "tcp" {
+            attributes.push(KeyValue::new("network.protocol.name", "http"));
+        }
+    }
+}
+
 /// The attributes both the span and the histogram carry.
 fn common_attributes(request: &Request) -> Vec<KeyValue> {
     let method = request.method();
-    let mut attributes = Vec::with_capacity(6);
+    let mut attributes = Vec::with_capacity(7);
     attributes.push(KeyValue::new("mcp.method.name", method.as_str()));
-    let name = request.name().map(|name| name.to_owned());
+    // The request's own `Arc`: the span and the histogram share it, allocating nothing.
+    let name = request.name.clone();
     match (method, name) {
         (Method::CallTool, Some(name)) => {
             attributes.push(KeyValue::new("gen_ai.tool.name", name));
@@ -240,9 +311,7 @@ fn common_attributes(request: &Request) -> Vec<KeyValue> {
         "mcp.protocol.version",
         request.caller().revision().as_str(),
     ));
-    if let Some(transport) = request.caller().network_transport {
-        attributes.push(KeyValue::new("network.transport", transport));
-    }
+    transport_attributes(request.caller().network_transport, &mut attributes);
     attributes
 }
 
@@ -258,12 +327,33 @@ fn span_name(request: &Request) -> Cow<'static, str> {
     }
 }
 
+fn request_id(id: &RequestId) -> KeyValue {
+    KeyValue::new(
+        "jsonrpc.request.id",
+        match id {
+            RequestId::Number(number) => number.to_string(),
+            RequestId::String(text) => text.clone(),
+        },
+    )
+}
+
 /// How a request failed, as `error.type`, the span's status description and (for JSON-RPC
 /// errors) `rpc.response.status_code`; `None` when it did not.
 struct Failure {
     error_type: Option<String>,
     description: String,
     status_code: Option<i32>,
+}
+
+impl Failure {
+    /// A JSON-RPC error with `code`: the server's failure unless the caller is to blame.
+    fn of_code(code: i32, description: String) -> Self {
+        Failure {
+            error_type: (!CALLERS_CODES.contains(&code)).then(|| code.to_string()),
+            description,
+            status_code: Some(code),
+        }
+    }
 }
 
 fn failure(method: Method, outcome: &Result<Response, BoxError>) -> Option<Failure> {
@@ -275,11 +365,7 @@ fn failure(method: Method, outcome: &Result<Response, BoxError>) -> Option<Failu
         }),
         Ok(_) => None,
         Err(error) => Some(match error.downcast_ref::<Error>() {
-            Some(rpc) => Failure {
-                error_type: (!CALLERS_CODES.contains(&rpc.code())).then(|| rpc.code().to_string()),
-                description: rpc.message().to_owned(),
-                status_code: Some(rpc.code()),
-            },
+            Some(rpc) => Failure::of_code(rpc.code(), rpc.message().to_owned()),
             // Dispatch answers another error as a tool call's error result, and any other
             // request's as an internal error.
             None if method == Method::CallTool => Failure {
@@ -293,6 +379,278 @@ fn failure(method: Method, outcome: &Result<Response, BoxError>) -> Option<Failu
                 status_code: Some(Error::INTERNAL_ERROR),
             },
         }),
+    }
+}
+
+/// One request or notification being served: its span, counted among the active operations
+/// until [`finish`](Self::finish)ed or dropped.
+pub(crate) struct Operation {
+    context: Context,
+    started: Instant,
+    metric_attributes: Vec<KeyValue>,
+    duration: Histogram<f64>,
+    active: Option<Active>,
+}
+
+impl Operation {
+    fn start(
+        tracer: &BoxedTracer,
+        meters: &Meters,
+        name: Cow<'static, str>,
+        parent: &Context,
+        links: Vec<Link>,
+        metric_attributes: Vec<KeyValue>,
+        span_attributes: Vec<KeyValue>,
+    ) -> Self {
+        let span = tracer
+            .span_builder(name)
+            .with_kind(SpanKind::Server)
+            .with_attributes(span_attributes)
+            .with_links(links)
+            .start_with_context(tracer, parent);
+        let active = Active::start(&meters.active, &metric_attributes);
+        Operation {
+            context: parent.with_span(span),
+            started: Instant::now(),
+            metric_attributes,
+            duration: meters.duration.clone(),
+            active: Some(active),
+        }
+    }
+
+    /// The context the operation's work runs in.
+    pub(crate) fn context(&self) -> &Context {
+        &self.context
+    }
+
+    /// Set `attribute` on the span and the histogram (learned while serving, as the revision
+    /// `initialize` settles).
+    pub(crate) fn add_attribute(&mut self, attribute: KeyValue) {
+        self.context.span().set_attribute(attribute.clone());
+        self.metric_attributes.push(attribute);
+    }
+
+    /// End the span, and record the duration, with `failure` if it failed.
+    fn finish(mut self, failure: Option<Failure>) {
+        let span = self.context.span();
+        if let Some(failure) = failure {
+            if let Some(code) = failure.status_code {
+                span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
+            }
+            if let Some(error_type) = failure.error_type {
+                span.set_attribute(KeyValue::new("error.type", error_type.clone()));
+                span.set_status(Status::error(failure.description));
+                self.metric_attributes
+                    .push(KeyValue::new("error.type", error_type));
+            }
+        }
+        span.end();
+        drop(self.active.take());
+        self.duration.record(
+            self.started.elapsed().as_secs_f64(),
+            &self.metric_attributes,
+        );
+    }
+
+    /// End the span of a message the dispatcher answered with `answer` (`None`: nothing, as
+    /// for a notification).
+    pub(crate) fn finish_answered(self, answer: Option<&Outgoing>) {
+        let failure = answer
+            .and_then(Outgoing::error_code)
+            .map(|code| Failure::of_code(code as i32, String::new()));
+        self.finish(failure);
+    }
+}
+
+/// The spans and instruments of what the server receives outside the call pipeline: the
+/// handshake, `server/discover`, `ping`, the task methods, subscriptions, notifications; and
+/// the sessions' lengths.
+#[derive(Clone)]
+pub(crate) struct Lifecycle {
+    tracer: Arc<BoxedTracer>,
+    meters: Meters,
+}
+
+impl std::fmt::Debug for Lifecycle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Lifecycle(..)")
+    }
+}
+
+/// What a message outside the pipeline says of itself, for its span.
+pub(crate) struct Received<'a> {
+    /// Its method; an unknown one is recorded as `_OTHER` (a client could make a series of
+    /// each name it invents).
+    pub(crate) method: &'a str,
+    /// Its id; `None` for a notification.
+    pub(crate) id: Option<&'a RequestId>,
+    /// The revision it is in, when known before it is served.
+    pub(crate) revision: Option<&'static str>,
+    pub(crate) session_id: Option<&'a str>,
+    pub(crate) transport: Option<&'static str>,
+    /// Its `_meta` trace context.
+    pub(crate) trace_context: Option<TraceContext>,
+    /// The transport's (HTTP headers'): the parent without the former, else a link.
+    pub(crate) ambient: Option<&'a TraceContext>,
+}
+
+/// Methods the conventions name (and the 2026-07-28 ones); others are `_OTHER`.
+const KNOWN_METHODS: [&str; 34] = [
+    "initialize",
+    "ping",
+    "server/discover",
+    "logging/setLevel",
+    "tools/call",
+    "tools/list",
+    "resources/read",
+    "resources/list",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/get",
+    "prompts/list",
+    "completion/complete",
+    "subscriptions/listen",
+    "tasks/get",
+    "tasks/result",
+    "tasks/list",
+    "tasks/cancel",
+    "tasks/update",
+    "roots/list",
+    "sampling/createMessage",
+    "elicitation/create",
+    "notifications/initialized",
+    "notifications/cancelled",
+    "notifications/progress",
+    "notifications/message",
+    "notifications/roots/list_changed",
+    "notifications/tools/list_changed",
+    "notifications/prompts/list_changed",
+    "notifications/resources/list_changed",
+    "notifications/resources/updated",
+    "notifications/tasks/status",
+    "notifications/elicitation/complete",
+];
+
+fn method_name(method: &str) -> &'static str {
+    KNOWN_METHODS
+        .iter()
+        .find(|known| **known == method)
+        .copied()
+        .unwrap_or("_OTHER")
+}
+
+impl Lifecycle {
+    /// Open the span of `received`, parented on its trace context, linked to the
+    /// transport's.
+    pub(crate) fn start(&self, received: Received<'_>) -> Operation {
+        let method = method_name(received.method);
+        let mut metric_attributes = Vec::with_capacity(4);
+        metric_attributes.push(KeyValue::new("mcp.method.name", method));
+        if let Some(revision) = received.revision {
+            metric_attributes.push(KeyValue::new("mcp.protocol.version", revision));
+        }
+        transport_attributes(received.transport, &mut metric_attributes);
+        let mut span_attributes = metric_attributes.clone();
+        span_attributes.extend(received.id.map(request_id));
+        if let Some(session_id) = received.session_id {
+            span_attributes.push(KeyValue::new("mcp.session.id", session_id.to_owned()));
+        }
+        let (parent, links) = match &received.trace_context {
+            Some(own) => (
+                context_of(Some(own)),
+                link_to(received.ambient.filter(|ambient| *ambient != own))
+                    .into_iter()
+                    .collect(),
+            ),
+            None => (context_of(received.ambient), Vec::new()),
+        };
+        Operation::start(
+            &self.tracer,
+            &self.meters,
+            Cow::Borrowed(method),
+            &parent,
+            links,
+            metric_attributes,
+            span_attributes,
+        )
+    }
+
+    /// A session that opened now at `revision`; it is counted open, and its length recorded,
+    /// until the returned value is dropped.
+    pub(crate) fn session(
+        &self,
+        revision: &'static str,
+        transport: Option<&'static str>,
+    ) -> SessionSpan {
+        let mut attributes = vec![KeyValue::new("mcp.protocol.version", revision)];
+        transport_attributes(transport, &mut attributes);
+        self.meters.active_sessions.add(1, &attributes);
+        SessionSpan {
+            started: Instant::now(),
+            attributes,
+            duration: self.meters.session_duration.clone(),
+            active: self.meters.active_sessions.clone(),
+        }
+    }
+}
+
+/// The event streams open now (`text/event-stream` responses of Streamable HTTP and the
+/// HTTP+SSE transport). Named like [`ACTIVE`].
+const ACTIVE_STREAMS: &str = "mcp.server.active_streams";
+
+impl Lifecycle {
+    /// An HTTP event stream that opened now; counted open until the returned value is
+    /// dropped (with the response's body: when the stream ends or its client goes away).
+    pub(crate) fn stream(&self) -> StreamSpan {
+        let mut attributes = Vec::with_capacity(2);
+        transport_attributes(Some("tcp"), &mut attributes);
+        self.meters.active_streams.add(1, &attributes);
+        StreamSpan {
+            attributes,
+            active: self.meters.active_streams.clone(),
+        }
+    }
+}
+
+/// An open event stream, in `mcp.server.active_streams` until dropped.
+pub(crate) struct StreamSpan {
+    attributes: Vec<KeyValue>,
+    active: UpDownCounter<i64>,
+}
+
+impl std::fmt::Debug for StreamSpan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StreamSpan(..)")
+    }
+}
+
+impl Drop for StreamSpan {
+    fn drop(&mut self) {
+        self.active.add(-1, &self.attributes);
+    }
+}
+
+/// An open session, in `mcp.server.active_sessions` until dropped, when its length goes into
+/// `mcp.server.session.duration`.
+pub(crate) struct SessionSpan {
+    started: Instant,
+    attributes: Vec<KeyValue>,
+    duration: Histogram<f64>,
+    active: UpDownCounter<i64>,
+}
+
+impl std::fmt::Debug for SessionSpan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SessionSpan(..)")
+    }
+}
+
+impl Drop for SessionSpan {
+    fn drop(&mut self) {
+        self.active.add(-1, &self.attributes);
+        self.duration
+            .record(self.started.elapsed().as_secs_f64(), &self.attributes);
     }
 }
 
@@ -311,57 +669,54 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let started = Instant::now();
         let method = request.method();
-        let parent = parent_of(&request);
-        let mut metric_attributes = common_attributes(&request);
+        let own = request.trace_context();
+        let parent = context_of(own);
+        let metric_attributes = common_attributes(&request);
         let mut span_attributes = metric_attributes.clone();
-        span_attributes.push(KeyValue::new(
-            "jsonrpc.request.id",
-            match request.id() {
-                RequestId::Number(number) => number.to_string(),
-                RequestId::String(text) => text.clone(),
-            },
-        ));
+        span_attributes.push(request_id(request.id()));
         let caller = request.caller();
         if let Some(session_id) = &caller.session_id {
-            span_attributes.push(KeyValue::new("mcp.session.id", session_id.to_string()));
+            span_attributes.push(KeyValue::new("mcp.session.id", session_id.clone()));
         }
-        if let (Method::ReadResource, Some(uri)) = (method, request.name()) {
-            span_attributes.push(KeyValue::new("mcp.resource.uri", uri.to_owned()));
+        if let (Method::ReadResource, Some(uri)) = (method, &request.name) {
+            span_attributes.push(KeyValue::new("mcp.resource.uri", uri.clone()));
         }
-        let span = self
-            .tracer
-            .span_builder(span_name(&request))
-            .with_kind(SpanKind::Server)
-            .with_attributes(span_attributes)
-            .start_with_context(&*self.tracer, &parent);
-        let context = parent.with_span(span);
+        // The transport's context, when the request's own is the parent; and the first round
+        // of a 2026-07-28 call this retry continues.
+        let mut links: Vec<Link> = link_to(request.transport_trace_context.as_ref())
+            .into_iter()
+            .collect();
+        let first_round = request.first_round.clone();
+        if let Some(first) = first_round.as_ref().and_then(|round| round.get()) {
+            links.extend(link_to(Some(&TraceContext::new(first.clone(), None, None))));
+        }
+        let operation = Operation::start(
+            &self.tracer,
+            &self.meters,
+            span_name(&request),
+            &parent,
+            links,
+            metric_attributes,
+            span_attributes,
+        );
+        let context = operation.context().clone();
+        if let Some(round) = first_round
+            && let Some(traceparent) = traceparent_of(&context)
+        {
+            // Set only by the first round: a retry finds it already set from its state.
+            let _ = round.set(traceparent);
+        }
         // The inner layers and the handler are called inside the span's context too: what
         // they do before their futures first run (a layer's bookkeeping) belongs to it.
         let future = {
             let _entered = context.clone().attach();
             self.inner.call(request)
         };
-        let future = future.with_context(context.clone());
-        let duration = self.meters.duration.clone();
-        let active = Active::start(&self.meters.active, &metric_attributes);
+        let future = future.with_context(context);
         Box::pin(async move {
             let outcome = future.await.map_err(Into::into);
-            let span = context.span();
-            if let Some(failure) = failure(method, &outcome) {
-                if let Some(code) = failure.status_code {
-                    span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
-                }
-                if let Some(error_type) = failure.error_type {
-                    span.set_attribute(KeyValue::new("error.type", error_type.clone()));
-                    span.set_status(Status::error(failure.description));
-                    metric_attributes.push(KeyValue::new("error.type", error_type));
-                }
-            }
-            span.end();
-            drop(active);
-            duration.record(started.elapsed().as_secs_f64(), &metric_attributes);
+            operation.finish(failure(method, &outcome));
             outcome
         })
     }

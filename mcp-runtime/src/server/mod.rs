@@ -82,6 +82,10 @@ impl Server {
                 hide_unpermitted: true,
                 stdio_principal: None,
                 extensions: crate::extensions::Declared::default(),
+                #[cfg(feature = "otel")]
+                lifecycle: None,
+                #[cfg(feature = "otel")]
+                telemetry: None,
             },
             surfaces: Surfaces::new(Notifier::new()),
             max_message_size: Self::DEFAULT_MAX_MESSAGE_SIZE,
@@ -243,6 +247,78 @@ impl Server {
         let inner = self.config.pipeline.take().unwrap_or_else(Next::handler);
         self.config.pipeline = Some(inner.wrap(&layer));
         self
+    }
+
+    /// Trace everything the server receives with `layer`: it joins the pipeline, as
+    /// [`layer`](Self::layer) would add it (at this place among the layers), and spans with
+    /// the same tracer the messages that pass no pipeline: `initialize`, `server/discover`,
+    /// `ping`, `logging/setLevel`, `resources/subscribe`, the task methods and the client's
+    /// notifications (unknown methods are named `_OTHER`, so a client cannot make a series of
+    /// every name it invents). Each legacy session (a stdio connection after `initialize`, an
+    /// HTTP session) is counted in `mcp.server.active_sessions` while open and its length
+    /// recorded in `mcp.server.session.duration`.
+    ///
+    /// ```
+    /// use mcp_runtime::middleware::TraceLayer;
+    ///
+    /// let server = mcp_runtime::Server::new(mcp_runtime::server_info!()).trace(TraceLayer::new());
+    /// # drop(server);
+    /// ```
+    #[cfg(feature = "otel")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+    pub fn trace(mut self, layer: crate::middleware::TraceLayer) -> Self {
+        self.config.lifecycle = Some(layer.lifecycle());
+        self.layer(layer)
+    }
+
+    /// Trace as [`trace`](Self::trace) does, exporting over OTLP as the standard `OTEL_*`
+    /// variables say, when they name an endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`, or its
+    /// `_TRACES_` or `_METRICS_` form) and `OTEL_SDK_DISABLED` is not `true`; else nothing
+    /// changes. One line gives a server (every example here has it) spans and metrics in
+    /// Jaeger, Tempo or any OTLP backend, set up by [`telemetry::init`](crate::telemetry::init).
+    ///
+    /// What is pending is exported when serving ends (stdin closed, SIGTERM or SIGINT, a
+    /// command of the command-line tool done), so a short stdio session loses no span. Set up
+    /// wrongly (an invalid variable, an unreadable `OTEL_EXPORTER_OTLP_CERTIFICATE`), the
+    /// server says why on stderr and serves untraced.
+    ///
+    /// It exists without the `otel` feature too, so one `main` builds either way: such a
+    /// binary says on stderr, when the variables ask for export, that it cannot.
+    ///
+    /// ```no_run
+    /// # async fn run() -> std::io::Result<()> {
+    /// // OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 OTEL_SERVICE_NAME=calculator ./server
+    /// mcp_runtime::Server::new(mcp_runtime::server_info!())
+    ///     .trace_from_env()
+    ///     .serve_from_args()
+    ///     .await
+    /// # }
+    /// ```
+    pub fn trace_from_env(#[allow(unused_mut)] mut self) -> Self {
+        if !export_asked() {
+            return self;
+        }
+        #[cfg(not(feature = "otel"))]
+        {
+            crate::transport::stderr_log::install_if_absent();
+            tracing::warn!(
+                "OTEL_EXPORTER_OTLP_* is set, but this server was built without the `otel` \
+                 feature of mcp-runtime: serving untraced"
+            );
+            self
+        }
+        #[cfg(feature = "otel")]
+        match crate::telemetry::init() {
+            Ok(telemetry) => {
+                self.config.telemetry = Some(std::sync::Arc::new(telemetry));
+                self.trace(crate::middleware::TraceLayer::new())
+            }
+            Err(error) => {
+                crate::transport::stderr_log::install_if_absent();
+                tracing::error!(%error, "serving without OpenTelemetry");
+                self
+            }
+        }
     }
 
     /// Whether `tracing` events (`tracing::info!` ...) emitted while a tool call, `prompts/get`
@@ -490,3 +566,17 @@ mod context_tests;
 mod dispatch_tests;
 #[cfg(test)]
 mod surfaces_tests;
+
+/// Whether the environment asks for OpenTelemetry export: an OTLP endpoint is named, and
+/// `OTEL_SDK_DISABLED` is not `true`.
+fn export_asked() -> bool {
+    const ENDPOINTS: [&str; 3] = [
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    ];
+    let set = |name: &str| std::env::var_os(name).is_some_and(|value| !value.is_empty());
+    let disabled = std::env::var("OTEL_SDK_DISABLED")
+        .is_ok_and(|value| value.trim().eq_ignore_ascii_case("true"));
+    !disabled && ENDPOINTS.iter().any(|name| set(name))
+}

@@ -23,6 +23,9 @@ use super::resume::Reader;
 #[derive(Debug)]
 pub struct ResponseBody {
     kind: Kind,
+    /// An event stream's place in `mcp.server.active_streams`, while the body lives.
+    #[cfg(feature = "otel")]
+    counted: Option<Box<crate::middleware::trace::StreamSpan>>,
 }
 
 #[derive(Debug)]
@@ -43,6 +46,8 @@ impl ResponseBody {
     pub(crate) fn empty() -> Self {
         ResponseBody {
             kind: Kind::Whole(None),
+            #[cfg(feature = "otel")]
+            counted: None,
         }
     }
 
@@ -50,6 +55,8 @@ impl ResponseBody {
         let bytes = bytes.into();
         ResponseBody {
             kind: Kind::Whole((!bytes.is_empty()).then_some(bytes)),
+            #[cfg(feature = "otel")]
+            counted: None,
         }
     }
 
@@ -58,6 +65,8 @@ impl ResponseBody {
     pub(crate) fn events(events: mpsc::Receiver<Bytes>) -> Self {
         ResponseBody {
             kind: Kind::Events(events, keep_alive()),
+            #[cfg(feature = "otel")]
+            counted: None,
         }
     }
 
@@ -66,7 +75,22 @@ impl ResponseBody {
     pub(crate) fn logged(reader: Reader) -> Self {
         ResponseBody {
             kind: Kind::Logged(reader, keep_alive()),
+            #[cfg(feature = "otel")]
+            counted: None,
         }
+    }
+}
+
+#[cfg(feature = "otel")]
+impl ResponseBody {
+    /// Whether the body is an event stream.
+    pub(crate) fn is_stream(&self) -> bool {
+        !matches!(self.kind, Kind::Whole(_))
+    }
+
+    /// Count the body among the open streams while it lives.
+    pub(crate) fn count(&mut self, span: crate::middleware::trace::StreamSpan) {
+        self.counted = Some(Box::new(span));
     }
 }
 

@@ -77,6 +77,8 @@ pub(crate) async fn serve(
         // Dropping a request's future cancels its call.
         connections.shutdown().await;
     }
+    #[cfg(feature = "otel")]
+    crate::telemetry::flush_at_end(service.telemetry());
     Ok(())
 }
 

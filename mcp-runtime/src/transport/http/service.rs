@@ -130,6 +130,12 @@ impl HttpService {
         &self.inner.dispatcher.info().name
     }
 
+    /// What exports the server's spans, to flush when serving ends.
+    #[cfg(feature = "otel")]
+    pub(crate) fn telemetry(&self) -> Option<std::sync::Arc<crate::telemetry::Telemetry>> {
+        self.inner.dispatcher.telemetry()
+    }
+
     /// Begin shutting down: listen streams end with their result, sessions close.
     pub(crate) fn begin_shutdown(&self) {
         self.inner.shutdown.cancel();
@@ -507,7 +513,17 @@ where
 
     fn call(&self, request: Request<B>) -> Self::Future {
         let service = self.clone();
-        Box::pin(async move { Ok(service.handle(request).await) })
+        Box::pin(async move {
+            #[allow(unused_mut)]
+            let mut response = service.handle(request).await;
+            #[cfg(feature = "otel")]
+            if let Some(lifecycle) = service.inner.dispatcher.lifecycle()
+                && response.body().is_stream()
+            {
+                response.body_mut().count(lifecycle.stream());
+            }
+            Ok(response)
+        })
     }
 }
 

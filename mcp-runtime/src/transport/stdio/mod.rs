@@ -88,6 +88,8 @@ pub(crate) async fn serve(dispatcher: Dispatcher, options: StdioOptions) -> io::
                 .for_each(|message| answers.send(message));
         }
     });
+    #[cfg(feature = "otel")]
+    let telemetry = dispatcher.telemetry();
     let stopping = Arc::new(AtomicBool::new(false));
     let (ended, end) = oneshot::channel();
     let io_thread = IoThread {
@@ -122,6 +124,8 @@ pub(crate) async fn serve(dispatcher: Dispatcher, options: StdioOptions) -> io::
     {
         tracing::warn!("stdout did not drain; giving up on it");
     }
+    #[cfg(feature = "otel")]
+    crate::telemetry::flush_at_end(telemetry);
     Ok(())
 }
 
