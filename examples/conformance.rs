@@ -537,6 +537,7 @@ impl ToolHandler for SchemaTool {
             annotations: ToolAnnotations::default(),
             icons: Vec::new(),
             task_support: mcp_runtime::handler::TaskSupport::Forbidden,
+            meta: Default::default(),
         }
     }
 

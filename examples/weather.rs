@@ -1,14 +1,20 @@
 //! A weather MCP server with one tool, `get_weather`, answering from a fixed local table (no
 //! network), so its answers are the same everywhere.
 //!
+//! The tool is an MCP App: hosts that render apps (`io.modelcontextprotocol/ui`) show its
+//! results in the page `ui://weather/forecast`, a static HTML file compiled into the binary,
+//! which draws the tool's structured result and calls the tool again, through the host, when
+//! the user switches units. Other clients get the same JSON as text.
+//!
 //! ```sh
 //! cargo run --example weather -- call get_weather city=Paris
 //! cargo run --example weather -- call get_weather city=Oslo units=fahrenheit
+//! cargo run --example weather -- --http 127.0.0.1:8080   # for a host on the web
 //! ```
 //!
 //! Started by an MCP client it serves over stdin/stdout.
 
-use mcp_runtime::{Server, ServerInfo, mcp_tool, tools};
+use mcp_runtime::{Json, Server, ServerInfo, mcp_resource, mcp_tool, resources, tools};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -70,8 +76,8 @@ const OBSERVATIONS: [Observation; 6] = [
     },
 ];
 
-/// What `get_weather` answers, as JSON text.
-#[derive(Serialize)]
+/// What `get_weather` answers: its structured result, and the same as JSON text.
+#[derive(Serialize, JsonSchema)]
 struct Report {
     city: &'static str,
     temperature: f64,
@@ -85,8 +91,12 @@ struct Report {
 /// # Arguments
 /// * `city` - the city's name, like `Paris` or `New York` (case does not matter)
 /// * `units` - the temperature unit (default: celsius)
-#[mcp_tool(title = "Current weather", annotations(read_only, idempotent))]
-async fn get_weather(city: String, #[arg(default)] units: Units) -> Result<String, String> {
+#[mcp_tool(
+    title = "Current weather",
+    annotations(read_only, idempotent),
+    app = "ui://weather/forecast"
+)]
+async fn get_weather(city: String, #[arg(default)] units: Units) -> Result<Json<Report>, String> {
     let wanted = city.trim();
     let Some(observation) = OBSERVATIONS
         .iter()
@@ -110,7 +120,19 @@ async fn get_weather(city: String, #[arg(default)] units: Units) -> Result<Strin
         condition: observation.condition,
         humidity: observation.humidity,
     };
-    Ok(serde_json::to_string(&report).expect("the report always serializes"))
+    Ok(Json(report))
+}
+
+/// The page that shows a `get_weather` result: a table of the reading, with a button that asks
+/// for it in the other unit.
+#[mcp_resource(
+    "ui://weather/forecast",
+    name = "forecast",
+    title = "Weather forecast",
+    app(prefers_border = true)
+)]
+fn forecast_page() -> &'static str {
+    include_str!("assets/weather_forecast.html")
 }
 
 #[tokio::main]
@@ -119,6 +141,7 @@ async fn main() -> std::io::Result<()> {
         .trace_from_env()
         .instructions("Current weather for a few cities: call `get_weather` with a city name.")
         .tools(tools![get_weather])
-        .serve_stdio()
+        .resources(resources![forecast_page])
+        .serve_from_args()
         .await
 }

@@ -23,6 +23,10 @@
 //! the calculator's server spans (exported by `Server::trace_from_env` to a receiver the test
 //! runs) are their children.
 //!
+//! MCP Apps: the Python SDK sees the weather example's app in both eras (`python/apps.py`), and
+//! a real headless Chromium renders it through the official host-side bridge
+//! (`browser/drive.mjs`, `browser/host.ts`).
+//!
 //! The clients are installed by `bash tests/interop/setup.sh` (CI runs it before
 //! `cargo test`). Without them these tests fail and say so; set `MCP_SKIP_INTEROP=1` to skip
 //! them instead.
@@ -330,6 +334,35 @@ fn python_sdk_modern_era() {
         command.args(["python/client.py", "--era", "modern"]);
         command
     });
+}
+
+/// `python/apps.py`: the Python SDK sees the weather example's MCP App (`_meta.ui.resourceUri`
+/// on the tool, the `ui://` page read as `text/html;profile=mcp-app`) in `era`.
+fn python_sdk_sees_the_weather_app(test: &str, era: &str) {
+    let Some(clients) = clients(test) else {
+        return;
+    };
+    let weather = examples_dir().join(format!("weather{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        weather.exists(),
+        "no binary for example `weather` at {}: build it with `cargo build --examples`",
+        weather.display()
+    );
+    let mut command = Command::new(&clients.python);
+    command.args(["python/apps.py", "--era", era]).arg(&weather);
+    let run = run(&clients, command);
+    assert!(run.status.success(), "{test} failed:\n{}", run.report());
+    eprintln!("{test}: {}", run.stdout.lines().last().unwrap_or_default());
+}
+
+#[test]
+fn python_sdk_sees_the_weather_app_legacy_era() {
+    python_sdk_sees_the_weather_app("python_sdk_sees_the_weather_app_legacy_era", "legacy");
+}
+
+#[test]
+fn python_sdk_sees_the_weather_app_modern_era() {
+    python_sdk_sees_the_weather_app("python_sdk_sees_the_weather_app_modern_era", "modern");
 }
 
 #[test]
@@ -649,6 +682,50 @@ impl HttpExample {
         let _ = self.process.wait();
         self.log.join().unwrap()
     }
+}
+
+/// `browser/drive.mjs`: headless Chromium (Debian's, installed by `setup-browser.sh`) opens a
+/// test host page whose official TypeScript SDK client reaches `examples/weather.rs` over
+/// Streamable HTTP and whose official MCP Apps bridge (`@modelcontextprotocol/ext-apps`) shows
+/// the tool's `ui://` page in a sandboxed iframe; the page's DOM shows the result, and a click
+/// in it calls the tool again through the bridge. `era` is the client's negotiation.
+fn browser_renders_the_weather_app(test: &str, era: &str) {
+    let Some(clients) = clients(test) else {
+        return;
+    };
+    let chromium = std::env::var_os("CHROMIUM")
+        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
+    assert!(
+        chromium.exists(),
+        "{test}: no Chromium at {}: install it with `bash tests/interop/setup.sh` (it runs \
+         setup-browser.sh), or set CHROMIUM",
+        chromium.display()
+    );
+    let server = HttpExample::start(test, "weather", &["--http", "127.0.0.1:0"], &[]);
+    let mut command = Command::new(&clients.node);
+    command
+        .arg("browser/drive.mjs")
+        .arg(format!("{}/mcp", server.base))
+        .args(["--era", era])
+        .env("CHROMIUM", &chromium);
+    let run = run(&clients, command);
+    let server_log = server.stop();
+    assert!(
+        run.status.success(),
+        "{test} failed:\n{}\n--- weather's log ---\n{server_log}",
+        run.report()
+    );
+    eprintln!("{test}: {}", run.stdout.lines().last().unwrap_or_default());
+}
+
+#[test]
+fn browser_renders_the_weather_app_legacy_era() {
+    browser_renders_the_weather_app("browser_renders_the_weather_app_legacy_era", "legacy");
+}
+
+#[test]
+fn browser_renders_the_weather_app_modern_era() {
+    browser_renders_the_weather_app("browser_renders_the_weather_app_modern_era", "auto");
 }
 
 /// Run `script` (under tests/interop) with the venv's Python against `url`, with `server`

@@ -11,6 +11,7 @@ mod cancel;
 mod canonical;
 mod context;
 mod dispatch;
+pub mod extensions;
 mod future;
 pub mod handler;
 mod launch;

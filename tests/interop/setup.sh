@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs the official MCP clients that tests/interop.rs drives, exactly as pinned here:
 #   tests/interop/.venv          the Python SDK (requirements.txt)
-#   tests/interop/node_modules   the TypeScript SDKs, the Inspector CLI and a Node.js 24 binary
+#   tests/interop/node_modules   the TypeScript SDKs, the Inspector CLI, a Node.js 24 binary, the
+#                                MCP Apps host bridge, playwright-core and esbuild
 #                                (package.json + package-lock.json)
-# Both come from the package registries only (PyPI, npm). Idempotent and quick when current: each
-# install leaves a stamp holding a hash of its pin files (and of the interpreter), and a matching
-# stamp skips that install. Run it from anywhere: `bash tests/interop/setup.sh`.
+#   /usr/bin/chromium            Debian's chromium, for the MCP Apps browser test (setup-browser.sh)
+# The clients come from the package registries only (PyPI, npm), Chromium from Debian.
+# Idempotent and quick when current: each install leaves a stamp holding a hash of its pin files
+# (and of the interpreter), and a matching stamp skips that install. Run it from anywhere: `bash tests/interop/setup.sh`.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -44,6 +46,9 @@ else
     "$npm" ci --no-audit --no-fund --loglevel=error
     echo "$want" > node_modules/.interop-stamp
 fi
+
+# --- Chromium, for the MCP Apps browser test (Debian's package, when missing) -----------------
+bash "$here/setup-browser.sh"
 
 node="node_modules/.bin/node"
 [[ -x "$node" ]] || node="node"

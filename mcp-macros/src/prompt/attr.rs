@@ -5,6 +5,7 @@ use syn::parse::Parser;
 
 use crate::shared::attr::{self, CompleterAttr, Seen, Spanned, skip_value, string_value};
 use crate::shared::ctxt::Ctxt;
+use crate::shared::meta::{MetaEntry, meta_value};
 
 /// The options of `#[mcp_prompt(...)]`.
 #[derive(Default)]
@@ -17,9 +18,19 @@ pub struct PromptAttr {
     pub complete: Vec<CompleterAttr>,
     /// `scopes("a", ...)`: the OAuth scopes a caller needs.
     pub scopes: Vec<String>,
+    /// `meta("key" = value, ...)`: entries of the prompt's `_meta`.
+    pub meta: Vec<MetaEntry>,
 }
 
-const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "complete", "scopes"];
+const PROMPT_KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "icon",
+    "complete",
+    "scopes",
+    "meta",
+];
 
 /// Read the arguments of `#[mcp_prompt(...)]`.
 pub fn prompt_attr(args: TokenStream, cx: &mut Ctxt) -> PromptAttr {
@@ -39,6 +50,7 @@ pub fn prompt_attr(args: TokenStream, cx: &mut Ctxt) -> PromptAttr {
                 attr.icon = string_value(&meta, cx, "icon = \"https://example.com/icon.svg\"")?;
             }
             "scopes" => attr.scopes = attr::scopes_value(&meta, cx)?,
+            "meta" => attr.meta = meta_value(&meta, cx)?,
             _complete => attr::complete_attr(&meta, cx, &mut attr.complete)?,
         }
         Ok(())

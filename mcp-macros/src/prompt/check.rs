@@ -8,6 +8,7 @@ use super::attr::PromptAttr;
 use crate::shared::attr::{DefaultAttr, Spanned};
 use crate::shared::ctxt::Ctxt;
 use crate::shared::function::{HandlerFn, Param};
+use crate::shared::meta::{MetaEntry, check_meta};
 use crate::shared::rules::{
     self, Callee, Presence, check_described_once, check_documented_arguments_exist,
 };
@@ -30,6 +31,8 @@ pub struct ValidPrompt {
     pub params: Vec<PromptParam>,
     /// Completers by argument name.
     pub completers: Vec<(String, Path)>,
+    /// `meta(...)`, keys checked.
+    pub meta: Vec<MetaEntry>,
     _checked: Checked,
 }
 
@@ -90,8 +93,10 @@ pub fn prompt(function: &HandlerFn, attr: &PromptAttr, mut cx: Ctxt) -> syn::Res
         description: function.description(attr.description.as_ref()),
         params,
         completers,
+        meta: attr.meta.clone(),
         _checked: Checked,
     };
+    check_meta(&attr.meta, None, cx);
     std::mem::take(cx).check().map(|()| valid)
 }
 

@@ -11,6 +11,7 @@ use crate::shared::expand::{
     arg_locals, call_user_fn, companion, completions, default_fn, default_fn_ident, local,
     optional, scopes_fn,
 };
+use crate::shared::meta::expand_meta;
 use crate::shared::paths;
 use crate::shared::rules::Presence;
 
@@ -139,6 +140,7 @@ fn definition(prompt: &ValidPrompt) -> TokenStream {
     let title = optional(prompt.title.as_deref());
     let description = optional(prompt.description.as_deref());
     let icons = prompt.icon.iter();
+    let meta = expand_meta(&prompt.meta);
     let arguments = prompt.arguments().map(|argument| {
         let name = &argument.wire_name;
         let description = optional(argument.description.as_deref());
@@ -159,6 +161,7 @@ fn definition(prompt: &ValidPrompt) -> TokenStream {
             description: #description,
             arguments: __MCP_ARGUMENTS,
             icons: &[#(#icons),*],
+            meta: #meta,
         })
     }
 }

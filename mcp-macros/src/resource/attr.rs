@@ -7,6 +7,7 @@ use syn::{Expr, ExprLit, Lit, LitStr, Path, Token};
 
 use crate::shared::attr::{self, CompleterAttr, Seen, Spanned, skip_value, string_value};
 use crate::shared::ctxt::Ctxt;
+use crate::shared::meta::{AppPageAttr, MetaEntry, app_page_value, meta_value};
 
 /// The options of `#[mcp_resource(...)]`.
 #[derive(Default)]
@@ -26,6 +27,10 @@ pub struct ResourceAttr {
     pub complete: Vec<CompleterAttr>,
     /// `scopes("a", ...)`: the OAuth scopes a caller needs.
     pub scopes: Vec<String>,
+    /// `meta("key" = value, ...)`: entries of the definition's `_meta`.
+    pub meta: Vec<MetaEntry>,
+    /// `app` / `app(...)`: the resource is an MCP App page.
+    pub app: Option<AppPageAttr>,
 }
 
 const RESOURCE_KEYS: &[&str] = &[
@@ -39,6 +44,8 @@ const RESOURCE_KEYS: &[&str] = &[
     "list",
     "complete",
     "scopes",
+    "meta",
+    "app",
 ];
 const ANNOTATION_KEYS: &[&str] = &["audience", "priority"];
 
@@ -84,6 +91,8 @@ pub fn resource_attr(args: TokenStream, cx: &mut Ctxt) -> ResourceAttr {
                 }
                 "list" => attr.list = path_value(&meta, cx, "list = list_docs")?,
                 "scopes" => attr.scopes = attr::scopes_value(&meta, cx)?,
+                "meta" => attr.meta = meta_value(&meta, cx)?,
+                "app" => attr.app = Some(app_page_value(&meta, cx)?),
                 _complete => attr::complete_attr(&meta, cx, &mut attr.complete)?,
             }
             Ok(())

@@ -11,6 +11,7 @@ use super::uri_template::{self, Part, PartKind};
 use crate::shared::attr::Spanned;
 use crate::shared::ctxt::Ctxt;
 use crate::shared::function::HandlerFn;
+use crate::shared::meta::{APP_MIME_TYPE, AppPageAttr, MetaEntry, check_app_uri, check_meta};
 use crate::shared::rules::{self, Callee};
 use crate::shared::syntax::option_inner;
 
@@ -36,6 +37,10 @@ pub struct ValidResource {
     pub list: Option<Path>,
     /// Completers by variable name.
     pub completers: Vec<(String, Path)>,
+    /// `meta(...)`, keys checked.
+    pub meta: Vec<MetaEntry>,
+    /// `app(...)`: an MCP App page at a static `ui://` URI.
+    pub app: Option<AppPageAttr>,
     _checked: Checked,
 }
 
@@ -95,6 +100,7 @@ pub fn resource(
     let completers = check_completers(attr, &variables, is_template, cx);
     check_name(attr, cx);
     check_mime_type(attr, cx);
+    check_app_page(attr, is_template, cx);
     let audience = check_audience(&attr.audience, cx);
     check_priority(attr.priority.as_ref(), cx);
     let valid = uri.map(|uri| ValidResource {
@@ -104,7 +110,11 @@ pub fn resource(
         name: function.name(attr.name.as_ref()),
         title: attr.title.as_ref().map(|title| title.value.clone()),
         description: function.description(attr.description.as_ref()),
-        mime_type: attr.mime_type.as_ref().map(|mime| mime.value.clone()),
+        // An app page is served as MCP Apps' HTML (`check_app_page` allows no other).
+        mime_type: match &attr.app {
+            Some(_) => Some(APP_MIME_TYPE.to_owned()),
+            None => attr.mime_type.as_ref().map(|mime| mime.value.clone()),
+        },
         size: attr.size.as_ref().map(|size| size.value),
         audience,
         priority: attr.priority.as_ref().map(|priority| priority.value),
@@ -113,6 +123,8 @@ pub fn resource(
         params,
         list: attr.list.clone(),
         completers,
+        meta: attr.meta.clone(),
+        app: attr.app.clone(),
         _checked: Checked,
     });
     std::mem::take(cx).check()?;
@@ -337,6 +349,44 @@ fn check_name(attr: &ResourceAttr, cx: &mut Ctxt) {
 }
 
 /// A MIME type is `type/subtype`; anything else misleads clients choosing how to show it.
+/// An app page is fetched by the one `ui://` URI a tool names, and hosts render only MCP Apps'
+/// HTML; its `_meta.ui` is written by `app(...)`.
+fn check_app_page(attr: &ResourceAttr, is_template: bool, cx: &mut Ctxt) {
+    check_meta(&attr.meta, attr.app.as_ref().map(|_| "app(...)"), cx);
+    if attr.app.is_none() {
+        return;
+    }
+    if let Some(uri) = &attr.uri {
+        if is_template {
+            cx.error_spanned(
+                uri,
+                "an MCP App page cannot be a URI template: a tool names its page by one \
+                 `ui://` URI",
+            );
+        } else {
+            let uri = Spanned {
+                value: uri.value(),
+                span: uri.span(),
+            };
+            check_app_uri(&uri, "the page's URI", cx);
+        }
+    }
+    if let Some(mime) = attr
+        .mime_type
+        .as_ref()
+        .filter(|mime| mime.value != APP_MIME_TYPE)
+    {
+        cx.error_at(
+            mime.span,
+            format!(
+                "an MCP App page is served as `{APP_MIME_TYPE}`, which `app` sets: remove \
+                 `mime_type = \"{}\"`",
+                mime.value
+            ),
+        );
+    }
+}
+
 fn check_mime_type(attr: &ResourceAttr, cx: &mut Ctxt) {
     if let Some(Spanned { value, span }) = &attr.mime_type {
         let valid = value

@@ -13,6 +13,7 @@ use super::uri_template::PartKind;
 use crate::shared::expand::{
     arg_locals, call_user_fn, companion, completions, local, optional, scopes_fn,
 };
+use crate::shared::meta::{expand_app_page, expand_meta};
 use crate::shared::paths;
 
 /// Everything `#[mcp_resource]` expands to for the free function of `resource`.
@@ -133,6 +134,11 @@ fn definition(resource: &ValidResource) -> TokenStream {
     });
     let priority = optional(resource.priority);
     let icons = resource.icon.iter();
+    let meta = expand_meta(&resource.meta);
+    let meta = match &resource.app {
+        Some(page) => expand_app_page(meta, page),
+        None => meta,
+    };
     let spec = quote! {
         #p::ResourceSpec {
             name: #name,
@@ -142,6 +148,7 @@ fn definition(resource: &ValidResource) -> TokenStream {
             size: #size,
             annotations: #p::resource_annotations(&[#(#audience),*], #priority),
             icons: &[#(#icons),*],
+            meta: #meta,
         }
     };
     match &resource.uri {

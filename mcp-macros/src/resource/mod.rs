@@ -9,7 +9,7 @@ mod uri_template;
 use proc_macro2::TokenStream;
 
 pub use attr::{ResourceAttr, resource_attr};
-pub use check::{ValidResource, resource as check_resource};
+pub use check::{ValidResource, ValidUri, resource as check_resource};
 pub use expand::method_resource;
 
 use crate::shared::ctxt::Ctxt;

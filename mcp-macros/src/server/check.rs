@@ -79,6 +79,7 @@ pub fn server(server: ServerImpl) -> syn::Result<ValidServer> {
         &mut cx,
     );
     check_routes_unique(&routes, &mut cx);
+    check_app_pages_served(&tools, &resources, &mut cx);
     if let Err(error) = cx.check() {
         errors.push(error);
     }
@@ -146,6 +147,42 @@ fn check_unique(names: &[(String, Span)], what: &str, fix: &str, cx: &mut Ctxt) 
                 format!(
                     "this impl block already has a {what} named `{name}`; every {what} needs its \
                      own name: set one with {fix}"
+                ),
+            );
+        }
+    }
+}
+
+/// A tool's app page is fetched by its URI, so it must be a page the server serves. When the
+/// block serves app pages of its own, it is where the tool's page is expected; a block without
+/// any may get its pages from `resources![...]`, which the server checks when it starts.
+fn check_app_pages_served(tools: &[ValidTool], resources: &[ValidResource], cx: &mut Ctxt) {
+    let pages: Vec<&str> = resources
+        .iter()
+        .filter(|resource| resource.app.is_some())
+        .filter_map(|resource| match &resource.uri {
+            resource::ValidUri::Static(uri) => Some(uri.as_str()),
+            resource::ValidUri::Template { .. } => None,
+        })
+        .collect();
+    if pages.is_empty() {
+        return;
+    }
+    for tool in tools {
+        let Some(app) = &tool.app else { continue };
+        if !pages.contains(&app.value.as_str()) {
+            let served = pages
+                .iter()
+                .map(|page| format!("`{page}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            cx.error_at(
+                app.span,
+                format!(
+                    "the tool `{}` names the app page `{}`, which this impl block does not \
+                     serve (its app pages: {served}); add `#[mcp_resource(\"{}\", app)]` to a \
+                     method, or fix the URI",
+                    tool.name, app.value, app.value
                 ),
             );
         }

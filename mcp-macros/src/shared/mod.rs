@@ -8,6 +8,7 @@ pub mod docs;
 pub mod expand;
 pub mod fallback;
 pub mod function;
+pub mod meta;
 pub mod paths;
 pub mod rules;
 pub mod syntax;

@@ -9,6 +9,7 @@ use syn::{Expr, ExprLit, Lit, Token};
 
 use crate::shared::attr::{self, Seen, Spanned, flag_value, skip_value, string_value};
 use crate::shared::ctxt::Ctxt;
+use crate::shared::meta::{MetaEntry, Visibility, meta_value, visibility_value};
 
 /// The options of `#[mcp_tool(...)]`.
 #[derive(Default)]
@@ -27,6 +28,12 @@ pub struct ToolAttr {
     pub layers: Vec<Expr>,
     /// `scopes("a", ...)`: the OAuth scopes a caller needs.
     pub scopes: Vec<String>,
+    /// `meta("key" = value, ...)`: entries of the tool's `_meta`.
+    pub meta: Vec<MetaEntry>,
+    /// `app = "ui://..."`: the MCP App page rendering its results.
+    pub app: Option<Spanned<String>>,
+    /// `visibility("model", "app")`: who may call it.
+    pub visibility: Option<Spanned<Vec<Visibility>>>,
 }
 
 /// `task` alone, or `task = "text"` with the text as written (`check` knows which are valid).
@@ -54,6 +61,9 @@ const TOOL_KEYS: &[&str] = &[
     "task",
     "layer",
     "scopes",
+    "meta",
+    "app",
+    "visibility",
 ];
 const ANNOTATION_KEYS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
 
@@ -82,6 +92,9 @@ pub fn tool_attr(args: TokenStream, cx: &mut Ctxt) -> ToolAttr {
             }
             "task" => attr.task = task_value(&meta, cx)?,
             "scopes" => attr.scopes = attr::scopes_value(&meta, cx)?,
+            "meta" => attr.meta = meta_value(&meta, cx)?,
+            "app" => attr.app = string_value(&meta, cx, "app = \"ui://weather/forecast\"")?,
+            "visibility" => attr.visibility = visibility_value(&meta, cx)?,
             _recursive => attr.recursive = flag_value(&meta, cx)?,
         }
         Ok(())

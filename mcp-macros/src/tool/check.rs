@@ -11,6 +11,7 @@ use super::attr::{AnnotationsAttr, TaskAttr, ToolAttr};
 use crate::shared::attr::{DefaultAttr, Spanned};
 use crate::shared::ctxt::Ctxt;
 use crate::shared::function::{HandlerFn, Param};
+use crate::shared::meta::{MetaEntry, Visibility, check_app_uri, check_meta};
 use crate::shared::rules::{
     self, Callee, Presence, check_described_once, check_documented_arguments_exist,
 };
@@ -37,6 +38,12 @@ pub struct ValidTool {
     pub layers: Vec<syn::Expr>,
     /// The scopes a caller needs.
     pub scopes: Vec<String>,
+    /// `meta(...)`, keys checked.
+    pub meta: Vec<MetaEntry>,
+    /// `app = "ui://..."`, a `ui://` URI.
+    pub app: Option<Spanned<String>>,
+    /// `visibility(...)`.
+    pub visibility: Option<Vec<Visibility>>,
     pub params: Vec<ValidParam>,
     _checked: Checked,
 }
@@ -88,6 +95,7 @@ pub fn tool(function: &HandlerFn, attr: &ToolAttr, mut cx: Ctxt) -> syn::Result<
         .filter_map(|param| check_param(function, param, &mut cx))
         .collect();
     check_wire_names_unique(&params, &mut cx);
+    check_app(attr, &mut cx);
     let valid = ValidTool {
         item: function.item.clone(),
         callee,
@@ -100,11 +108,30 @@ pub fn tool(function: &HandlerFn, attr: &ToolAttr, mut cx: Ctxt) -> syn::Result<
         icon: attr.icon.as_ref().map(|icon| icon.value.clone()),
         layers: attr.layers.clone(),
         scopes: attr.scopes.clone(),
+        meta: attr.meta.clone(),
+        app: attr.app.clone(),
+        visibility: attr.visibility.as_ref().map(|v| v.value.clone()),
         task_support,
         params,
         _checked: Checked,
     };
     cx.check().map(|()| valid)
+}
+
+/// The `_meta` keys must be ones the runtime does not own, and `app` must name an MCP App page
+/// (`ui://`): hosts fetch it by that URI with `resources/read`.
+fn check_app(attr: &ToolAttr, cx: &mut Ctxt) {
+    let app_option = if attr.app.is_some() {
+        Some("app")
+    } else if attr.visibility.is_some() {
+        Some("visibility")
+    } else {
+        None
+    };
+    check_meta(&attr.meta, app_option, cx);
+    if let Some(app) = &attr.app {
+        check_app_uri(app, "the tool's `app`", cx);
+    }
 }
 
 /// Each parameter needs one concrete type: its schema is generated once and its value

@@ -17,6 +17,7 @@ use crate::shared::attr::DefaultAttr;
 use crate::shared::expand::{
     arg_locals, call_user_fn, companion, default_fn, default_fn_ident, local, optional, scopes_fn,
 };
+use crate::shared::meta::{expand_app_tool, expand_meta};
 use crate::shared::paths;
 use crate::shared::rules::Presence;
 
@@ -195,6 +196,11 @@ fn definition(tool: &ValidTool) -> TokenStream {
     let output_schema = output_schema(tool);
     let icons = tool.icon.iter();
     let task_support = task_support(tool.task_support);
+    let meta = expand_app_tool(
+        expand_meta(&tool.meta),
+        tool.app.as_ref().map(|app| app.value.as_str()),
+        tool.visibility.as_deref(),
+    );
     let schema = local("__mcp_schema");
     let params = tool.params.iter().enumerate().map(|(index, param)| {
         let fns = param_fns(param);
@@ -239,6 +245,7 @@ fn definition(tool: &ValidTool) -> TokenStream {
                     output_schema: #output_schema,
                     icons: &[#(#icons),*],
                     task_support: #task_support,
+                    meta: #meta,
                 },
                 #schema,
             )

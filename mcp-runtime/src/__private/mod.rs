@@ -2,9 +2,11 @@
 //! list macros generate names, and nothing else: not an API. Generated code names only
 //! `::mcp_runtime::__private`, so the runtime can rearrange itself without breaking it.
 
+mod meta;
 mod resources_prompts;
 mod tools;
 
+pub use meta::*;
 pub use resources_prompts::*;
 pub use tools::*;
 

@@ -127,6 +127,8 @@ pub struct ResourceSpec {
     pub annotations: Annotations,
     /// `icon = "..."`.
     pub icons: &'static [&'static str],
+    /// `meta(...)` and `app(...)`.
+    pub meta: crate::protocol::Meta,
 }
 
 /// The definition of a static resource at `uri`.
@@ -140,6 +142,7 @@ pub fn static_definition(uri: &'static str, spec: ResourceSpec) -> ResourceDefin
         size: spec.size,
         annotations: spec.annotations,
         icons: icons(spec.icons),
+        meta: spec.meta,
     })
 }
 
@@ -153,6 +156,7 @@ pub fn template_definition(uri_template: UriTemplate, spec: ResourceSpec) -> Res
         mime_type: spec.mime_type.map(Cow::Borrowed),
         annotations: spec.annotations,
         icons: icons(spec.icons),
+        meta: spec.meta,
     })
 }
 
@@ -312,7 +316,7 @@ pub struct PromptArgumentSpec {
 }
 
 /// Everything about a prompt that the macro knows as literals.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct PromptSpec {
     /// The prompt's name.
     pub name: &'static str,
@@ -324,6 +328,8 @@ pub struct PromptSpec {
     pub arguments: &'static [PromptArgumentSpec],
     /// `icon = "..."`.
     pub icons: &'static [&'static str],
+    /// `meta(...)`.
+    pub meta: crate::protocol::Meta,
 }
 
 /// The prompt's definition.
@@ -343,6 +349,7 @@ pub fn prompt_definition(spec: PromptSpec) -> PromptDefinition {
             })
             .collect(),
         icons: icons(spec.icons),
+        meta: spec.meta,
     }
 }
 

@@ -84,6 +84,8 @@ pub struct ToolSpec {
     pub icons: &'static [&'static str],
     /// `#[mcp_tool(task = "...")]`.
     pub task_support: TaskSupport,
+    /// `#[mcp_tool(meta(...), app = "...", visibility(...))]`.
+    pub meta: crate::protocol::Meta,
 }
 
 /// Implemented only with mcp-runtime's `tasks` feature: without it, `#[mcp_tool(task)]` would
@@ -118,6 +120,7 @@ pub fn definition(spec: ToolSpec, schema: InputSchema) -> Result<ToolDefinition,
             .map(|src| crate::protocol::Icon::new(*src))
             .collect(),
         task_support: spec.task_support,
+        meta: spec.meta,
     })
 }
 

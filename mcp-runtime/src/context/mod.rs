@@ -108,6 +108,34 @@ impl RequestContext {
 }
 
 impl RequestContext {
+    /// The settings the client declared for the extension `id` (`capabilities.extensions`),
+    /// `None` when it did not declare it: from this request's own capabilities in 2026-07-28,
+    /// from the session's `initialize` for a legacy client.
+    ///
+    /// ```
+    /// use mcp_runtime::RequestContext;
+    /// use mcp_runtime::extensions::apps;
+    /// use mcp_runtime::protocol::ProtocolVersion;
+    /// use serde_json::json;
+    ///
+    /// let mut context = RequestContext::new(ProtocolVersion::V2026_07_28);
+    /// assert!(!context.client_declares(apps::EXTENSION));
+    /// context.client_capabilities = json!({"extensions": {apps::EXTENSION:
+    ///     {"mimeTypes": [apps::MIME_TYPE]}}});
+    /// assert_eq!(context.client_extension(apps::EXTENSION).unwrap()["mimeTypes"][0], apps::MIME_TYPE);
+    /// ```
+    pub fn client_extension(&self, id: &str) -> Option<&crate::protocol::JsonObject> {
+        crate::extensions::declared_in(&self.client_capabilities, id)
+    }
+
+    /// Whether the client declared the extension `id` (see
+    /// [`client_extension`](Self::client_extension)).
+    pub fn client_declares(&self, id: &str) -> bool {
+        self.client_extension(id).is_some()
+    }
+}
+
+impl RequestContext {
     /// Let the client hang up while this request keeps running, and collect what it sends from
     /// now on (notifications, questions, the result) when it comes back: for a long call, so
     /// that no connection is held open all along. Nothing is lost and nothing is cancelled;

@@ -163,6 +163,8 @@ pub(crate) enum CatalogError {
     ResourceConflict(String),
     /// Two prompts share a name.
     DuplicatePrompt(String),
+    /// An offering's `_meta` or MCP App is wrong (the message names it).
+    Offering(String),
 }
 
 impl fmt::Display for CatalogError {
@@ -178,7 +180,9 @@ impl fmt::Display for CatalogError {
                 "tool `{name}` has an input schema without `\"type\": \"object\"` at its root; \
                  MCP requires tool arguments to be an object"
             ),
-            CatalogError::ResourceConflict(message) => f.write_str(message),
+            CatalogError::ResourceConflict(message) | CatalogError::Offering(message) => {
+                f.write_str(message)
+            }
             CatalogError::DuplicatePrompt(name) => write!(
                 f,
                 "two prompts are named `{name}`: prompt names must be unique (rename one with \

@@ -8,6 +8,7 @@
 //! take effect in the order messages arrive even though calls finish in any order.
 
 mod access;
+mod apps;
 mod asking;
 mod batch;
 mod call;
@@ -137,6 +138,8 @@ pub(crate) struct Config {
     pub(crate) hide_unpermitted: bool,
     /// Whom stdio (and the in-process client) serve as, if not the trusted operator.
     pub(crate) stdio_principal: Option<crate::auth::Principal>,
+    /// The extensions the server declares itself (`Server::extension`).
+    pub(crate) extensions: crate::extensions::Declared,
     /// Spans for what passes no pipeline (`Server::trace`).
     #[cfg(feature = "otel")]
     pub(crate) lifecycle: Option<crate::middleware::trace::Lifecycle>,
@@ -199,6 +202,7 @@ impl Dispatcher {
             tools: catalog,
             resources,
             prompts,
+            has_app,
         } = surfaces.catalogs(server.page_size, modern_meta.clone(), LIST_TTL)?;
         // Tools change only through the server's surfaces: `listChanged` when it handed them
         // out, and the capability even without tools yet, since some may come.
@@ -225,6 +229,7 @@ impl Dispatcher {
                 // `logging/setLevel` and per-request levels work for every handler.
                 logging: Some(EmptyObject {}),
                 extensions: None,
+                legacy_extensions: None,
             },
             catalog,
             resources,
@@ -254,13 +259,22 @@ impl Dispatcher {
         dispatcher.capabilities.completions = (dispatcher.has_completions()
             || dispatcher.catalog.is_dynamic())
         .then_some(EmptyObject {});
+        let mut extensions = server.extensions.clone();
+        if let Some(problem) = extensions.problem() {
+            return Err(CatalogError::Offering(problem));
+        }
         // Clients read the extensions once too: tools added later may take tasks.
         #[cfg(feature = "tasks")]
-        {
-            dispatcher.capabilities.extensions = (dispatcher.catalog.is_dynamic()
-                || dispatcher.catalog.get().allows_tasks())
-            .then(|| serde_json::json!({ crate::task::EXTENSION: {} }));
+        if dispatcher.catalog.is_dynamic() || dispatcher.catalog.get().allows_tasks() {
+            extensions.declare_default(crate::extensions::Extension::tasks());
         }
+        if has_app {
+            extensions.declare_default(crate::extensions::Extension::new(
+                crate::extensions::apps::EXTENSION,
+            ));
+        }
+        dispatcher.capabilities.extensions = extensions.capability(false);
+        dispatcher.capabilities.legacy_extensions = extensions.capability(true);
         Ok(dispatcher)
     }
 

@@ -391,11 +391,12 @@ impl Dispatcher {
         };
         let handler = route.handler.clone();
         let name = route.definition.name().to_owned();
+        let page_meta = crate::extensions::apps::page_meta(&route.definition);
         let answer =
             move |outcome: Result<Result<Vec<ResourceContents>, ResourceError>, PanicPayload>,
                   id: &RequestId,
                   modern_meta: &Arc<RawValue>| {
-                let contents = match outcome {
+                let mut contents = match outcome {
                     Ok(Ok(contents)) if !contents.is_empty() => contents,
                     Ok(Ok(_)) => {
                         let error = ResourceError::not_found(format!("`{uri}` has no contents"));
@@ -409,6 +410,15 @@ impl Dispatcher {
                         return Outgoing::error(Some(id), &panicked(&what, &payload));
                     }
                 };
+                // An app page's policy travels with its HTML, where hosts read it.
+                if let Some(ui) = &page_meta {
+                    for item in &mut contents {
+                        if item.meta.get(crate::extensions::apps::META_KEY).is_none() {
+                            item.meta
+                                .insert_owned(crate::extensions::apps::META_KEY, ui.clone());
+                        }
+                    }
+                }
                 // Contents may change at any time (subscribers are told): never to be reused.
                 let modern = revision
                     .is_modern()

@@ -178,6 +178,7 @@ mod tests {
             mime_type: None,
             annotations: Annotations::NONE,
             icons: Vec::new(),
+            meta: Default::default(),
         }))
     }
 

@@ -84,6 +84,8 @@ pub(crate) struct Catalogs {
     pub(crate) tools: Arc<Live<ToolCatalog>>,
     pub(crate) resources: Arc<Live<ResourceCatalog>>,
     pub(crate) prompts: Arc<Live<PromptCatalog>>,
+    /// Whether the server starts with an MCP App (tool or page).
+    pub(crate) has_app: bool,
 }
 
 impl Catalogs {
@@ -93,7 +95,13 @@ impl Catalogs {
         config: &CatalogConfig,
         dynamic: bool,
     ) -> Result<Self, CatalogError> {
+        let has_app = super::apps::check(super::apps::Offerings {
+            tools: &sets.tools,
+            resources: &sets.resources,
+            prompts: &sets.prompts,
+        })?;
         Ok(Catalogs {
+            has_app,
             tools: Arc::new(Live::new(tools(sets, config)?, dynamic)),
             resources: Arc::new(Live::new(resources(sets, config)?, dynamic)),
             prompts: Arc::new(Live::new(prompts(sets, config)?, dynamic)),

@@ -37,11 +37,7 @@ pub(super) type CallOutcome = Outcome<CallToolResult>;
 /// Whether a 2026-07-28 request declared the tasks extension in its client capabilities.
 pub(super) fn declares_tasks(scope: &RequestScope) -> bool {
     scope.revision.is_modern()
-        && scope
-            .client_capabilities
-            .get("extensions")
-            .and_then(|extensions| extensions.get(EXTENSION))
-            .is_some_and(Value::is_object)
+        && crate::extensions::declared_in(&scope.client_capabilities, EXTENSION).is_some()
 }
 
 /// `-32021` for a request that needs the extension its client did not declare.

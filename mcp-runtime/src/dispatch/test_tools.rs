@@ -62,6 +62,7 @@ impl ToolHandler for TestTool {
             annotations: ToolAnnotations::default(),
             icons: Vec::new(),
             task_support: crate::handler::TaskSupport::Forbidden,
+            meta: Default::default(),
         }
     }
 
@@ -86,6 +87,7 @@ impl ToolHandler for TestTool {
                             "progressToken": context.progress_token,
                         })),
                         is_error: false,
+                        meta: Default::default(),
                     }
                 }
                 Behaviour::Sleep => {

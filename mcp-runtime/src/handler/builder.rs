@@ -17,7 +17,7 @@ use super::{
 };
 use crate::context::RequestContext;
 use crate::middleware::{BoxError, Layer, Next, Request, Response, Service, ToolLayers};
-use crate::protocol::{CallToolResult, GetPromptResult, Icon, ResourceContents};
+use crate::protocol::{CallToolResult, GetPromptResult, Icon, Meta, ResourceContents};
 
 /// A tool defined at run time: a name, what `tools/list` says about it, and an async closure
 /// called with the arguments and the request's context.
@@ -68,6 +68,7 @@ impl ToolBuilder {
                 annotations: ToolAnnotations::default(),
                 icons: Vec::new(),
                 task_support: TaskSupport::Forbidden,
+                meta: Meta::new(),
             },
             layers: None,
             scopes: Vec::new(),
@@ -117,6 +118,44 @@ impl ToolBuilder {
     /// One more icon (sent from 2025-11-25 on).
     pub fn icon(mut self, icon: Icon) -> Self {
         self.definition.icons.push(icon);
+        self
+    }
+
+    /// One more `_meta` entry (sent from 2025-06-18 on). A key the naming rules reject or the
+    /// protocol reserves (`io.modelcontextprotocol/...`) stops the server at start, naming the
+    /// tool and the key.
+    ///
+    /// ```
+    /// use mcp_runtime::handler::{ToolBuilder, ToolHandler};
+    ///
+    /// let tool = ToolBuilder::new("deploy")
+    ///     .meta("com.example/owner", "platform-team")
+    ///     .handler(|_, _| async { "deployed" });
+    /// assert_eq!(tool.definition().meta.get("com.example/owner").unwrap(), "platform-team");
+    /// ```
+    pub fn meta(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.definition.meta.insert_owned(&key.into(), value.into());
+        self
+    }
+
+    /// The tool's MCP App: the page rendering its results and who may call it
+    /// (`_meta.ui`, see [`crate::extensions::apps`]). The server must offer the page; one it
+    /// does not stops the server at start, naming both. It sets the `_meta` key `ui`, as
+    /// [`meta`](Self::meta)`("ui", ...)` would: the later of the two wins.
+    ///
+    /// ```
+    /// use mcp_runtime::extensions::apps::{AppTool, Visibility};
+    /// use mcp_runtime::handler::{ToolBuilder, ToolHandler};
+    ///
+    /// let refresh = ToolBuilder::new("refresh")
+    ///     .app(AppTool::new("ui://dashboard").visibility(&[Visibility::App]))
+    ///     .handler(|_, _| async { "fresh" });
+    /// assert_eq!(refresh.definition().meta.get("ui").unwrap()["visibility"][0], "app");
+    /// ```
+    pub fn app(mut self, app: crate::extensions::apps::AppTool) -> Self {
+        self.definition
+            .meta
+            .insert_owned(crate::extensions::apps::META_KEY, app.to_value());
         self
     }
 
@@ -257,6 +296,42 @@ impl ResourceBuilder {
         }
     }
 
+    /// One more `_meta` entry on its definition (sent from 2025-06-18 on); as
+    /// [`ToolBuilder::meta`], a rejected or reserved key stops the server at start.
+    pub fn meta(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.definition
+            .meta_mut()
+            .insert_owned(&key.into(), value.into());
+        self
+    }
+
+    /// Make it an MCP App page (see [`crate::extensions::apps`]): served as
+    /// `text/html;profile=mcp-app`, its security policy and frame preferences in `_meta.ui` of
+    /// the listing and of every contents it reads. Its URI must be a `ui://` one, or the
+    /// server stops at start.
+    ///
+    /// ```
+    /// use mcp_runtime::Resource;
+    /// use mcp_runtime::extensions::apps::{AppPage, Csp, MIME_TYPE};
+    /// use mcp_runtime::handler::{ResourceBuilder, ResourceHandler};
+    ///
+    /// let page = ResourceBuilder::new(Resource::new("ui://clock", "clock"))
+    ///     .app(AppPage::new().csp(Csp::new().connect_domain("https://time.example")))
+    ///     .reader(|_| async { "<!doctype html><p id=now></p>".to_owned() });
+    /// assert_eq!(page.definition().mime_type(), Some(MIME_TYPE));
+    /// ```
+    pub fn app(mut self, page: crate::extensions::apps::AppPage) -> Self {
+        let mime_type = Cow::Borrowed(crate::extensions::apps::MIME_TYPE);
+        match &mut self.definition {
+            ResourceDefinition::Static(resource) => resource.mime_type = Some(mime_type),
+            ResourceDefinition::Template(template) => template.mime_type = Some(mime_type),
+        }
+        self.definition
+            .meta_mut()
+            .insert_owned(crate::extensions::apps::META_KEY, page.to_value());
+        self
+    }
+
     /// Serve it only to callers whose token grants every one of `scopes` (OAuth scope
     /// tokens, like `"notes:write"`), added to those already named. See [`crate::auth`].
     pub fn scopes<I>(mut self, scopes: I) -> Self
@@ -360,6 +435,7 @@ impl PromptBuilder {
                 description: None,
                 arguments: Vec::new(),
                 icons: Vec::new(),
+                meta: Meta::new(),
             },
             scopes: Vec::new(),
         }
@@ -380,6 +456,13 @@ impl PromptBuilder {
     /// One more icon (sent from 2025-11-25 on).
     pub fn icon(mut self, icon: Icon) -> Self {
         self.definition.icons.push(icon);
+        self
+    }
+
+    /// One more `_meta` entry (sent from 2025-06-18 on); as [`ToolBuilder::meta`], a rejected
+    /// or reserved key stops the server at start.
+    pub fn meta(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.definition.meta.insert_owned(&key.into(), value.into());
         self
     }
 

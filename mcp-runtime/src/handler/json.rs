@@ -51,6 +51,7 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
                     content: vec![Content::text(text)],
                     structured_content: Some(value),
                     is_error: false,
+                    meta: crate::protocol::Meta::new(),
                 }
             }
             Err(error) => {

@@ -132,6 +132,9 @@ pub struct CallToolResult {
     pub structured_content: Option<Value>,
     /// `true` when the tool failed: the content then explains the failure to the model.
     pub is_error: bool,
+    /// The result's `_meta` (every revision has it on results): data for an MCP App's page
+    /// that is not for the model, or keys of your own.
+    pub meta: super::Meta,
 }
 
 impl CallToolResult {
@@ -141,6 +144,7 @@ impl CallToolResult {
             content,
             structured_content: None,
             is_error: false,
+            meta: super::Meta::new(),
         }
     }
 
@@ -156,6 +160,21 @@ impl CallToolResult {
             content: vec![Content::text(message)],
             structured_content: None,
             is_error: true,
+            meta: super::Meta::new(),
         }
+    }
+
+    /// With this `_meta`, replacing any it had.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::{CallToolResult, Content, Meta};
+    ///
+    /// let meta = Meta::new().with("com.example/source", "station 12").unwrap();
+    /// let result = CallToolResult::success(vec![Content::text("12 °C")]).with_meta(meta);
+    /// assert!(!result.meta.is_empty());
+    /// ```
+    pub fn with_meta(mut self, meta: super::Meta) -> Self {
+        self.meta = meta;
+        self
     }
 }

@@ -4,6 +4,7 @@ mod completion;
 mod content;
 mod icon;
 pub(crate) mod jsonrpc;
+mod meta;
 mod prompt;
 mod resource;
 mod server_info;
@@ -16,6 +17,8 @@ pub use completion::Completion;
 pub use content::{CallToolResult, Content};
 pub use icon::{Icon, IconTheme};
 pub use jsonrpc::RequestId;
+pub(crate) use meta::key_problem as meta_key_problem;
+pub use meta::{Meta, MetaKeyError};
 pub use prompt::{GetPromptResult, PromptArgumentDefinition, PromptDefinition, PromptMessage};
 pub use resource::{
     Annotations, Resource, ResourceBody, ResourceContents, ResourceDefinition, ResourceTemplate,

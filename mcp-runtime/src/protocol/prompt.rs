@@ -52,6 +52,8 @@ pub struct GetPromptResult {
     pub description: Option<String>,
     /// The messages, in order.
     pub messages: Vec<PromptMessage>,
+    /// The result's `_meta` (every revision has it on results).
+    pub meta: super::Meta,
 }
 
 impl GetPromptResult {
@@ -60,12 +62,19 @@ impl GetPromptResult {
         GetPromptResult {
             description: None,
             messages,
+            meta: super::Meta::new(),
         }
     }
 
     /// The same result with a description.
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
+        self
+    }
+
+    /// With this `_meta`, replacing any it had.
+    pub fn with_meta(mut self, meta: super::Meta) -> Self {
+        self.meta = meta;
         self
     }
 }
@@ -83,12 +92,20 @@ pub struct PromptDefinition {
     pub arguments: Vec<PromptArgumentDefinition>,
     /// Icons a client may show (sent from 2025-11-25 on).
     pub icons: Vec<Icon>,
+    /// Its `_meta` (sent from 2025-06-18 on).
+    pub meta: super::Meta,
 }
 
 impl PromptDefinition {
     /// With one more icon (sent from 2025-11-25 on).
     pub fn with_icon(mut self, icon: Icon) -> Self {
         self.icons.push(icon);
+        self
+    }
+
+    /// With this `_meta` (sent from 2025-06-18 on), replacing any it had.
+    pub fn with_meta(mut self, meta: super::Meta) -> Self {
+        self.meta = meta;
         self
     }
 }

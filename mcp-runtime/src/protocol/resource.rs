@@ -79,6 +79,9 @@ pub struct ResourceContents {
     pub mime_type: Option<String>,
     /// The data.
     pub body: ResourceBody,
+    /// Its `_meta` (sent from 2025-06-18 on): an MCP App page's `ui` entry, or keys of your
+    /// own.
+    pub meta: super::Meta,
 }
 
 impl ResourceContents {
@@ -88,6 +91,7 @@ impl ResourceContents {
             uri: uri.into(),
             mime_type: None,
             body: ResourceBody::Text(text.into()),
+            meta: super::Meta::new(),
         }
     }
 
@@ -97,12 +101,19 @@ impl ResourceContents {
             uri: uri.into(),
             mime_type: None,
             body: ResourceBody::Blob(bytes.into()),
+            meta: super::Meta::new(),
         }
     }
 
     /// The same item with a MIME type.
     pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
         self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// With this `_meta` (sent from 2025-06-18 on), replacing any it had.
+    pub fn with_meta(mut self, meta: super::Meta) -> Self {
+        self.meta = meta;
         self
     }
 }
@@ -136,6 +147,8 @@ pub struct Resource {
     pub annotations: Annotations,
     /// Icons a client may show (sent from 2025-11-25 on).
     pub icons: Vec<Icon>,
+    /// Its `_meta` (sent from 2025-06-18 on).
+    pub meta: super::Meta,
 }
 
 impl Resource {
@@ -150,6 +163,7 @@ impl Resource {
             size: None,
             annotations: Annotations::NONE,
             icons: Vec::new(),
+            meta: super::Meta::new(),
         }
     }
 
@@ -188,6 +202,12 @@ impl Resource {
         self.icons.push(icon);
         self
     }
+
+    /// With this `_meta` (sent from 2025-06-18 on), replacing any it had.
+    pub fn with_meta(mut self, meta: super::Meta) -> Self {
+        self.meta = meta;
+        self
+    }
 }
 
 /// A family of resources whose URIs fit a template, as `resources/templates/list` shows it.
@@ -207,12 +227,20 @@ pub struct ResourceTemplate {
     pub annotations: Annotations,
     /// Icons a client may show (sent from 2025-11-25 on).
     pub icons: Vec<Icon>,
+    /// Its `_meta` (sent from 2025-06-18 on).
+    pub meta: super::Meta,
 }
 
 impl ResourceTemplate {
     /// With one more icon (sent from 2025-11-25 on).
     pub fn with_icon(mut self, icon: Icon) -> Self {
         self.icons.push(icon);
+        self
+    }
+
+    /// With this `_meta` (sent from 2025-06-18 on), replacing any it had.
+    pub fn with_meta(mut self, meta: super::Meta) -> Self {
+        self.meta = meta;
         self
     }
 }
@@ -233,6 +261,21 @@ impl ResourceDefinition {
         match self {
             ResourceDefinition::Static(resource) => &resource.name,
             ResourceDefinition::Template(template) => &template.name,
+        }
+    }
+
+    /// Its `_meta`.
+    pub fn meta(&self) -> &super::Meta {
+        match self {
+            ResourceDefinition::Static(resource) => &resource.meta,
+            ResourceDefinition::Template(template) => &template.meta,
+        }
+    }
+
+    pub(crate) fn meta_mut(&mut self) -> &mut super::Meta {
+        match self {
+            ResourceDefinition::Static(resource) => &mut resource.meta,
+            ResourceDefinition::Template(template) => &mut template.meta,
         }
     }
 

@@ -71,4 +71,6 @@ pub struct ToolDefinition {
     pub icons: Vec<super::Icon>,
     /// Whether its calls may run as tasks.
     pub task_support: TaskSupport,
+    /// The tool's `_meta` (2025-06-18 on): an MCP App's `ui` entry, or keys of your own.
+    pub meta: super::Meta,
 }

@@ -41,6 +41,7 @@ impl ToolHandler for Reporter {
             annotations: ToolAnnotations::default(),
             icons: Vec::new(),
             task_support: crate::handler::TaskSupport::Forbidden,
+            meta: Default::default(),
         }
     }
 

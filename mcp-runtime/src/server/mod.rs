@@ -81,6 +81,7 @@ impl Server {
                 pipeline: None,
                 hide_unpermitted: true,
                 stdio_principal: None,
+                extensions: crate::extensions::Declared::default(),
                 #[cfg(feature = "otel")]
                 lifecycle: None,
                 #[cfg(feature = "otel")]
@@ -102,6 +103,16 @@ impl Server {
     /// 2026-07-28 requests never wait: their questions end the call.
     pub fn ask_timeout(mut self, timeout: Duration) -> Self {
         self.config.ask_timeout = timeout;
+        self
+    }
+
+    /// Declare the protocol extension `extension` in `capabilities.extensions` (of
+    /// `server/discover`, and of `initialize` for legacy clients); a later declaration of the
+    /// same identifier replaces it. The runtime declares the tasks and MCP Apps extensions by
+    /// itself when the server uses them; declaring one here sets its settings. An identifier
+    /// the naming rules reject stops the server at start. See [`crate::extensions`].
+    pub fn extension(mut self, extension: crate::extensions::Extension) -> Self {
+        self.config.extensions.declare(extension);
         self
     }
 

@@ -19,7 +19,7 @@ use std::time::Duration;
 use crate::store::TaskStore;
 
 /// The extension's identifier, as clients declare it and the server advertises it.
-pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub(crate) const EXTENSION: &str = crate::extensions::TASKS;
 
 /// How a server keeps its tasks.
 #[derive(Clone)]

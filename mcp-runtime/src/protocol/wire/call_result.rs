@@ -17,6 +17,8 @@ pub(crate) struct CallToolResultWire<'a> {
     /// Sent only when set: absent means success in every revision.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     is_error: bool,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a crate::protocol::JsonObject>,
     #[serde(flatten)]
     modern: Option<ModernResult<'a>>,
 }
@@ -36,7 +38,8 @@ impl<'a> CallToolResultWire<'a> {
                 .as_ref()
                 .filter(|value| structured_content_allowed(value, revision)),
             is_error: result.is_error,
-            modern,
+            meta: super::legacy_meta(&result.meta, modern.is_some()),
+            modern: modern.map(|modern| modern.with_meta(&result.meta)),
         }
     }
 }
@@ -64,6 +67,7 @@ mod tests {
             content: vec![Content::text("3")],
             structured_content: Some(value),
             is_error: false,
+            meta: Default::default(),
         }
     }
 
@@ -116,6 +120,37 @@ mod tests {
             json!("s")
         );
         assert!(value.get("ttlMs").is_none());
+    }
+
+    #[test]
+    fn result_meta_reaches_every_revision_beside_the_server_identity() {
+        let meta = crate::protocol::Meta::new()
+            .with("com.example/at", 7)
+            .unwrap();
+        let result = CallToolResult::success(vec![Content::text("x")]).with_meta(meta);
+        assert_eq!(
+            render(&result, ProtocolVersion::V2024_11_05)["_meta"],
+            json!({"com.example/at": 7})
+        );
+        let server = result_meta(&ServerInfo::new("s", "1"));
+        let modern = CallToolResultWire::new(
+            &result,
+            ProtocolVersion::V2026_07_28,
+            Some(ModernResult::complete(&server)),
+        );
+        let value = serde_json::to_value(modern).unwrap();
+        assert_eq!(value["_meta"]["com.example/at"], json!(7));
+        assert_eq!(
+            value["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            json!("s")
+        );
+        let text = serde_json::to_string(&CallToolResultWire::new(
+            &result,
+            ProtocolVersion::V2026_07_28,
+            Some(ModernResult::complete(&server)),
+        ))
+        .unwrap();
+        assert_eq!(text.matches("\"_meta\"").count(), 1, "{text}");
     }
 
     #[test]

@@ -103,7 +103,7 @@ impl<'a> ContentBlock<'a> {
             },
             Content::Audio { data, mime_type } => BlockKind::Audio { data, mime_type },
             Content::Resource { resource } => BlockKind::Resource {
-                resource: ResourceContentsWire(resource),
+                resource: ResourceContentsWire(resource, revision),
             },
             // `resource_link` arrived in 2025-06-18: older clients read where to find it.
             Content::ResourceLink(resource) if revision < ProtocolVersion::V2025_06_18 => {

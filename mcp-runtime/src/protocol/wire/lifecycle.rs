@@ -56,19 +56,23 @@ pub(crate) struct ServerCapabilities {
     /// Present when the server may send log messages (`notifications/message`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) logging: Option<EmptyObject>,
-    /// Extensions the server takes (2026-07-28): `io.modelcontextprotocol/tasks` when some tool
-    /// may run as a task.
+    /// Extensions the server takes, for 2026-07-28: those it declares, the tasks extension
+    /// when some tool may run as a task, MCP Apps when it has an app.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) extensions: Option<serde_json::Value>,
+    /// The same for legacy clients (the legacy schemas leave `capabilities` open, and clients
+    /// that render apps look there): all but the tasks extension, which they do not speak.
+    #[serde(skip)]
+    pub(crate) legacy_extensions: Option<serde_json::Value>,
 }
 
 impl ServerCapabilities {
     /// The capabilities as `revision` defines them: 2024-11-05 has no `completions`
-    /// capability (its clients may still send `completion/complete`), and only 2026-07-28 has
-    /// `extensions`.
+    /// capability (its clients may still send `completion/complete`), and legacy clients get
+    /// the legacy `extensions`.
     pub(crate) fn for_revision(&self, revision: ProtocolVersion) -> std::borrow::Cow<'_, Self> {
         let no_completions = revision < ProtocolVersion::V2025_03_26 && self.completions.is_some();
-        let no_extensions = !revision.is_modern() && self.extensions.is_some();
+        let no_extensions = !revision.is_modern() && self.extensions != self.legacy_extensions;
         if !no_completions && !no_extensions {
             return std::borrow::Cow::Borrowed(self);
         }
@@ -77,7 +81,7 @@ impl ServerCapabilities {
             capabilities.completions = None;
         }
         if no_extensions {
-            capabilities.extensions = None;
+            capabilities.extensions = capabilities.legacy_extensions.clone();
         }
         std::borrow::Cow::Owned(capabilities)
     }

@@ -21,7 +21,16 @@ pub(crate) use lifecycle::{
     DiscoverResult, InitializeResult, ListChangedCapability, ResourcesCapability,
     ServerCapabilities,
 };
-pub(crate) use modern::{InputRequiredResult, ModernResult, result_meta};
+pub(crate) use modern::{InputRequiredResult, ModernResult, legacy_meta, result_meta};
+
+/// A definition's or contents' `_meta`, for `revision`: from 2025-06-18 on, when not empty.
+pub(crate) fn definition_meta(
+    meta: &crate::protocol::Meta,
+    revision: crate::protocol::ProtocolVersion,
+) -> Option<&crate::protocol::JsonObject> {
+    (revision >= crate::protocol::ProtocolVersion::V2025_06_18 && !meta.is_empty())
+        .then(|| meta.as_object())
+}
 pub(crate) use prompt::{GetPromptResultWire, ListPromptsResult};
 pub(crate) use resource::base64;
 pub(crate) use resource::{ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult};

@@ -8,6 +8,7 @@ use serde_json::value::RawValue;
 use super::lifecycle::Implementation;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::ServerInfo;
+use crate::protocol::{JsonObject, Meta};
 
 /// `resultType`, the cache hints of cacheable results, and `_meta` with the server's identity.
 ///
@@ -21,17 +22,53 @@ pub(crate) struct ModernResult<'a> {
     #[serde(rename = "cacheScope", skip_serializing_if = "Option::is_none")]
     cache_scope: Option<&'static str>,
     #[serde(rename = "_meta")]
-    meta: &'a RawValue,
+    meta: MergedMeta<'a>,
+}
+
+/// A modern result's `_meta`: the server's identity, and the handler's own entries (which
+/// hold no reserved key, so they cannot overwrite it).
+#[derive(Debug, Clone, Copy)]
+struct MergedMeta<'a> {
+    server: &'a RawValue,
+    own: Option<&'a JsonObject>,
+}
+
+impl Serialize for MergedMeta<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Some(own) = self.own.filter(|own| !own.is_empty()) else {
+            return self.server.serialize(serializer);
+        };
+        let mut merged: JsonObject =
+            serde_json::from_str(self.server.get()).map_err(serde::ser::Error::custom)?;
+        for (key, value) in own {
+            merged.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+        merged.serialize(serializer)
+    }
+}
+
+/// A result's `_meta` before 2026-07-28: the handler's entries, when there are some.
+pub(crate) fn legacy_meta(meta: &Meta, modern: bool) -> Option<&JsonObject> {
+    (!modern && !meta.is_empty()).then(|| meta.as_object())
 }
 
 impl<'a> ModernResult<'a> {
+    /// With the handler's `_meta` entries beside the server's identity.
+    pub(crate) fn with_meta(mut self, meta: &'a Meta) -> Self {
+        self.meta.own = Some(meta.as_object());
+        self
+    }
+
     /// A final result (`resultType: "complete"`) that is not cacheable.
     pub(crate) fn complete(meta: &'a RawValue) -> Self {
         ModernResult {
             result_type: "complete",
             ttl_ms: None,
             cache_scope: None,
-            meta,
+            meta: MergedMeta {
+                server: meta,
+                own: None,
+            },
         }
     }
 

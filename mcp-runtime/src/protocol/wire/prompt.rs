@@ -21,6 +21,8 @@ pub(crate) struct PromptWire<'a> {
     arguments: Vec<PromptArgumentWire<'a>>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     icons: &'a [Icon],
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a crate::protocol::JsonObject>,
 }
 
 #[derive(Debug, Serialize)]
@@ -51,6 +53,7 @@ impl<'a> PromptWire<'a> {
                 .map(|argument| PromptArgumentWire::new(argument, revision))
                 .collect(),
             icons: icons(&definition.icons, revision),
+            meta: super::definition_meta(&definition.meta, revision),
         }
     }
 }
@@ -123,6 +126,8 @@ pub(crate) struct GetPromptResultWire<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<&'a str>,
     messages: Vec<PromptMessageWire<'a>>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a crate::protocol::JsonObject>,
     #[serde(flatten)]
     modern: Option<ModernResult<'a>>,
 }
@@ -142,7 +147,8 @@ impl<'a> GetPromptResultWire<'a> {
                 .iter()
                 .map(|message| PromptMessageWire::new(message, revision))
                 .collect(),
-            modern,
+            meta: super::legacy_meta(&result.meta, modern.is_some()),
+            modern: modern.map(|modern| modern.with_meta(&result.meta)),
         }
     }
 }
@@ -174,6 +180,7 @@ mod tests {
                 },
             ],
             icons: Vec::new(),
+            meta: Default::default(),
         }
     }
 

@@ -73,6 +73,8 @@ pub(crate) struct ResourceWire<'a> {
     annotations: Option<AnnotationsWire<'a>>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     icons: &'a [Icon],
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a crate::protocol::JsonObject>,
 }
 
 impl<'a> ResourceWire<'a> {
@@ -89,6 +91,7 @@ impl<'a> ResourceWire<'a> {
             size: resource.size,
             annotations: AnnotationsWire::new(&resource.annotations, revision),
             icons: icons(&resource.icons, revision),
+            meta: super::definition_meta(&resource.meta, revision),
         }
     }
 }
@@ -110,6 +113,8 @@ pub(crate) struct ResourceTemplateWire<'a> {
     annotations: Option<AnnotationsWire<'a>>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     icons: &'a [Icon],
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a crate::protocol::JsonObject>,
 }
 
 impl<'a> ResourceTemplateWire<'a> {
@@ -125,6 +130,7 @@ impl<'a> ResourceTemplateWire<'a> {
             mime_type: template.mime_type.as_deref(),
             annotations: AnnotationsWire::new(&template.annotations, revision),
             icons: icons(&template.icons, revision),
+            meta: super::definition_meta(&template.meta, revision),
         }
     }
 }
@@ -198,7 +204,10 @@ impl<'a> ListResourceTemplatesResult<'a> {
 
 /// `TextResourceContents` or `BlobResourceContents`: the same in every revision.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ResourceContentsWire<'a>(pub(crate) &'a ResourceContents);
+pub(crate) struct ResourceContentsWire<'a>(
+    pub(crate) &'a ResourceContents,
+    pub(crate) ProtocolVersion,
+);
 
 impl Serialize for ResourceContentsWire<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -211,6 +220,9 @@ impl Serialize for ResourceContentsWire<'_> {
         match &contents.body {
             ResourceBody::Text(text) => map.serialize_entry("text", text)?,
             ResourceBody::Blob(bytes) => map.serialize_entry("blob", &base64(bytes))?,
+        }
+        if let Some(meta) = super::definition_meta(&contents.meta, self.1) {
+            map.serialize_entry("_meta", meta)?;
         }
         map.end()
     }
@@ -233,7 +245,10 @@ impl<'a> ReadResourceResult<'a> {
     ) -> Self {
         debug_assert_eq!(modern.is_some(), revision.is_modern());
         ReadResourceResult {
-            contents: contents.iter().map(ResourceContentsWire).collect(),
+            contents: contents
+                .iter()
+                .map(|contents| ResourceContentsWire(contents, revision))
+                .collect(),
             modern,
         }
     }
@@ -268,12 +283,14 @@ mod tests {
     fn contents_are_text_or_blob() {
         let text = ResourceContents::text("doc://a", "hi").with_mime_type("text/plain");
         assert_eq!(
-            serde_json::to_value(ResourceContentsWire(&text)).unwrap(),
+            serde_json::to_value(ResourceContentsWire(&text, ProtocolVersion::V2025_06_18))
+                .unwrap(),
             json!({"uri": "doc://a", "mimeType": "text/plain", "text": "hi"})
         );
         let blob = ResourceContents::blob("file:///x", vec![1, 2, 3]);
         assert_eq!(
-            serde_json::to_value(ResourceContentsWire(&blob)).unwrap(),
+            serde_json::to_value(ResourceContentsWire(&blob, ProtocolVersion::V2025_06_18))
+                .unwrap(),
             json!({"uri": "file:///x", "blob": "AQID"})
         );
     }
@@ -355,6 +372,7 @@ mod tests {
             mime_type: None,
             annotations: Annotations::NONE,
             icons: Vec::new(),
+            meta: Default::default(),
         }
         .with_icon(Icon::new("https://example.com/doc.png"))
         .with_icon(Icon::new("https://example.com/doc-dark.png"));

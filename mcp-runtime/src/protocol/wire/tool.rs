@@ -30,6 +30,8 @@ pub(crate) struct ToolWire<'a> {
     annotations: Option<AnnotationsWire<'a>>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     icons: &'a [crate::protocol::Icon],
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a JsonObject>,
 }
 
 #[derive(Debug, Serialize)]
@@ -72,6 +74,7 @@ impl<'a> ToolWire<'a> {
             } else {
                 &[]
             },
+            meta: super::definition_meta(&definition.meta, revision),
         }
     }
 }
@@ -171,7 +174,39 @@ mod tests {
             },
             icons: Vec::new(),
             task_support: crate::protocol::TaskSupport::Forbidden,
+            meta: crate::protocol::Meta::new(),
         }
+    }
+
+    #[test]
+    fn meta_reaches_only_2025_06_18_on() {
+        let mut definition = divide();
+        definition.meta = crate::protocol::Meta::new()
+            .with("com.example/owner", "maths")
+            .unwrap();
+        for revision in [ProtocolVersion::V2024_11_05, ProtocolVersion::V2025_03_26] {
+            assert!(
+                render(&definition, revision).get("_meta").is_none(),
+                "{revision}"
+            );
+        }
+        for revision in [
+            ProtocolVersion::V2025_06_18,
+            ProtocolVersion::V2025_11_25,
+            ProtocolVersion::V2026_07_28,
+        ] {
+            assert_eq!(
+                render(&definition, revision)["_meta"],
+                json!({"com.example/owner": "maths"}),
+                "{revision}"
+            );
+        }
+        // Empty: no member at all.
+        assert!(
+            render(&divide(), ProtocolVersion::V2026_07_28)
+                .get("_meta")
+                .is_none()
+        );
     }
 
     fn render(definition: &ToolDefinition, revision: ProtocolVersion) -> Value {

@@ -463,6 +463,7 @@ mod tests {
             annotations: Default::default(),
             icons: Vec::new(),
             task_support: crate::handler::TaskSupport::Forbidden,
+            meta: Default::default(),
         }])
     }
 
