@@ -125,7 +125,15 @@ pub async fn throughput(
     warm_up: Duration,
     measure: Duration,
 ) -> io::Result<Throughput> {
-    closed_loop(server.addr, Some(server), era, connections, warm_up, measure).await
+    closed_loop(
+        server.addr,
+        Some(server),
+        era,
+        connections,
+        warm_up,
+        measure,
+    )
+    .await
 }
 
 /// [`throughput`] against a server this process did not start (no server CPU is read).

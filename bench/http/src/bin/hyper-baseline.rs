@@ -179,7 +179,11 @@ async fn answer(
                 content: [Text { kind: "text", text }],
                 is_error: false,
             };
-            Ok(response(StatusCode::OK, answer_with(message.id, result), None))
+            Ok(response(
+                StatusCode::OK,
+                answer_with(message.id, result),
+                None,
+            ))
         }
         _ => {
             let mut body = Vec::new();

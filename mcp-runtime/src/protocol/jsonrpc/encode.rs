@@ -139,6 +139,7 @@ impl Outgoing {
     }
 
     /// The encoded message, taken out (for a transport that sends it whole: no copy).
+    #[cfg(feature = "http")]
     pub(crate) fn into_bytes(self) -> Vec<u8> {
         self.bytes
     }

@@ -4,8 +4,8 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use http::header::{self, AsHeaderName, HeaderName};
 use http::HeaderMap;
+use http::header::{self, AsHeaderName, HeaderName};
 use serde_json::Value;
 
 use super::config::HttpConfig;
@@ -25,10 +25,7 @@ pub(crate) const HEADER_MISMATCH: i32 = -32020;
 
 /// The value of header `name` (names are case-insensitive), trimmed; `Err` when it is not
 /// visible ASCII. Several values: the first.
-pub(crate) fn text<'h>(
-    headers: &'h HeaderMap,
-    name: impl AsHeaderName,
-) -> Result<Option<&'h str>, ()> {
+pub(crate) fn text(headers: &HeaderMap, name: impl AsHeaderName) -> Result<Option<&str>, ()> {
     match headers.get(name) {
         None => Ok(None),
         Some(value) => value

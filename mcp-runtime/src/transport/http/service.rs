@@ -603,7 +603,9 @@ mod tests {
             .uri("/mcp")
             .header(header::CONTENT_TYPE, "application/json")
             .header(header::ACCEPT, "application/json, text/event-stream")
-            .body(ResponseBody::whole(serde_json::to_vec(&initialize).unwrap()))
+            .body(ResponseBody::whole(
+                serde_json::to_vec(&initialize).unwrap(),
+            ))
             .unwrap();
         let response = service.handle(request).await;
         assert_eq!(response.status(), StatusCode::OK);
