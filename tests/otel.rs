@@ -26,10 +26,8 @@ use mcp_runtime::{
     server_info, tools,
 };
 use opentelemetry::trace::{TraceContextExt, TracerProvider};
-use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::metrics::v1::metric;
 use opentelemetry_proto::tonic::trace::v1::{Span, span, status};
-use prost::Message;
 use serde_json::{Value, json};
 use support::client::Client;
 use support::http::{open_legacy_session_as, post_legacy_as, send};
@@ -284,18 +282,7 @@ async fn requests_export_server_spans_continuing_the_callers_trace() {
     );
 
     // The duration histogram, in seconds, per method and tool, with `error.type`.
-    let received = received.lock().unwrap();
-    let metrics: Vec<_> = received
-        .iter()
-        .filter(|(path, _)| path == "/v1/metrics")
-        .flat_map(|(_, body)| {
-            ExportMetricsServiceRequest::decode(body.clone())
-                .unwrap()
-                .resource_metrics
-        })
-        .flat_map(|resource| resource.scope_metrics)
-        .flat_map(|scope| scope.metrics)
-        .collect();
+    let metrics = support::otlp::metrics(&received);
     let histograms: Vec<_> = metrics
         .iter()
         .filter(|metric| metric.name == "mcp.server.operation.duration")

@@ -10,7 +10,7 @@ use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequ
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
 use opentelemetry_proto::tonic::metrics::v1::Metric;
-use opentelemetry_proto::tonic::trace::v1::Span;
+use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, Span};
 use prost::Message;
 
 /// What the receiver was sent: each body with the path it was posted to.
@@ -102,7 +102,8 @@ async fn collect(
     Ok(response)
 }
 
-pub fn spans(received: &Received) -> Vec<Span> {
+/// Every trace export's resource spans, in the order they came.
+fn resource_spans(received: &Received) -> Vec<ResourceSpans> {
     let received = received.lock().unwrap();
     received
         .iter()
@@ -112,6 +113,12 @@ pub fn spans(received: &Received) -> Vec<Span> {
                 .unwrap()
                 .resource_spans
         })
+        .collect()
+}
+
+pub fn spans(received: &Received) -> Vec<Span> {
+    resource_spans(received)
+        .into_iter()
         .flat_map(|resource| resource.scope_spans)
         .flat_map(|scope| scope.spans)
         .collect()
@@ -142,8 +149,8 @@ pub fn server_span<'a>(spans: &'a [Span], name: &str) -> &'a Span {
     found[0]
 }
 
-/// The metrics named `name` the receiver was sent.
-pub fn metrics_named(received: &Received, name: &str) -> Vec<Metric> {
+/// Every metric the receiver was sent, in the order they came.
+pub fn metrics(received: &Received) -> Vec<Metric> {
     let received = received.lock().unwrap();
     received
         .iter()
@@ -155,21 +162,21 @@ pub fn metrics_named(received: &Received, name: &str) -> Vec<Metric> {
         })
         .flat_map(|resource| resource.scope_metrics)
         .flat_map(|scope| scope.metrics)
+        .collect()
+}
+
+/// The metrics named `name` the receiver was sent.
+pub fn metrics_named(received: &Received, name: &str) -> Vec<Metric> {
+    metrics(received)
+        .into_iter()
         .filter(|metric| metric.name == name)
         .collect()
 }
 
 /// The `service.name` of the resource each export of `received` came with.
 pub fn service_names(received: &Received) -> Vec<String> {
-    let received = received.lock().unwrap();
-    received
-        .iter()
-        .filter(|(path, _)| path == "/v1/traces")
-        .flat_map(|(_, body)| {
-            ExportTraceServiceRequest::decode(body.clone())
-                .unwrap()
-                .resource_spans
-        })
+    resource_spans(received)
+        .into_iter()
         .filter_map(|spans| spans.resource)
         .filter_map(|resource| attribute(&resource.attributes, "service.name"))
         .collect()
