@@ -159,6 +159,9 @@ impl Settings {
 
 pub const CONNECTIONS: [usize; 3] = [1, 16, 256];
 
+/// This runtime with its shared stores on a Redis of the benchmark's own.
+pub const REDIS_SUBJECT: &str = "mcp-runtime, Redis stores";
+
 /// Every figure of one server, best of the rounds.
 #[derive(Debug, Default, Clone)]
 pub struct Measured {
@@ -243,7 +246,30 @@ fn run(options: &Options) -> io::Result<()> {
     if options.build {
         build(options, &target)?;
     }
+    if let Some(cpu) = options.pin {
+        pin_driver_off(cpu)?;
+    }
     let mut subjects = subjects(&release_dir, &target, options.user_profile);
+    // Started after the driver pinned itself, so Redis runs on the driver's CPUs, not the
+    // servers'.
+    let redis = server::RedisProcess::spawn()?;
+    match &redis {
+        Some(redis) => subjects.insert(
+            2,
+            Subject {
+                name: REDIS_SUBJECT.to_owned(),
+                program: release_dir.join("runtime-echo"),
+                modern_args: vec!["--redis".to_owned(), redis.url.clone()],
+                legacy_args: vec!["--redis".to_owned(), redis.url.clone()],
+                streams: false,
+                tasks: true,
+            },
+        ),
+        None => eprintln!(
+            "mcp-bench-http: redis-server is not installed (tests/shared_state/install-redis.sh \
+             installs it): no \"{REDIS_SUBJECT}\" column"
+        ),
+    }
     for (name, binary) in &options.also {
         subjects.push(Subject {
             name: name.clone(),
@@ -262,9 +288,6 @@ fn run(options: &Options) -> io::Result<()> {
         });
     }
     let settings = Settings::of(options);
-    if let Some(cpu) = options.pin {
-        pin_driver_off(cpu)?;
-    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::server::Subject;
 use crate::workloads::Era;
-use crate::{CONNECTIONS, Measured};
+use crate::{CONNECTIONS, Measured, REDIS_SUBJECT};
 
 pub struct Context {
     pub command_line: String,
@@ -129,6 +129,15 @@ pub fn render(context: &Context, subjects: &[Subject], measured: &[Measured]) ->
          `--profile user-default` (opt-level 3 everywhere, no LTO, 16 codegen units), as a \
          user's crate without a `[profile]` section builds it.\n"
     );
+    if subjects.iter().any(|subject| subject.name == REDIS_SUBJECT) {
+        let _ = writeln!(
+            out,
+            "- **{REDIS_SUBJECT}**: the same server started with `--redis URL`, so \
+             `Server::redis` puts its shared stores (tasks, `requestState` replay guard, \
+             announcements, legacy sessions) on a `redis-server` the benchmark starts on a \
+             loopback port, on the driver's CPUs, keeping nothing on disk.\n"
+        );
+    }
     let _ = writeln!(
         out,
         "The load: the driver's own HTTP/1.1 client (`bench/http/src/client.rs`) on one \
@@ -177,6 +186,7 @@ pub fn render(context: &Context, subjects: &[Subject], measured: &[Measured]) ->
         let _ = writeln!(out);
     }
     goals(&mut out, subjects, measured);
+    redis_cost(&mut out, subjects, measured);
     memory(&mut out, context, subjects, measured);
     out
 }
@@ -213,16 +223,51 @@ fn goals(out: &mut String, subjects: &[Subject], measured: &[Measured]) {
             let speed = ours.requests_per_second / limit.requests_per_second;
             let cpu = ours.cpu_micros_per_request / limit.cpu_micros_per_request;
             let versus = ours.requests_per_second / theirs.requests_per_second;
-            let era_name = match era {
-                Era::Modern => "2026-07-28",
-                Era::Legacy => "2025-11-25 session",
-            };
             let _ = writeln!(
                 out,
-                "| {era_name} | {connections} | {speed:.2}x {} | {cpu:.2}x {} | {versus:.1}x {} |",
+                "| {} | {connections} | {speed:.2}x {} | {cpu:.2}x {} | {versus:.1}x {} |",
+                era.short_label(),
                 mark(speed >= 0.85),
                 mark(cpu <= 1.25),
                 mark(versus >= 4.0),
+            );
+        }
+    }
+    let _ = writeln!(out);
+}
+
+/// What the Redis stores add to a call, against the same server in memory.
+fn redis_cost(out: &mut String, subjects: &[Subject], measured: &[Measured]) {
+    let find = |name: &str| {
+        subjects
+            .iter()
+            .position(|subject| subject.name == name)
+            .map(|index| &measured[index])
+    };
+    let (Some(memory), Some(redis)) = (find("mcp-runtime"), find(REDIS_SUBJECT)) else {
+        return;
+    };
+    let _ = writeln!(out, "### The Redis stores against in memory (this run)\n");
+    let _ = writeln!(
+        out,
+        "| calls | connections | requests/s | p50 | server CPU / request |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|");
+    for era in [Era::Modern, Era::Legacy] {
+        for connections in CONNECTIONS {
+            let key = (era, connections);
+            let (Some(ours), Some(stored)) =
+                (memory.throughput.get(&key), redis.throughput.get(&key))
+            else {
+                continue;
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {connections} | {} | {:+.0} µs | {:+.2} µs |",
+                era.short_label(),
+                ratio(stored.requests_per_second, ours.requests_per_second),
+                stored.p50_micros - ours.p50_micros,
+                stored.cpu_micros_per_request - ours.cpu_micros_per_request,
             );
         }
     }

@@ -147,3 +147,73 @@ impl Drop for ServerProcess {
         let _ = self.child.wait();
     }
 }
+
+/// A `redis-server` of the benchmark's own, for the "Redis stores" column: on a free loopback
+/// port, keeping nothing on disk, on the driver's CPUs (not the servers').
+pub struct RedisProcess {
+    child: Child,
+    pub url: String,
+}
+
+impl RedisProcess {
+    /// Starts one and waits until it answers `PING`; `None` when `redis-server` is not
+    /// installed (`tests/shared_state/install-redis.sh` installs it).
+    pub fn spawn() -> io::Result<Option<RedisProcess>> {
+        let addr = free_port()?;
+        let spawned = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port", &addr.port().to_string()])
+            .args(["--save", "", "--appendonly", "no", "--protected-mode", "no"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        let child = match spawned {
+            Ok(child) => child,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(error),
+        };
+        let mut redis = RedisProcess {
+            child,
+            url: format!("redis://{addr}/"),
+        };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if ping(addr).is_ok() {
+                return Ok(Some(redis));
+            }
+            if let Some(status) = redis.child.try_wait()? {
+                return Err(io::Error::other(format!(
+                    "redis-server exited ({status}) before answering"
+                )));
+            }
+            if Instant::now() > deadline {
+                return Err(io::Error::other("redis-server did not answer within 30 s"));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+/// `PING` in RESP, answered `+PONG`.
+fn ping(addr: SocketAddr) -> io::Result<()> {
+    use std::io::{Read, Write};
+    let mut stream = TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(Duration::from_secs(1)))?;
+    stream.write_all(b"*1\r\n$4\r\nPING\r\n")?;
+    let mut answer = [0; 7];
+    stream.read_exact(&mut answer)?;
+    if &answer == b"+PONG\r\n" {
+        Ok(())
+    } else {
+        Err(io::Error::other(
+            "redis-server answered PING with something else",
+        ))
+    }
+}
+
+impl Drop for RedisProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -25,6 +25,14 @@ impl Era {
             Era::Legacy => "2025-11-25 `tools/call` (echo) in a session",
         }
     }
+
+    /// The era in a table's column.
+    pub fn short_label(self) -> &'static str {
+        match self {
+            Era::Modern => "2026-07-28",
+            Era::Legacy => "2025-11-25 session",
+        }
+    }
 }
 
 /// One closed-loop run's figures.

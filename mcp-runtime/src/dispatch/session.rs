@@ -11,8 +11,8 @@
 //! a fresh process may answer `server/discover` and still accept `initialize` afterwards.
 
 use crate::auth::Principal;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -28,14 +28,16 @@ use crate::protocol::ProtocolVersion;
 pub(crate) struct Session {
     era: Era,
     in_flight: InFlight,
-    subscriptions: Subscriptions,
+    // These three are made on first use: a 2026-07-28 HTTP request's session is made and
+    // dropped per request, and a `tools/call` needs none of them.
+    subscriptions: OnceLock<Subscriptions>,
     /// The minimum level of log messages (legacy `logging/setLevel`).
-    log_level: SessionLogLevel,
+    log_level: OnceLock<SessionLogLevel>,
     /// Where progress and log notifications of this connection's requests go (set by the
     /// transport; without one, none are sent).
     outbound: Option<Outbound>,
     /// The questions this connection's handlers asked the client and await answers to.
-    outgoing: OutgoingRequests,
+    outgoing: OnceLock<OutgoingRequests>,
     /// Who the transport authenticated as the client (HTTP's authorization hook); `None` where
     /// nobody was (stdio takes its credentials from the environment).
     principal: Option<Principal>,
@@ -192,7 +194,7 @@ impl Session {
             Era::Fresh => false,
             Era::Legacy(legacy) => {
                 legacy.initialized = true;
-                self.subscriptions.legacy_initialized();
+                self.subscriptions().legacy_initialized();
                 true
             }
         }
@@ -211,7 +213,7 @@ impl Session {
 
     /// The session's minimum log level (legacy `logging/setLevel`).
     pub(crate) fn log_level(&self) -> &SessionLogLevel {
-        &self.log_level
+        self.log_level.get_or_init(SessionLogLevel::default)
     }
 
     /// Send this connection's progress and log notifications through `outbound`.
@@ -226,7 +228,7 @@ impl Session {
 
     /// The questions awaiting the client's answers.
     pub(crate) fn outgoing(&self) -> &OutgoingRequests {
-        &self.outgoing
+        self.outgoing.get_or_init(OutgoingRequests::default)
     }
 
     /// Serve this connection's requests on behalf of `principal` (nobody: an anonymous caller),
@@ -251,7 +253,7 @@ impl Session {
 
     /// What this connection's client subscribed to, and notifications waiting to be sent.
     pub(crate) fn subscriptions(&self) -> &Subscriptions {
-        &self.subscriptions
+        self.subscriptions.get_or_init(Subscriptions::default)
     }
 }
 

@@ -48,10 +48,7 @@ impl Outgoing {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn error_code(&self) -> Option<i64> {
         let after_head = self.bytes.strip_prefix(RESPONSE_HEAD)?;
-        let mut ids =
-            serde_json::Deserializer::from_slice(after_head).into_iter::<serde::de::IgnoredAny>();
-        ids.next()?.ok()?;
-        let code = after_head[ids.byte_offset()..].strip_prefix(br#","error":{"code":"#)?;
+        let code = after_head[id_length(after_head)?..].strip_prefix(br#","error":{"code":"#)?;
         let end = code
             .iter()
             .position(|byte| !(byte.is_ascii_digit() || *byte == b'-'))?;
@@ -145,6 +142,26 @@ impl Outgoing {
     }
 }
 
+/// The length of the id at the start of `bytes`, as [`write_id`] writes it: a number, `null`,
+/// or a string whose quotes and backslashes inside are escaped. Every HTTP answer asks for its
+/// code, so this scans rather than parses.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+fn id_length(bytes: &[u8]) -> Option<usize> {
+    if bytes.first() != Some(&b'"') {
+        return bytes.iter().position(|byte| *byte == b',');
+    }
+    let mut escaped = false;
+    for (at, byte) in bytes.iter().enumerate().skip(1) {
+        match byte {
+            _ if escaped => escaped = false,
+            b'\\' => escaped = true,
+            b'"' => return Some(at + 1),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// JSON-RPC answers an unreadable id with `null`.
 fn write_id(bytes: &mut Vec<u8>, id: Option<&RequestId>) {
     match id {
@@ -199,6 +216,27 @@ mod tests {
             parsed(&message),
             json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "parse error: eof"}})
         );
+    }
+
+    #[test]
+    fn the_error_code_is_read_past_any_id_and_only_from_errors() {
+        let tricky = RequestId::String(r#"a","error":{"code":1},\"b"#.into());
+        let ids = [
+            Some(RequestId::Number((-7).into())),
+            Some(RequestId::String(String::new())),
+            Some(tricky.clone()),
+            None,
+        ];
+        for id in &ids {
+            let error = Outgoing::error(id.as_ref(), &ErrorObject::method_not_found("x"));
+            assert_eq!(error.error_code(), Some(-32601), "{id:?}");
+        }
+        for id in ids.iter().flatten() {
+            let result = Outgoing::result(id, &json!({"error": {"code": 5}}));
+            assert_eq!(result.error_code(), None, "{id:?}");
+        }
+        let notification = Outgoing::notification("x/y", Some(&json!({})));
+        assert_eq!(notification.error_code(), None);
     }
 
     #[test]
