@@ -112,7 +112,7 @@ fn a_resumption_replaces_a_connection_the_server_still_thought_open() {
 #[test]
 fn a_released_request_stream_ends_after_what_was_sent_and_resumes_to_its_result() {
     let log = EventLog::new(true);
-    let (stream, mut post) = log.open_request();
+    let (stream, mut post) = log.open_request(None);
     stream.push(&note(1));
     stream.release();
     let sent = drain(&mut post);
@@ -140,7 +140,7 @@ fn a_released_request_stream_ends_after_what_was_sent_and_resumes_to_its_result(
 #[test]
 fn a_release_after_resuming_ends_that_connection_too() {
     let log = EventLog::new(true);
-    let (stream, mut post) = log.open_request();
+    let (stream, mut post) = log.open_request(None);
     stream.release();
     let priming = next(&mut post);
     assert_eq!(now(&mut post), Poll::Ready(None));
@@ -181,7 +181,7 @@ fn ids_that_cannot_be_resumed_say_why() {
 #[test]
 fn the_bounds_drop_the_oldest_events_but_never_a_result() {
     let log = EventLog::new(true);
-    let (stream, mut post) = log.open_request();
+    let (stream, mut post) = log.open_request(None);
     stream.release();
     let priming = next(&mut post);
     assert_eq!(now(&mut post), Poll::Ready(None));
@@ -203,7 +203,7 @@ fn the_bounds_drop_the_oldest_events_but_never_a_result() {
 #[test]
 fn events_a_live_connection_took_are_dropped_before_unread_ones() {
     let log = EventLog::new(true);
-    let (stream, mut post) = log.open_request();
+    let (stream, mut post) = log.open_request(None);
     stream.release();
     let priming = next(&mut post);
     assert_eq!(now(&mut post), Poll::Ready(None));
@@ -224,7 +224,7 @@ fn events_a_live_connection_took_are_dropped_before_unread_ones() {
 #[tokio::test(start_paused = true)]
 async fn an_unread_stream_is_kept_for_the_retention_period_then_abandoned() {
     let log = EventLog::new(true);
-    let (stream, mut post) = log.open_request();
+    let (stream, mut post) = log.open_request(None);
     let priming = next(&mut post);
     drop(post);
     let abandoned = tokio::time::timeout(UNREAD_RETENTION / 2, stream.abandoned()).await;
@@ -245,7 +245,7 @@ async fn an_unread_stream_is_kept_for_the_retention_period_then_abandoned() {
 #[tokio::test(start_paused = true)]
 async fn a_stream_being_read_is_never_abandoned() {
     let log = EventLog::new(true);
-    let (stream, _post) = log.open_request();
+    let (stream, _post) = log.open_request(None);
     let abandoned = tokio::time::timeout(UNREAD_RETENTION * 2, stream.abandoned()).await;
     assert!(abandoned.is_err());
 }
@@ -253,7 +253,7 @@ async fn a_stream_being_read_is_never_abandoned() {
 #[tokio::test]
 async fn without_ids_a_stream_goes_with_its_connection() {
     let log = EventLog::new(false);
-    let (stream, mut post) = log.open_request();
+    let (stream, mut post) = log.open_request(None);
     stream.push(&note(1));
     stream.release();
     let event = next(&mut post);
@@ -277,7 +277,7 @@ async fn without_ids_a_stream_goes_with_its_connection() {
 #[tokio::test]
 async fn closing_the_session_ends_every_stream() {
     let log = EventLog::new(true);
-    let (stream, mut post) = log.open_request();
+    let (stream, mut post) = log.open_request(None);
     let mut get = log.open_standalone().unwrap();
     drain(&mut post);
     drain(&mut get);

@@ -1,0 +1,223 @@
+//! Legacy sessions shared through a [`SessionStore`]: what an instance writes so that another
+//! can take a session over when it dies, and how that other instance rebuilds it.
+//!
+//! * The session's record ([`StoredSession`]) is written when the session opens (before the
+//!   client learns its id), after every request that changed it (subscriptions, log level,
+//!   the end of the handshake: a POST's answer waits for the write), and again whenever a
+//!   third of the idle timeout passed without a write, so that it expires in the store only
+//!   when the session is idle. A write that fails is logged and tried again with the next
+//!   request or sweep: the instance keeps serving the session from memory meanwhile.
+//! * The events of its resumable streams are written through by one writer task per session,
+//!   in the order they are logged (see [`super::resume`]). When the store fails, the writer
+//!   skips writes for a second at a time (events still go out at once, never waiting on a
+//!   store that is down), so a stream may then miss events in the store: an instance resuming
+//!   it from there replays what it has.
+//! * A request naming a session this instance does not know loads it from the store; the
+//!   session is adopted when the caller is the principal it is bound to. The adopting
+//!   instance gives its event log a tag no earlier log of the session had, so event ids stay
+//!   unique across the instances that served the session.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::resume::{MAX_RETAINED_EVENTS, Mirror, UNREAD_RETENTION};
+use crate::context::logging::LogLevel;
+use crate::dispatch::session::Session;
+use crate::middleware::ClientInfo;
+use crate::protocol::ProtocolVersion;
+use crate::store::{SessionStore, StoreError, StoredSession, StreamBounds};
+use crate::store::session::SessionDocument;
+
+/// How long the event writer leaves the store alone after a write failed.
+const BACK_OFF: Duration = Duration::from_secs(1);
+
+/// One session's place in the store.
+pub(crate) struct Persist {
+    store: Arc<dyn SessionStore>,
+    id: String,
+    /// How long the record lives in the store unless written again.
+    ttl: Duration,
+    /// The tags of the session's event logs: earlier instances', then this one's.
+    tags: Vec<String>,
+    /// What was last written, and when: `None` until a write succeeded.
+    saved: Mutex<Option<(String, Instant)>>,
+    /// One write at a time, so that an older record never replaces a newer one.
+    writing: tokio::sync::Mutex<()>,
+}
+
+impl Persist {
+    pub(crate) fn new(
+        store: Arc<dyn SessionStore>,
+        id: String,
+        ttl: Duration,
+        tags: Vec<String>,
+    ) -> Self {
+        Persist {
+            store,
+            id,
+            ttl,
+            tags,
+            saved: Mutex::new(None),
+            writing: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// The record of `session` as it is now.
+    fn record(&self, session: &Session, version: ProtocolVersion) -> StoredSession {
+        let legacy = session.legacy();
+        let client = session.client();
+        StoredSession::new(
+            self.id.clone(),
+            SessionDocument {
+                version: version.as_str().to_owned(),
+                client_capabilities: legacy
+                    .map(|legacy| legacy.client_capabilities.clone())
+                    .unwrap_or_default(),
+                client_name: client.map(|client| client.name.to_string()),
+                client_version: client.and_then(|client| client.version.as_deref().map(Into::into)),
+                initialized: legacy.is_some_and(|legacy| legacy.initialized),
+                principal: session.principal().map(|who| who.as_str().to_owned()),
+                log_level: session
+                    .log_level()
+                    .minimum()
+                    .map(|level| level.as_str().to_owned()),
+                subscriptions: session.subscriptions().uris(),
+                tags: self.tags.clone(),
+            },
+        )
+    }
+
+    /// Whether the record is due: never written, or written longer ago than a third of its
+    /// time to live.
+    pub(crate) fn due(&self) -> bool {
+        let saved = self.saved.lock().unwrap_or_else(|p| p.into_inner());
+        saved
+            .as_ref()
+            .is_none_or(|(_, at)| at.elapsed() >= self.ttl / 3)
+    }
+
+    /// Write the record of `session` unless the store already has it, fresh enough.
+    pub(crate) async fn save(
+        &self,
+        session: &Mutex<Session>,
+        version: ProtocolVersion,
+    ) -> Result<(), StoreError> {
+        let _one_at_a_time = self.writing.lock().await;
+        let record = {
+            let session = session.lock().unwrap_or_else(|p| p.into_inner());
+            self.record(&session, version)
+        };
+        let fresh = {
+            let saved = self.saved.lock().unwrap_or_else(|p| p.into_inner());
+            saved.as_ref().is_some_and(|(encoded, at)| {
+                encoded == record.encoded() && at.elapsed() < self.ttl / 3
+            })
+        };
+        if fresh {
+            return Ok(());
+        }
+        self.store.save(&record, self.ttl).await?;
+        *self.saved.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some((record.encoded().to_owned(), Instant::now()));
+        Ok(())
+    }
+
+    /// The events of `stream` of this session after `after`, from the store.
+    pub(crate) async fn replay(
+        &self,
+        stream: &str,
+        after: u64,
+    ) -> Result<crate::store::Replay, StoreError> {
+        self.store.replay(&self.id, stream, after).await
+    }
+
+    /// Forget the session in the store (it ended), off the request path.
+    pub(crate) fn remove(&self) {
+        let (store, id) = (Arc::clone(&self.store), self.id.clone());
+        tokio::spawn(async move {
+            if let Err(error) = store.remove(&id).await {
+                tracing::warn!(%error, "an ended session stays in the store until it expires");
+            }
+        });
+    }
+
+    /// Start the task writing the session's events through to the store, in order; it ends
+    /// with the session's log (which holds the returned sender).
+    pub(crate) fn start_writer(&self) -> Mirror {
+        let (mirror, mut events) = mpsc::unbounded_channel();
+        let (store, id) = (Arc::clone(&self.store), self.id.clone());
+        let bounds = StreamBounds {
+            events: MAX_RETAINED_EVENTS,
+            ttl: UNREAD_RETENTION,
+        };
+        tokio::spawn(async move {
+            let mut resting_until: Option<Instant> = None;
+            while let Some(event) = events.recv().await {
+                if resting_until.is_some_and(|until| Instant::now() < until) {
+                    continue;
+                }
+                match store.append(&id, &event, bounds).await {
+                    Ok(()) => {
+                        if resting_until.take().is_some() {
+                            tracing::info!("a session's events reach the store again");
+                        }
+                    }
+                    Err(error) => {
+                        if resting_until.is_none() {
+                            tracing::warn!(
+                                %error,
+                                "a session's events do not reach the store: another instance \
+                                 could not replay them"
+                            );
+                        }
+                        resting_until = Some(Instant::now() + BACK_OFF);
+                    }
+                }
+            }
+        });
+        mirror
+    }
+}
+
+/// The session a stored record describes, served for whoever `principal` is (the adopting
+/// request's); `None` when the record names a revision this build does not speak.
+pub(crate) fn rebuild(
+    document: &SessionDocument,
+    principal: Option<crate::auth::Principal>,
+) -> Option<(Session, ProtocolVersion)> {
+    let version = document
+        .version
+        .parse::<ProtocolVersion>()
+        .ok()
+        .filter(|version| !version.is_modern())?;
+    let mut session = Session::new();
+    #[cfg(feature = "otel")]
+    session.set_network_transport("tcp");
+    session.set_principal(principal);
+    session
+        .begin_legacy(version, document.client_capabilities.clone())
+        .ok()?;
+    if document.initialized {
+        session.mark_initialized();
+    }
+    if let Some(name) = &document.client_name {
+        session.set_client(Some(ClientInfo {
+            name: name.as_str().into(),
+            version: document.client_version.as_deref().map(Into::into),
+        }));
+    }
+    if let Some(level) = document
+        .log_level
+        .as_deref()
+        .and_then(|level| level.parse::<LogLevel>().ok())
+    {
+        session.log_level().set(level);
+    }
+    for uri in &document.subscriptions {
+        session.subscriptions().subscribe(uri);
+    }
+    Some((session, version))
+}
