@@ -141,7 +141,9 @@ impl SessionLogLevel {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn minimum(&self) -> Option<LogLevel> {
         let minimum = self.minimum.load(Ordering::Relaxed);
-        LogLevel::ALL.get(usize::from(minimum.checked_sub(1)?)).copied()
+        LogLevel::ALL
+            .get(usize::from(minimum.checked_sub(1)?))
+            .copied()
     }
 }
 

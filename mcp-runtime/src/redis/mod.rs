@@ -546,7 +546,10 @@ impl SessionStore for RedisStore {
             let key = inner.key(&["session:", id]);
             inner
                 .run("remove a session", async |connection| {
-                    redis::cmd("DEL").arg(&key).query_async::<()>(connection).await
+                    redis::cmd("DEL")
+                        .arg(&key)
+                        .query_async::<()>(connection)
+                        .await
                 })
                 .await
         })
@@ -592,20 +595,19 @@ impl SessionStore for RedisStore {
             let inner = &self.inner;
             let events = inner.key(&["session:", session, ":stream:", stream]);
             let meta = format!("{events}:meta");
-            let (entries, fields): (Vec<String>, std::collections::HashMap<String, String>) =
-                inner
-                    .run("read a session's events", async |connection| {
-                        redis::pipe()
-                            .cmd("LRANGE")
-                            .arg(&events)
-                            .arg(0)
-                            .arg(-1)
-                            .cmd("HGETALL")
-                            .arg(&meta)
-                            .query_async(connection)
-                            .await
-                    })
-                    .await?;
+            let (entries, fields): (Vec<String>, std::collections::HashMap<String, String>) = inner
+                .run("read a session's events", async |connection| {
+                    redis::pipe()
+                        .cmd("LRANGE")
+                        .arg(&events)
+                        .arg(0)
+                        .arg(-1)
+                        .cmd("HGETALL")
+                        .arg(&meta)
+                        .query_async(connection)
+                        .await
+                })
+                .await?;
             if fields.is_empty() {
                 return Ok(Replay::Unknown);
             }
@@ -628,7 +630,9 @@ impl SessionStore for RedisStore {
             Ok(Replay::Events {
                 frames,
                 request: fields.get("request").cloned(),
-                answered: fields.get("answered").is_some_and(|answered| answered == "1"),
+                answered: fields
+                    .get("answered")
+                    .is_some_and(|answered| answered == "1"),
             })
         })
     }

@@ -306,13 +306,13 @@ impl SessionStore for MemorySessionStore {
         Box::pin(async move {
             let mut state = self.state();
             state.prune(Instant::now());
-            let Some(stream) = state
-                .streams
-                .get(&(session.to_owned(), stream.to_owned()))
-            else {
+            let Some(stream) = state.streams.get(&(session.to_owned(), stream.to_owned())) else {
                 return Ok(Replay::Unknown);
             };
-            if stream.evicted_through.is_some_and(|through| through > after) {
+            if stream
+                .evicted_through
+                .is_some_and(|through| through > after)
+            {
                 return Ok(Replay::Expired);
             }
             Ok(Replay::Events {
@@ -407,7 +407,10 @@ mod tests {
             other => panic!("expected events, got {other:?}"),
         };
         let after_0 = frames(store.replay("s1", "t-1", 0).await.unwrap());
-        assert_eq!(after_0, ["id: t-1-2\ndata: 2\n\n", "id: t-1-5\ndata: 5\n\n"]);
+        assert_eq!(
+            after_0,
+            ["id: t-1-2\ndata: 2\n\n", "id: t-1-5\ndata: 5\n\n"]
+        );
         assert!(frames(store.replay("s1", "t-1", 5).await.unwrap()).is_empty());
         assert_eq!(
             store.replay("s1", "t-2", 0).await.unwrap(),
@@ -428,7 +431,10 @@ mod tests {
         assert_eq!(
             store.replay("s1", "t-1", 2).await.unwrap(),
             Replay::Events {
-                frames: vec!["id: t-1-5\ndata: 5\n\n".into(), "id: t-1-6\ndata: 6\n\n".into()],
+                frames: vec![
+                    "id: t-1-5\ndata: 5\n\n".into(),
+                    "id: t-1-6\ndata: 6\n\n".into()
+                ],
                 request: Some("7".into()),
                 answered: true,
             }

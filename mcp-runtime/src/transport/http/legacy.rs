@@ -393,7 +393,11 @@ pub(crate) async fn end(
     address: Option<std::net::IpAddr>,
 ) -> Response<ResponseBody> {
     match session_for(inner, parts, address, session_id).await {
-        Ok(Some(_)) if inner.sessions.end(session_id, super::principal::caller(parts)) => {
+        Ok(Some(_))
+            if inner
+                .sessions
+                .end(session_id, super::principal::caller(parts)) =>
+        {
             tracing::debug!("a client ended its legacy session");
             super::response::respond(StatusCode::OK, None, Vec::new())
         }
@@ -404,11 +408,7 @@ pub(crate) async fn end(
 
 /// A request that needed the session store while it did not answer: 503, `-32031`.
 fn store_unavailable(id: Option<&RequestId>, error: &StoreError) -> Response<ResponseBody> {
-    rpc_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        id,
-        error.to_error_object(),
-    )
+    rpc_error(StatusCode::SERVICE_UNAVAILABLE, id, error.to_error_object())
 }
 
 /// What the store had of a stream another instance served.

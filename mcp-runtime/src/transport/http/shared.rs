@@ -28,8 +28,8 @@ use crate::context::logging::LogLevel;
 use crate::dispatch::session::Session;
 use crate::middleware::ClientInfo;
 use crate::protocol::ProtocolVersion;
-use crate::store::{SessionStore, StoreError, StoredSession, StreamBounds};
 use crate::store::session::SessionDocument;
+use crate::store::{SessionStore, StoreError, StoredSession, StreamBounds};
 
 /// How long the event writer leaves the store alone after a write failed.
 const BACK_OFF: Duration = Duration::from_secs(1);
