@@ -644,6 +644,59 @@ mod sessions {
         assert_eq!(status, 404);
     }
 
+    /// RedisStore's streams: replayed after an event, bounded (the oldest dropped first, and a
+    /// replay from before a dropped one refused), apart per session and stream.
+    #[tokio::test]
+    async fn a_stored_stream_replays_within_its_bounds() {
+        use mcp_runtime::store::{StoredEvent, StreamBounds};
+        let redis = RedisServer::start();
+        let shared = store(&redis, "streams:");
+        let bounds = StreamBounds {
+            events: 3,
+            ttl: Duration::from_secs(60),
+        };
+        let event = |number: u64, response: bool| StoredEvent {
+            stream: "tag-1".into(),
+            number,
+            frame: format!("id: tag-1-{number}\ndata: {{}}\n\n"),
+            request: Some("\"call\"".into()),
+            response,
+        };
+        for number in [1, 4, 6, 9] {
+            SessionStore::append(&shared, "s", &event(number, number == 9), bounds)
+                .await
+                .unwrap();
+        }
+        let replay = SessionStore::replay(&shared, "s", "tag-1", 4)
+            .await
+            .unwrap();
+        assert_eq!(
+            replay,
+            Replay::Events {
+                frames: vec![
+                    "id: tag-1-6\ndata: {}\n\n".into(),
+                    "id: tag-1-9\ndata: {}\n\n".into()
+                ],
+                request: Some("\"call\"".into()),
+                answered: true,
+            }
+        );
+        let expired = SessionStore::replay(&shared, "s", "tag-1", 0)
+            .await
+            .unwrap();
+        assert_eq!(
+            expired,
+            Replay::Expired,
+            "event 1 was dropped for the bound"
+        );
+        for (session, stream) in [("s", "tag-2"), ("t", "tag-1")] {
+            let unknown = SessionStore::replay(&shared, session, stream, 0)
+                .await
+                .unwrap();
+            assert_eq!(unknown, Replay::Unknown, "{session} {stream}");
+        }
+    }
+
     #[tokio::test]
     async fn a_session_moves_to_another_instance_through_redis() {
         let redis = RedisServer::start();

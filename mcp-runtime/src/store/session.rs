@@ -52,6 +52,7 @@ pub(crate) struct SessionDocument {
 }
 
 impl StoredSession {
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn new(id: String, document: SessionDocument) -> Self {
         let encoded = serde_json::to_string(&document).unwrap_or_default();
         StoredSession {
@@ -87,6 +88,7 @@ impl StoredSession {
         &self.encoded
     }
 
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn document(&self) -> &SessionDocument {
         &self.document
     }
@@ -422,9 +424,14 @@ mod tests {
             Replay::Unknown,
             "another session's"
         );
-        // A fourth event drops the oldest: resuming before it would skip one.
+        // Two more drop the two oldest: resuming from before the second would skip it.
         store
-            .append("s1", &event("t-1", 6, true), BOUNDS)
+            .append("s1", &event("t-1", 6, false), BOUNDS)
+            .await
+            .unwrap();
+        assert_eq!(frames(store.replay("s1", "t-1", 0).await.unwrap()).len(), 3);
+        store
+            .append("s1", &event("t-1", 7, true), BOUNDS)
             .await
             .unwrap();
         assert_eq!(store.replay("s1", "t-1", 0).await.unwrap(), Replay::Expired);
@@ -433,7 +440,8 @@ mod tests {
             Replay::Events {
                 frames: vec![
                     "id: t-1-5\ndata: 5\n\n".into(),
-                    "id: t-1-6\ndata: 6\n\n".into()
+                    "id: t-1-6\ndata: 6\n\n".into(),
+                    "id: t-1-7\ndata: 7\n\n".into()
                 ],
                 request: Some("7".into()),
                 answered: true,

@@ -301,3 +301,76 @@ fn shutdown_ends_the_get_stream_once_it_is_read() {
     assert_eq!(drain(&mut get).len(), 2);
     assert_eq!(now(&mut get), Poll::Ready(None));
 }
+
+#[tokio::test]
+async fn a_mirrored_log_writes_every_event_of_its_resumable_streams_in_order() {
+    let (mirror, mut written) = tokio::sync::mpsc::unbounded_channel();
+    let log = EventLog::mirrored(true, "0badcafe".into(), Some(mirror));
+    let mut get = log.open_standalone().unwrap();
+    log.push_standalone(&note(1));
+    let (stream, mut post) = log.open_request(Some("7".into()));
+    stream.push(&note(2));
+    stream.finish(Some(&result()));
+    let sent: Vec<String> = drain(&mut get)
+        .into_iter()
+        .chain(drain(&mut post))
+        .collect();
+    let mut stored = Vec::new();
+    while let Ok(event) = written.try_recv() {
+        stored.push(event);
+    }
+    let streams: Vec<(&str, Option<&str>, bool)> = stored
+        .iter()
+        .map(|event| {
+            (
+                event.stream.as_str(),
+                event.request.as_deref(),
+                event.response,
+            )
+        })
+        .collect();
+    assert_eq!(
+        streams,
+        [
+            ("0badcafe-0", None, false),
+            ("0badcafe-0", None, false),
+            ("0badcafe-1", Some("7"), false),
+            ("0badcafe-1", Some("7"), false),
+            ("0badcafe-1", Some("7"), true),
+        ]
+    );
+    for event in &stored {
+        assert_eq!(
+            format!("{}-{}", event.stream, event.number),
+            id(&event.frame),
+            "each frame is stored under its own id"
+        );
+        assert!(
+            sent.contains(&event.frame),
+            "stored as sent: {:?}",
+            event.frame
+        );
+    }
+}
+
+#[test]
+fn a_log_without_ids_writes_nothing_through() {
+    let (mirror, mut written) = tokio::sync::mpsc::unbounded_channel();
+    let log = EventLog::mirrored(false, "0badcafe".into(), Some(mirror));
+    let _get = log.open_standalone().unwrap();
+    log.push_standalone(&note(1));
+    assert!(
+        written.try_recv().is_err(),
+        "nothing to resume, nothing stored"
+    );
+}
+
+#[test]
+fn a_new_tag_is_never_one_the_session_used() {
+    let taken: Vec<String> = (0..4).map(|_| super::resume::new_tag(&[])).collect();
+    for _ in 0..100 {
+        let tag = super::resume::new_tag(&taken);
+        assert_eq!(tag.len(), 8);
+        assert!(!taken.contains(&tag));
+    }
+}

@@ -221,3 +221,102 @@ pub(crate) fn rebuild(
     }
     Some((session, version))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::auth::Principal;
+    use crate::store::MemorySessionStore;
+
+    fn persist(store: &MemorySessionStore) -> Persist {
+        Persist::new(
+            Arc::new(store.clone()),
+            "s1.abc".into(),
+            Duration::from_secs(60),
+            vec!["aaaaaaaa".into(), "bbbbbbbb".into()],
+        )
+    }
+
+    fn served() -> Session {
+        let mut session = Session::new();
+        session.set_principal(Some(Principal::new("alice")));
+        session
+            .begin_legacy(ProtocolVersion::V2025_11_25, json!({"roots": {}}))
+            .unwrap();
+        session.mark_initialized();
+        session.set_client(Some(ClientInfo {
+            name: "client".into(),
+            version: Some("2.1".into()),
+        }));
+        session.log_level().set(LogLevel::Warning);
+        session.subscriptions().subscribe("file:///b");
+        session.subscriptions().subscribe("file:///a");
+        session
+    }
+
+    #[tokio::test]
+    async fn a_session_rebuilt_from_its_record_is_the_session_that_was_stored() {
+        let store = MemorySessionStore::new();
+        let persist = persist(&store);
+        let version = ProtocolVersion::V2025_11_25;
+        persist.save(&Mutex::new(served()), version).await.unwrap();
+        let stored = store.load("s1.abc").await.unwrap().expect("written");
+        let document = stored.document();
+        assert_eq!(document.version, "2025-11-25");
+        assert_eq!(document.principal.as_deref(), Some("alice"));
+        assert_eq!(document.log_level.as_deref(), Some("warning"));
+        assert_eq!(document.subscriptions, ["file:///a", "file:///b"]);
+        assert_eq!(document.tags, ["aaaaaaaa", "bbbbbbbb"]);
+        let (rebuilt, rebuilt_version) = rebuild(document, Some(Principal::new("alice"))).unwrap();
+        assert_eq!(rebuilt_version, version);
+        assert!(rebuilt.legacy().unwrap().initialized);
+        assert_eq!(
+            persist.record(&rebuilt, version).encoded(),
+            stored.encoded(),
+            "nothing lost on the way"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_record_is_written_again_only_when_it_changed_or_is_due() {
+        let store = MemorySessionStore::new();
+        let persist = persist(&store);
+        let version = ProtocolVersion::V2025_11_25;
+        let session = Mutex::new(served());
+        assert!(persist.due(), "never written");
+        persist.save(&session, version).await.unwrap();
+        assert!(!persist.due());
+        store.remove("s1.abc").await.unwrap();
+        persist.save(&session, version).await.unwrap();
+        assert_eq!(
+            store.load("s1.abc").await.unwrap(),
+            None,
+            "unchanged: not written"
+        );
+        session
+            .lock()
+            .unwrap()
+            .subscriptions()
+            .unsubscribe("file:///a");
+        persist.save(&session, version).await.unwrap();
+        let stored = store
+            .load("s1.abc")
+            .await
+            .unwrap()
+            .expect("changed: written");
+        assert_eq!(stored.document().subscriptions, ["file:///b"]);
+    }
+
+    #[test]
+    fn a_record_of_a_revision_without_sessions_or_unknown_is_not_rebuilt() {
+        for version in ["2026-07-28", "1999-01-01", ""] {
+            let document = SessionDocument {
+                version: version.into(),
+                ..SessionDocument::default()
+            };
+            assert!(rebuild(&document, None).is_none(), "{version:?}");
+        }
+    }
+}
