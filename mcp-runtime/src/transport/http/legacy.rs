@@ -435,7 +435,12 @@ async fn replay_from_store(
 ) -> Result<Option<FromStore>, StoreError> {
     let Some((stream, after)) = last_event_id
         .rsplit_once('-')
-        .filter(|(stream, _)| stream.contains('-'))
+        // `{tag}-{stream}`: hex digits, a dash, digits (nothing that could reach another key).
+        .filter(|(stream, _)| {
+            stream.contains('-')
+                && stream.len() <= 40
+                && (stream.bytes()).all(|byte| byte.is_ascii_alphanumeric() || byte == b'-')
+        })
         .and_then(|(stream, after)| Some((stream, after.parse::<u64>().ok()?)))
     else {
         return Ok(None);

@@ -319,10 +319,10 @@ impl Entry {
     }
 
     /// End the session: end its streams, cancel its calls (also those nobody reads), and
-    /// forget it in the store.
+    /// forget it in the store unless another instance has taken it over since.
     fn close(&self) {
         if let Some(persist) = &self.persist {
-            persist.remove();
+            persist.remove(true);
         }
         self.end_notifications();
         self.log.close();
@@ -416,6 +416,9 @@ impl Sessions {
         let Some(store) = &self.store else {
             return Ok(None);
         };
+        if !could_be_session_id(id) {
+            return Ok(None);
+        }
         if lock(&self.table.open).get(id).is_some() {
             // Known here, but not to this caller.
             return Ok(None);
@@ -595,7 +598,14 @@ impl Sessions {
     /// End the session `id` at its client's request; `false` when `caller` has no such
     /// session.
     pub(crate) fn end(&self, id: &str, caller: Option<&str>) -> bool {
-        self.get(id, caller).is_some() && self.table.close(id)
+        let Some(entry) = self.get(id, caller) else {
+            return false;
+        };
+        if let Some(persist) = &entry.persist {
+            // The client ended it: gone on every instance.
+            persist.remove(false);
+        }
+        self.table.close(id)
     }
 
     /// End every session at shutdown: streams close at once, while calls still running keep
@@ -606,6 +616,17 @@ impl Sessions {
             entry.end_notifications();
         }
     }
+}
+
+/// Whether `id` has the shape of an id [`SessionIds`] makes (an instance name of at most 32
+/// letters, digits, `-` or `_` and a dot, then 64 hex digits): only those are looked up in the
+/// store, so a made-up id never reaches another key.
+fn could_be_session_id(id: &str) -> bool {
+    let (instance, random) = id.rsplit_once('.').unwrap_or(("", id));
+    instance.len() <= 32
+        && (instance.bytes()).all(|byte| byte.is_ascii_alphanumeric() || b"-_".contains(&byte))
+        && random.len() == 64
+        && random.bytes().all(|byte| byte.is_ascii_hexdigit())
 }
 
 /// How session ids are made: 32 random bytes as 64 hex digits (visible ASCII, unguessable),
@@ -656,6 +677,72 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(a.len(), 64);
         assert!(a.bytes().all(|byte| byte.is_ascii_hexdigit()));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_session_another_instance_took_over_stays_in_the_store_when_its_first_expires() {
+        use crate::store::{MemorySessionStore, SessionStore};
+        let dispatcher = Server::new(ServerInfo::new("s", "1")).dispatcher().unwrap();
+        let store = MemorySessionStore::new();
+        let shared = || Some(Arc::new(store.clone()) as Arc<dyn SessionStore>);
+        let timeout = Duration::from_secs(8);
+        let a = Sessions::new(timeout, 10, 10).shared(shared());
+        let b = Sessions::new(timeout, 10, 10).shared(shared());
+        let mut session = Session::new();
+        session
+            .begin_legacy(ProtocolVersion::V2025_11_25, serde_json::json!({}))
+            .unwrap();
+        let (id, on_a) = a
+            .open_entry(session, ProtocolVersion::V2025_11_25, &dispatcher, None)
+            .unwrap();
+        on_a.save().await.unwrap();
+        let on_b = b.adopt(&id, None, None, &dispatcher).await.unwrap();
+        let on_b = on_b.expect("B adopts what A stored");
+        let tags = store
+            .load(&id)
+            .await
+            .unwrap()
+            .unwrap()
+            .document()
+            .tags
+            .clone();
+        assert_eq!(tags.len(), 2, "A's log tag, then B's: {tags:?}");
+        assert_ne!(tags[0], tags[1]);
+        // A forgets its copy, idle; B goes on using the session, which stays in the store.
+        let _working = on_b.busy();
+        tokio::time::sleep(timeout + super::super::expiry::sweep_interval(timeout) * 2).await;
+        assert!(lock(&a.table.open).get(&id).is_none(), "expired on A");
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+        assert!(store.load(&id).await.unwrap().is_some(), "still B's");
+        // B's client ends it: gone everywhere.
+        assert!(b.end(&id, None));
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+        assert!(store.load(&id).await.unwrap().is_none());
+    }
+
+    #[test]
+    fn only_ids_of_the_runtime_s_shape_are_looked_up_in_the_store() {
+        for ids in [
+            SessionIds::default(),
+            SessionIds::for_instance(Some("a-1_b")),
+        ] {
+            assert!(could_be_session_id(&ids.new_id()));
+        }
+        let hex = "0".repeat(64);
+        for made_up in [
+            String::new(),
+            "abc".into(),
+            format!("a:b.{hex}"),
+            format!("{hex}:stream:x"),
+            format!("a.{}", "0".repeat(63)),
+            format!("{}.{hex}", "a".repeat(33)),
+        ] {
+            assert!(!could_be_session_id(&made_up), "{made_up:?}");
+        }
     }
 
     #[test]

@@ -134,10 +134,23 @@ impl Persist {
         self.store.replay(&self.id, stream, after).await
     }
 
-    /// Forget the session in the store (it ended), off the request path.
-    pub(crate) fn remove(&self) {
+    /// Forget the session in the store (it ended), off the request path. With `if_ours`, only
+    /// while the stored record is still this instance's (its newest tag is this log's): an
+    /// instance that let go of a session another one took over since does not end it there.
+    pub(crate) fn remove(&self, if_ours: bool) {
         let (store, id) = (Arc::clone(&self.store), self.id.clone());
+        let own_tag = self.tags.last().cloned();
         tokio::spawn(async move {
+            if if_ours {
+                match store.load(&id).await {
+                    Ok(Some(stored)) if stored.document().tags.last() == own_tag.as_ref() => {}
+                    Ok(_) => return,
+                    Err(error) => {
+                        tracing::warn!(%error, "an ended session stays in the store until it expires");
+                        return;
+                    }
+                }
+            }
             if let Err(error) = store.remove(&id).await {
                 tracing::warn!(%error, "an ended session stays in the store until it expires");
             }
@@ -307,6 +320,51 @@ mod tests {
             .unwrap()
             .expect("changed: written");
         assert_eq!(stored.document().subscriptions, ["file:///b"]);
+    }
+
+    #[tokio::test]
+    async fn an_instance_that_let_go_removes_the_record_only_while_it_is_its_own() {
+        let store = MemorySessionStore::new();
+        let shared: Arc<dyn SessionStore> = Arc::new(store.clone());
+        let ttl = Duration::from_secs(60);
+        let first = Persist::new(Arc::clone(&shared), "s1.abc".into(), ttl, vec!["a".into()]);
+        let taken_over = Persist::new(shared, "s1.abc".into(), ttl, vec!["a".into(), "b".into()]);
+        let version = ProtocolVersion::V2025_11_25;
+        taken_over
+            .save(&Mutex::new(served()), version)
+            .await
+            .unwrap();
+        let settle = || async {
+            for _ in 0..10 {
+                tokio::task::yield_now().await;
+            }
+        };
+        first.remove(true);
+        settle().await;
+        assert!(
+            store.load("s1.abc").await.unwrap().is_some(),
+            "not the first's any more"
+        );
+        taken_over.remove(true);
+        settle().await;
+        assert!(
+            store.load("s1.abc").await.unwrap().is_none(),
+            "the newest instance's"
+        );
+        let again = Persist::new(
+            Arc::new(store.clone()),
+            "s1.abc".into(),
+            ttl,
+            vec!["c".into()],
+        );
+        again.save(&Mutex::new(served()), version).await.unwrap();
+        assert!(store.load("s1.abc").await.unwrap().is_some());
+        first.remove(false);
+        settle().await;
+        assert!(
+            store.load("s1.abc").await.unwrap().is_none(),
+            "a DELETE removes it anyway"
+        );
     }
 
     #[test]
