@@ -42,8 +42,10 @@ pub(crate) struct Persist {
     ttl: Duration,
     /// The tags of the session's event logs: earlier instances', then this one's.
     tags: Vec<String>,
-    /// What was last written, and when: `None` until a write succeeded.
-    saved: Mutex<Option<(String, Instant)>>,
+    /// What was last written, and when: `None` until a write succeeded, and again once a
+    /// write of its events failed (the store may have lost the record too: it is written
+    /// again with the next request).
+    saved: Arc<Mutex<Option<(String, Instant)>>>,
     /// One write at a time, so that an older record never replaces a newer one.
     writing: tokio::sync::Mutex<()>,
 }
@@ -60,7 +62,7 @@ impl Persist {
             id,
             ttl,
             tags,
-            saved: Mutex::new(None),
+            saved: Arc::default(),
             writing: tokio::sync::Mutex::new(()),
         }
     }
@@ -162,6 +164,7 @@ impl Persist {
     pub(crate) fn start_writer(&self) -> Mirror {
         let (mirror, mut events) = mpsc::unbounded_channel();
         let (store, id) = (Arc::clone(&self.store), self.id.clone());
+        let saved = Arc::clone(&self.saved);
         let bounds = StreamBounds {
             events: MAX_RETAINED_EVENTS,
             ttl: UNREAD_RETENTION,
@@ -187,6 +190,7 @@ impl Persist {
                             );
                         }
                         resting_until = Some(Instant::now() + BACK_OFF);
+                        *saved.lock().unwrap_or_else(|p| p.into_inner()) = None;
                     }
                 }
             }
