@@ -10,10 +10,11 @@
 # append-only file synced on every write, as README recommends: what was acknowledged survives
 # a restart) and three long_task instances
 # with `--redis`, one random MCP_REQUEST_STATE_KEY (never printed) and a short task lease
-# (MCP_TASK_LEASE_MS), waits until each logs that it listens on Redis, puts nginx in front
-# (/mcp round-robins over the three; /legacy/mcp routes a legacy session to the instance named
-# in its id, falling back to a fixed backup when that one is down), and runs drive.py with the interop venv's Python or
-# python3 (it needs only the standard library). drive.py kills instance A and restarts Redis
+# (MCP_TASK_LEASE_MS) and names (MCP_INSTANCE_ID=s1, s2, s3), waits until each logs that it
+# listens on Redis, puts nginx in front (tests/support/nginx.sh: /mcp round-robins over the
+# three; /legacy/mcp routes a legacy session to the instance its id names, falling back to one
+# fixed backup when that one is down), and runs drive.py with the interop venv's Python or
+# python3 (it needs only the standard library). drive.py kills an instance and restarts Redis
 # as part of the test; every process is ended by PID. Exits non-zero on any failure.
 set -euo pipefail
 
