@@ -661,6 +661,7 @@ mod sessions {
             frame: format!("id: tag-1-{number}\ndata: {{}}\n\n"),
             request: Some("\"call\"".into()),
             response,
+            missed_through: None,
         };
         for number in [1, 4, 6, 9] {
             SessionStore::append(&shared, "s", &event(number, number == 9), bounds)
@@ -689,6 +690,29 @@ mod sessions {
             Replay::Expired,
             "event 1 was dropped for the bound"
         );
+        let late = StoredEvent {
+            missed_through: Some(11),
+            ..event(12, false)
+        };
+        SessionStore::append(&shared, "s", &late, bounds)
+            .await
+            .unwrap();
+        let expired = SessionStore::replay(&shared, "s", "tag-1", 9)
+            .await
+            .unwrap();
+        assert_eq!(expired, Replay::Expired, "event 11 never reached the store");
+        let after_11 = SessionStore::replay(&shared, "s", "tag-1", 11)
+            .await
+            .unwrap();
+        assert!(matches!(after_11, Replay::Events { frames, .. } if frames.len() == 1));
+        // Dropping an older event for the bound later does not forget the missed one.
+        SessionStore::append(&shared, "s", &event(13, false), bounds)
+            .await
+            .unwrap();
+        let expired = SessionStore::replay(&shared, "s", "tag-1", 9)
+            .await
+            .unwrap();
+        assert_eq!(expired, Replay::Expired, "event 11 is still missing");
         for (session, stream) in [("s", "tag-2"), ("t", "tag-1")] {
             let unknown = SessionStore::replay(&shared, session, stream, 0)
                 .await

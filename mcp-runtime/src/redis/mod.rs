@@ -101,16 +101,22 @@ return 1
 
 /// Adds an event to a session's stream, dropping the oldest beyond the bound.
 /// KEYS: events, meta. ARGV: `NUMBER FRAME`, most events, ttl ms, request ('' for none),
-/// response (0/1).
+/// response (0/1), the newest earlier event that never arrived ('' for none).
 const APPEND: &str = r"
+local function evicted_through(number)
+  local evicted = redis.call('HGET', KEYS[2], 'evicted')
+  if not evicted or tonumber(evicted) < tonumber(number) then
+    redis.call('HSET', KEYS[2], 'evicted', number)
+  end
+end
 redis.call('RPUSH', KEYS[1], ARGV[1])
 while redis.call('LLEN', KEYS[1]) > tonumber(ARGV[2]) do
-  local oldest = redis.call('LPOP', KEYS[1])
-  redis.call('HSET', KEYS[2], 'evicted', string.match(oldest, '^(%d+) '))
+  evicted_through(string.match(redis.call('LPOP', KEYS[1]), '^(%d+) '))
 end
 redis.call('HSET', KEYS[2], 'open', '1')
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], 'request', ARGV[4]) end
 if ARGV[5] == '1' then redis.call('HSET', KEYS[2], 'answered', '1') end
+if ARGV[6] ~= '' then evicted_through(ARGV[6]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1
@@ -577,6 +583,11 @@ impl SessionStore for RedisStore {
                         .arg(millis(bounds.ttl).max(1))
                         .arg(event.request.as_deref().unwrap_or(""))
                         .arg(if event.response { "1" } else { "0" })
+                        .arg(
+                            event
+                                .missed_through
+                                .map_or_else(String::new, |n| n.to_string()),
+                        )
                         .invoke_async::<i64>(connection)
                         .await
                 })

@@ -108,6 +108,10 @@ pub struct StoredEvent {
     pub request: Option<String>,
     /// It is that request's response: the stream ends with it.
     pub response: bool,
+    /// The newest earlier event of the stream that never reached the store (its instance
+    /// could not write it): a replay from before that one would skip it, so the store then
+    /// answers [`Replay::Expired`], as for an event dropped for the bounds.
+    pub missed_through: Option<u64>,
 }
 
 /// How much of one stream a store keeps.
@@ -289,10 +293,11 @@ impl SessionStore for MemorySessionStore {
             stream.events.push_back((event.number, event.frame.clone()));
             stream.request.clone_from(&event.request);
             stream.answered |= event.response;
+            stream.evicted_through = stream.evicted_through.max(event.missed_through);
             stream.expires = Some(now + bounds.ttl);
             while stream.events.len() > bounds.events.max(1) {
                 if let Some((number, _)) = stream.events.pop_front() {
-                    stream.evicted_through = Some(number);
+                    stream.evicted_through = stream.evicted_through.max(Some(number));
                 }
             }
             Ok(())
@@ -358,6 +363,7 @@ mod tests {
             frame: format!("id: {stream}-{number}\ndata: {number}\n\n"),
             request: Some("7".into()),
             response,
+            missed_through: None,
         }
     }
 
@@ -447,6 +453,14 @@ mod tests {
                 answered: true,
             }
         );
+        // An event that never reached the store: a replay from before it is refused too.
+        let late = StoredEvent {
+            missed_through: Some(8),
+            ..event("t-1", 9, false)
+        };
+        store.append("s1", &late, BOUNDS).await.unwrap();
+        assert_eq!(store.replay("s1", "t-1", 6).await.unwrap(), Replay::Expired);
+        assert_eq!(frames(store.replay("s1", "t-1", 8).await.unwrap()).len(), 1);
         tokio::time::sleep(BOUNDS.ttl + Duration::from_secs(1)).await;
         assert_eq!(store.replay("s1", "t-1", 2).await.unwrap(), Replay::Unknown);
     }

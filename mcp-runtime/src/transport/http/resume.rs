@@ -325,6 +325,7 @@ impl EventLog {
                 frame: String::from_utf8_lossy(&bytes).into_owned(),
                 request: stream.request.clone(),
                 response: result,
+                missed_through: None,
             });
         }
         if let Some(stream) = state.streams.get_mut(&number) {

@@ -10,13 +10,16 @@
 //! * The events of its resumable streams are written through by one writer task per session,
 //!   in the order they are logged (see [`super::resume`]). When the store fails, the writer
 //!   skips writes for a second at a time (events still go out at once, never waiting on a
-//!   store that is down), so a stream may then miss events in the store: an instance resuming
-//!   it from there replays what it has.
+//!   store that is down), and when it falls more than [`MOST_BEHIND`] events behind it skips
+//!   what it cannot catch up with; the next event it writes on such a stream says which
+//!   events the store missed ([`StoredEvent::missed_through`]), so that a replay never skips
+//!   one silently: the store refuses a replay from before a missed event.
 //! * A request naming a session this instance does not know loads it from the store; the
 //!   session is adopted when the caller is the principal it is bound to. The adopting
 //!   instance gives its event log a tag no earlier log of the session had, so event ids stay
 //!   unique across the instances that served the session.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -29,10 +32,14 @@ use crate::dispatch::session::Session;
 use crate::middleware::ClientInfo;
 use crate::protocol::ProtocolVersion;
 use crate::store::session::SessionDocument;
-use crate::store::{SessionStore, StoreError, StoredSession, StreamBounds};
+use crate::store::{SessionStore, StoreError, StoredEvent, StoredSession, StreamBounds};
 
 /// How long the event writer leaves the store alone after a write failed.
 const BACK_OFF: Duration = Duration::from_secs(1);
+
+/// How many events the writer may fall behind by before it skips them: a store slower than
+/// the session's events never makes the instance hold them all.
+pub(crate) const MOST_BEHIND: usize = 4096;
 
 /// One session's place in the store.
 pub(crate) struct Persist {
@@ -162,7 +169,7 @@ impl Persist {
     /// Start the task writing the session's events through to the store, in order; it ends
     /// with the session's log (which holds the returned sender).
     pub(crate) fn start_writer(&self) -> Mirror {
-        let (mirror, mut events) = mpsc::unbounded_channel();
+        let (mirror, mut events) = mpsc::unbounded_channel::<StoredEvent>();
         let (store, id) = (Arc::clone(&self.store), self.id.clone());
         let saved = Arc::clone(&self.saved);
         let bounds = StreamBounds {
@@ -171,12 +178,18 @@ impl Persist {
         };
         tokio::spawn(async move {
             let mut resting_until: Option<Instant> = None;
-            while let Some(event) = events.recv().await {
-                if resting_until.is_some_and(|until| Instant::now() < until) {
+            // Per stream, the newest event skipped and not yet reported to the store.
+            let mut missed: HashMap<String, u64> = HashMap::new();
+            while let Some(mut event) = events.recv().await {
+                let behind = events.len() >= MOST_BEHIND;
+                if behind || resting_until.is_some_and(|until| Instant::now() < until) {
+                    missed.insert(event.stream.clone(), event.number);
                     continue;
                 }
+                event.missed_through = missed.get(&event.stream).copied();
                 match store.append(&id, &event, bounds).await {
                     Ok(()) => {
+                        missed.remove(&event.stream);
                         if resting_until.take().is_some() {
                             tracing::info!("a session's events reach the store again");
                         }
@@ -190,6 +203,7 @@ impl Persist {
                             );
                         }
                         resting_until = Some(Instant::now() + BACK_OFF);
+                        missed.insert(event.stream.clone(), event.number);
                         *saved.lock().unwrap_or_else(|p| p.into_inner()) = None;
                     }
                 }
@@ -368,6 +382,105 @@ mod tests {
         assert!(
             store.load("s1.abc").await.unwrap().is_none(),
             "a DELETE removes it anyway"
+        );
+    }
+
+    /// A store whose appends fail while `down` is set, recording what it was given.
+    #[derive(Default)]
+    struct Flaky {
+        down: std::sync::atomic::AtomicBool,
+        appended: Mutex<Vec<StoredEvent>>,
+        written: tokio::sync::Notify,
+    }
+
+    impl SessionStore for Flaky {
+        fn save<'a>(
+            &'a self,
+            _: &'a StoredSession,
+            _: Duration,
+        ) -> crate::future::BoxFuture<'a, Result<(), StoreError>> {
+            Box::pin(async { Ok(()) })
+        }
+        fn load<'a>(
+            &'a self,
+            _: &'a str,
+        ) -> crate::future::BoxFuture<'a, Result<Option<StoredSession>, StoreError>> {
+            Box::pin(async { Ok(None) })
+        }
+        fn remove<'a>(
+            &'a self,
+            _: &'a str,
+        ) -> crate::future::BoxFuture<'a, Result<(), StoreError>> {
+            Box::pin(async { Ok(()) })
+        }
+        fn append<'a>(
+            &'a self,
+            _: &'a str,
+            event: &'a StoredEvent,
+            _: StreamBounds,
+        ) -> crate::future::BoxFuture<'a, Result<(), StoreError>> {
+            Box::pin(async move {
+                let result = if self.down.load(std::sync::atomic::Ordering::SeqCst) {
+                    Err(StoreError::new("down"))
+                } else {
+                    self.appended.lock().unwrap().push(event.clone());
+                    Ok(())
+                };
+                self.written.notify_one();
+                result
+            })
+        }
+        fn replay<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a str,
+            _: u64,
+        ) -> crate::future::BoxFuture<'a, Result<crate::store::Replay, StoreError>> {
+            Box::pin(async { Ok(crate::store::Replay::Unknown) })
+        }
+    }
+
+    fn event(number: u64) -> StoredEvent {
+        StoredEvent {
+            stream: "t-0".into(),
+            number,
+            frame: String::new(),
+            request: None,
+            response: false,
+            missed_through: None,
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn events_the_store_missed_are_reported_with_the_next_one_written() {
+        let store = Arc::new(Flaky::default());
+        let persist = Persist::new(
+            store.clone(),
+            "s1.abc".into(),
+            Duration::from_secs(60),
+            vec![],
+        );
+        let mirror = persist.start_writer();
+        mirror.send(event(1)).unwrap();
+        store.written.notified().await;
+        store.down.store(true, std::sync::atomic::Ordering::SeqCst);
+        mirror.send(event(2)).unwrap();
+        store.written.notified().await;
+        store.down.store(false, std::sync::atomic::Ordering::SeqCst);
+        // Within the back-off: skipped without asking the store.
+        mirror.send(event(3)).unwrap();
+        tokio::time::sleep(BACK_OFF * 2).await;
+        mirror.send(event(4)).unwrap();
+        store.written.notified().await;
+        let appended = store.appended.lock().unwrap().clone();
+        let got: Vec<(u64, Option<u64>)> = appended
+            .iter()
+            .map(|event| (event.number, event.missed_through))
+            .collect();
+        assert_eq!(got, [(1, None), (4, Some(3))], "2 failed and 3 was skipped");
+        assert!(
+            persist.due(),
+            "a failed write marks the record for writing again"
         );
     }
 
