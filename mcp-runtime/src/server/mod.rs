@@ -189,6 +189,7 @@ impl Server {
     /// [`STORE_UNAVAILABLE`](crate::store::STORE_UNAVAILABLE); the sessions this instance
     /// serves go on meanwhile. The `redis` feature's [`RedisStore`](crate::redis::RedisStore)
     /// is one; [`Server::redis`](Self::redis) installs it with the other shared stores.
+    /// (Only the HTTP transport has such sessions; the others ignore the store.)
     pub fn session_store(mut self, store: impl crate::store::SessionStore) -> Self {
         self.session_store = Some(std::sync::Arc::new(store));
         self

@@ -724,6 +724,41 @@ mod tests {
         assert!(store.load(&id).await.unwrap().is_none());
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn a_session_in_use_keeps_its_record_in_the_store_from_expiring() {
+        use crate::store::{MemorySessionStore, SessionStore};
+        let dispatcher = Server::new(ServerInfo::new("s", "1")).dispatcher().unwrap();
+        let store = MemorySessionStore::new();
+        let timeout = Duration::from_secs(8);
+        let sessions = Sessions::new(timeout, 10, 10)
+            .shared(Some(Arc::new(store.clone()) as Arc<dyn SessionStore>));
+        let mut session = Session::new();
+        session
+            .begin_legacy(ProtocolVersion::V2025_11_25, serde_json::json!({}))
+            .unwrap();
+        let (id, entry) = sessions
+            .open_entry(session, ProtocolVersion::V2025_11_25, &dispatcher, None)
+            .unwrap();
+        entry.save().await.unwrap();
+        let working = entry.busy();
+        // Three times the record's time to live, with no request: the sweeps renew it.
+        tokio::time::sleep(timeout * 3).await;
+        assert!(
+            store.load(&id).await.unwrap().is_some(),
+            "renewed while in use"
+        );
+        drop(working);
+        tokio::time::sleep(timeout * 3).await;
+        assert!(
+            lock(&sessions.table.open).get(&id).is_none(),
+            "expired once idle"
+        );
+        assert!(
+            store.load(&id).await.unwrap().is_none(),
+            "and gone from the store"
+        );
+    }
+
     #[test]
     fn only_ids_of_the_runtime_s_shape_are_looked_up_in_the_store() {
         for ids in [
