@@ -299,3 +299,522 @@ async fn a_redis_that_stops_answering_is_an_error_after_the_timeout_not_a_hang()
         "a state is claimed once at most (first retry: {during})"
     );
 }
+
+// Legacy sessions shared through a store: two in-process servers, "A" and "B", each its own
+// `HttpService`, sharing one store (Redis here, and the in-memory store to compare). The
+// client speaks to A, then, as if A had died, to B only.
+
+mod sessions {
+    use std::time::{Duration, Instant};
+
+    use http_body_util::{BodyExt, Full};
+    use hyper::body::Bytes;
+    use mcp_runtime::http::{HttpConfig, HttpService, Principal, ResponseBody};
+    use mcp_runtime::store::{MemorySessionStore, Replay, SessionStore};
+    use mcp_runtime::{
+        Notifier, RequestContext, Server, mcp_resource, mcp_tool, resources, server_info, tools,
+    };
+    use serde_json::{Value, json};
+
+    use super::{RedisServer, store};
+
+    const WATCHED: &str = "watch://thing";
+    const REVISION: &str = "2025-11-25";
+    /// The longest any wait for an event may take (never reached when all works).
+    const PATIENCE: Duration = Duration::from_secs(30);
+
+    /// What `watch://thing` holds.
+    #[mcp_resource("watch://thing", mime_type = "text/plain")]
+    async fn thing() -> String {
+        "a thing".to_owned()
+    }
+
+    /// Reports progress `steps` times, then works forever (until its instance dies).
+    #[mcp_tool]
+    async fn endless(steps: u32, ctx: RequestContext) -> String {
+        for step in 1..=steps {
+            ctx.progress(f64::from(step), None, None);
+        }
+        std::future::pending::<()>().await;
+        unreachable!()
+    }
+
+    /// One instance: its endpoint, and its notifier. Callers are named by their bearer token.
+    fn instance(shared: impl SessionStore) -> (HttpService, Notifier) {
+        let server = Server::new(server_info!())
+            .tools(tools![endless])
+            .resources(resources![thing])
+            .session_store(shared);
+        let notifier = server.notifier();
+        let config = HttpConfig::new().authorize(|request| {
+            Ok::<_, mcp_runtime::http::AuthRejection>(request.bearer_token.map(Principal::new))
+        });
+        (server.http_service(config).unwrap(), notifier)
+    }
+
+    fn request(
+        method: &str,
+        session: Option<&str>,
+        who: &str,
+        extra: &[(&str, &str)],
+        body: Option<&Value>,
+    ) -> hyper::Request<Full<Bytes>> {
+        let mut builder = hyper::Request::builder()
+            .method(method)
+            .uri("/mcp")
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", REVISION)
+            .header("authorization", format!("Bearer {who}"));
+        if let Some(session) = session {
+            builder = builder.header("mcp-session-id", session);
+        }
+        for (name, value) in extra {
+            builder = builder.header(*name, *value);
+        }
+        let body = body.map_or_else(Vec::new, |body| serde_json::to_vec(body).unwrap());
+        builder.body(Full::new(Bytes::from(body))).unwrap()
+    }
+
+    fn rpc(id: u64, method: &str, params: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    }
+
+    /// The next event of a stream (keep-alive comments skipped); `None` once it ended.
+    async fn next_event(body: &mut ResponseBody) -> Option<String> {
+        loop {
+            let frame = tokio::time::timeout(PATIENCE, body.frame())
+                .await
+                .expect("no event within the patience")?
+                .unwrap();
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            let text = String::from_utf8(data.to_vec()).unwrap();
+            if !text.starts_with(':') {
+                return Some(text);
+            }
+        }
+    }
+
+    fn id_of(event: &str) -> &str {
+        event
+            .lines()
+            .find_map(|line| line.strip_prefix("id: "))
+            .unwrap_or_else(|| panic!("an event without an id: {event:?}"))
+    }
+
+    fn message_of(event: &str) -> Value {
+        let data = event
+            .lines()
+            .find_map(|line| line.strip_prefix("data: "))
+            .unwrap_or_else(|| panic!("an event without data: {event:?}"));
+        serde_json::from_str(data).unwrap()
+    }
+
+    async fn json_of(service: &HttpService, request: hyper::Request<Full<Bytes>>) -> (u16, Value) {
+        let response = service.handle(request).await;
+        let status = response.status().as_u16();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let value = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes).unwrap()
+        };
+        (status, value)
+    }
+
+    /// Waits until the store holds `count` events of the stream of `last` after it.
+    async fn stored_after(shared: &impl SessionStore, session: &str, last: &str, count: usize) {
+        let (stream, after) = last.rsplit_once('-').unwrap();
+        let after: u64 = after.parse().unwrap();
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let replay = SessionStore::replay(shared, session, stream, after)
+                .await
+                .unwrap();
+            if let Replay::Events { frames, .. } = &replay
+                && frames.len() >= count
+            {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the store never got the events: {replay:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// The client opens its session on A, reads part of its GET stream and of a call's POST
+    /// stream there, then goes on on B only: B adopts the session (its subscriptions too),
+    /// replays each stream after the last event the client had, no event lost or repeated,
+    /// ends the call's stream with the error saying the call is lost, and serves the session
+    /// from then on. Another principal never gets the session.
+    async fn a_session_moves_to_another_instance(shared: impl SessionStore + Clone) {
+        let (a, notify_a) = instance(shared.clone());
+        let (b, notify_b) = instance(shared.clone());
+
+        let init = rpc(
+            1,
+            "initialize",
+            json!({"protocolVersion": REVISION, "capabilities": {},
+            "clientInfo": {"name": "mover", "version": "1"}}),
+        );
+        let response = a
+            .handle(request("POST", None, "alice", &[], Some(&init)))
+            .await;
+        assert_eq!(response.status(), 200);
+        let session = response.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let session = session.as_str();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let (status, _) = json_of(
+            &a,
+            request("POST", Some(session), "alice", &[], Some(&initialized)),
+        )
+        .await;
+        assert_eq!(status, 202);
+        let subscribe = rpc(2, "resources/subscribe", json!({"uri": WATCHED}));
+        let (_, subscribed) = json_of(
+            &a,
+            request("POST", Some(session), "alice", &[], Some(&subscribe)),
+        )
+        .await;
+        assert_eq!(subscribed["result"], json!({}), "{subscribed}");
+
+        // The GET stream on A: the client reads its priming event and one update, then is cut
+        // off; two more updates are sent on A meanwhile (and written through to the store).
+        let mut get = a
+            .handle(request("GET", Some(session), "alice", &[], None))
+            .await
+            .into_body();
+        let priming = next_event(&mut get).await.unwrap();
+        notify_a.resource_updated(WATCHED);
+        let first = next_event(&mut get).await.unwrap();
+        assert_eq!(
+            message_of(&first)["method"],
+            "notifications/resources/updated"
+        );
+        drop(get);
+        notify_a.resource_updated(WATCHED);
+        notify_a.resource_updated(WATCHED);
+        stored_after(&shared, session, id_of(&first), 2).await;
+
+        // A call on A reports progress on its POST's stream; the client reads the first.
+        let call = rpc(
+            3,
+            "tools/call",
+            json!({"name": "endless", "arguments": {"steps": 3},
+            "_meta": {"progressToken": "p"}}),
+        );
+        let mut post = a
+            .handle(request("POST", Some(session), "alice", &[], Some(&call)))
+            .await
+            .into_body();
+        let post_priming = next_event(&mut post).await.unwrap();
+        let progress_1 = next_event(&mut post).await.unwrap();
+        assert_eq!(message_of(&progress_1)["params"]["progress"], 1.0);
+        drop(post);
+        stored_after(&shared, session, id_of(&progress_1), 2).await;
+        drop(a);
+
+        // Another principal naming the session gets a 404 from B, and does not adopt it.
+        let (status, _) = json_of(&b, request("GET", Some(session), "mallory", &[], None)).await;
+        assert_eq!(status, 404, "another principal's session is unknown to it");
+
+        // B: the GET stream resumed after the update the client had.
+        let resumed = b
+            .handle(request(
+                "GET",
+                Some(session),
+                "alice",
+                &[("last-event-id", id_of(&first))],
+                None,
+            ))
+            .await;
+        assert_eq!(resumed.status(), 200);
+        let mut resumed = resumed.into_body();
+        let mut replayed = Vec::new();
+        for _ in 0..2 {
+            replayed.push(next_event(&mut resumed).await.unwrap());
+        }
+        let ids: Vec<&str> = replayed.iter().map(|event| id_of(event)).collect();
+        let (stream, _) = id_of(&first).rsplit_once('-').unwrap();
+        let number = |id: &str| id.rsplit_once('-').unwrap().1.parse::<u64>().unwrap();
+        assert!(
+            ids.iter()
+                .all(|id| id.rsplit_once('-').unwrap().0 == stream),
+            "{ids:?}"
+        );
+        assert!(
+            number(id_of(&first)) < number(ids[0]) && number(ids[0]) < number(ids[1]),
+            "{ids:?}"
+        );
+        for event in &replayed {
+            assert_eq!(
+                message_of(event)["method"],
+                "notifications/resources/updated"
+            );
+        }
+        // Then the GET stream goes on on B, primed with an id of B's own, and B's updates
+        // reach the session: its subscription came with it.
+        let b_priming = next_event(&mut resumed).await.unwrap();
+        let b_tag = id_of(&b_priming).split('-').next().unwrap();
+        assert_ne!(
+            b_tag,
+            id_of(&priming).split('-').next().unwrap(),
+            "B's ids are its own"
+        );
+        notify_b.resource_updated(WATCHED);
+        let on_b = next_event(&mut resumed).await.unwrap();
+        assert_eq!(message_of(&on_b)["params"]["uri"], WATCHED);
+        assert!(id_of(&on_b).starts_with(b_tag));
+
+        // The call's stream, resumed on B: the progress the client missed, once each, then
+        // the error that says the call is lost, and the stream ends.
+        let resumed = b
+            .handle(request(
+                "GET",
+                Some(session),
+                "alice",
+                &[("last-event-id", id_of(&progress_1))],
+                None,
+            ))
+            .await;
+        assert_eq!(resumed.status(), 200);
+        let mut resumed = resumed.into_body();
+        let mut progress = Vec::new();
+        let lost = loop {
+            let event = next_event(&mut resumed)
+                .await
+                .expect("the stream ended without an answer");
+            let message = message_of(&event);
+            if message.get("id").is_some() {
+                break message;
+            }
+            progress.push(message["params"]["progress"].as_f64().unwrap());
+        };
+        assert_eq!(progress, [2.0, 3.0], "no progress lost or repeated");
+        assert_eq!(lost["id"], 3);
+        assert_eq!(lost["error"]["code"], -32603);
+        assert!(
+            lost["error"]["message"].as_str().unwrap().contains("lost"),
+            "{lost}"
+        );
+        assert!(next_event(&mut resumed).await.is_none(), "the stream ends");
+        assert!(id_of(&post_priming).starts_with(id_of(&priming).split('-').next().unwrap()));
+
+        // Later requests of the session are served by B.
+        let read = rpc(4, "resources/read", json!({"uri": WATCHED}));
+        let (status, answer) = json_of(
+            &b,
+            request("POST", Some(session), "alice", &[], Some(&read)),
+        )
+        .await;
+        assert_eq!(status, 200);
+        assert_eq!(
+            answer["result"]["contents"][0]["text"], "a thing",
+            "{answer}"
+        );
+
+        // DELETE on B ends it everywhere: a third instance no longer finds it.
+        let (status, _) = json_of(&b, request("DELETE", Some(session), "alice", &[], None)).await;
+        assert_eq!(status, 200);
+        let deadline = Instant::now() + PATIENCE;
+        while SessionStore::load(&shared, session)
+            .await
+            .unwrap()
+            .is_some()
+        {
+            assert!(
+                Instant::now() < deadline,
+                "the ended session stayed in the store"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let (c, _) = instance(shared.clone());
+        let (status, _) = json_of(
+            &c,
+            request("POST", Some(session), "alice", &[], Some(&read)),
+        )
+        .await;
+        assert_eq!(status, 404);
+    }
+
+    /// RedisStore's streams: replayed after an event, bounded (the oldest dropped first, and a
+    /// replay from before a dropped one refused), apart per session and stream.
+    #[tokio::test]
+    async fn a_stored_stream_replays_within_its_bounds() {
+        use mcp_runtime::store::{StoredEvent, StreamBounds};
+        let redis = RedisServer::start();
+        let shared = store(&redis, "streams:");
+        let bounds = StreamBounds {
+            events: 3,
+            ttl: Duration::from_secs(60),
+        };
+        let event = |number: u64, response: bool| StoredEvent {
+            stream: "tag-1".into(),
+            number,
+            frame: format!("id: tag-1-{number}\ndata: {{}}\n\n"),
+            request: Some("\"call\"".into()),
+            response,
+            missed_through: None,
+        };
+        for number in [1, 4, 6, 9] {
+            SessionStore::append(&shared, "s", &event(number, number == 9), bounds)
+                .await
+                .unwrap();
+        }
+        let replay = SessionStore::replay(&shared, "s", "tag-1", 4)
+            .await
+            .unwrap();
+        assert_eq!(
+            replay,
+            Replay::Events {
+                frames: vec![
+                    "id: tag-1-6\ndata: {}\n\n".into(),
+                    "id: tag-1-9\ndata: {}\n\n".into()
+                ],
+                request: Some("\"call\"".into()),
+                answered: true,
+            }
+        );
+        let expired = SessionStore::replay(&shared, "s", "tag-1", 0)
+            .await
+            .unwrap();
+        assert_eq!(
+            expired,
+            Replay::Expired,
+            "event 1 was dropped for the bound"
+        );
+        let late = StoredEvent {
+            missed_through: Some(11),
+            ..event(12, false)
+        };
+        SessionStore::append(&shared, "s", &late, bounds)
+            .await
+            .unwrap();
+        let expired = SessionStore::replay(&shared, "s", "tag-1", 9)
+            .await
+            .unwrap();
+        assert_eq!(expired, Replay::Expired, "event 11 never reached the store");
+        let after_11 = SessionStore::replay(&shared, "s", "tag-1", 11)
+            .await
+            .unwrap();
+        assert!(matches!(after_11, Replay::Events { frames, .. } if frames.len() == 1));
+        // Dropping an older event for the bound later does not forget the missed one.
+        SessionStore::append(&shared, "s", &event(13, false), bounds)
+            .await
+            .unwrap();
+        let expired = SessionStore::replay(&shared, "s", "tag-1", 9)
+            .await
+            .unwrap();
+        assert_eq!(expired, Replay::Expired, "event 11 is still missing");
+        for (session, stream) in [("s", "tag-2"), ("t", "tag-1")] {
+            let unknown = SessionStore::replay(&shared, session, stream, 0)
+                .await
+                .unwrap();
+            assert_eq!(unknown, Replay::Unknown, "{session} {stream}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_session_moves_to_another_instance_through_redis() {
+        let redis = RedisServer::start();
+        a_session_moves_to_another_instance(store(&redis, "sessions:")).await;
+    }
+
+    #[tokio::test]
+    async fn a_session_moves_to_another_instance_through_the_memory_store() {
+        a_session_moves_to_another_instance(MemorySessionStore::new()).await;
+    }
+
+    /// Redis down: a session B does not know gets -32031 (not a 404 that would tell the client
+    /// its session is gone), `initialize` too; the session A serves goes on. This Redis keeps
+    /// nothing across a restart: once it is back, A's next change of the session writes it
+    /// again (retried until it lands), and B adopts it.
+    #[tokio::test]
+    async fn with_redis_down_only_what_needs_the_store_fails() {
+        let mut redis = RedisServer::start();
+        let port = redis.port;
+        let (a, _) = instance(store(&redis, "down-sessions:"));
+        let (b, _) = instance(store(&redis, "down-sessions:"));
+        let init = rpc(
+            1,
+            "initialize",
+            json!({"protocolVersion": REVISION, "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"}}),
+        );
+        let response = a
+            .handle(request("POST", None, "alice", &[], Some(&init)))
+            .await;
+        let session = response.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let session = session.as_str();
+        redis.stop();
+
+        let ping = rpc(2, "ping", json!({}));
+        let (status, answer) = json_of(
+            &b,
+            request("POST", Some(session), "alice", &[], Some(&ping)),
+        )
+        .await;
+        assert_eq!(
+            (status, answer["error"]["code"].as_i64()),
+            (503, Some(-32031)),
+            "{answer}"
+        );
+        let (status, answer) = json_of(
+            &a,
+            request("POST", Some(session), "alice", &[], Some(&ping)),
+        )
+        .await;
+        assert_eq!(
+            (status, &answer["result"]),
+            (200, &json!({})),
+            "A serves its own session: {answer}"
+        );
+        let (status, answer) = json_of(&a, request("POST", None, "alice", &[], Some(&init))).await;
+        assert_eq!(
+            (status, answer["error"]["code"].as_i64()),
+            (503, Some(-32031)),
+            "{answer}"
+        );
+
+        let _redis = RedisServer::start_on(port);
+        let subscribe = rpc(3, "resources/subscribe", json!({"uri": WATCHED}));
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let (status, _) = json_of(
+                &a,
+                request("POST", Some(session), "alice", &[], Some(&subscribe)),
+            )
+            .await;
+            assert_eq!(
+                status, 200,
+                "A serves its session whether the write lands or not"
+            );
+            let (status, answer) = json_of(
+                &b,
+                request("POST", Some(session), "alice", &[], Some(&ping)),
+            )
+            .await;
+            if status == 200 {
+                assert_eq!(answer["result"], json!({}));
+                break;
+            }
+            let code = answer["error"]["code"].as_i64();
+            assert!(matches!(code, Some(-32031 | -32600)), "{answer}");
+            assert!(
+                Instant::now() < deadline,
+                "B never adopted the session after Redis came back"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}

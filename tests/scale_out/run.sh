@@ -42,12 +42,9 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 
-if ! command -v nginx >/dev/null 2>&1 && [[ ! -x /usr/sbin/nginx ]]; then
-    echo "scale-out: installing nginx"
-    apt-get update -qq
-    apt-get install -y -qq nginx-light >/dev/null || apt-get install -y -qq nginx >/dev/null
-fi
-nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
+# shellcheck source=../support/nginx.sh
+source "$root/tests/support/nginx.sh"
+ensure_nginx scale-out
 
 python="$root/tests/interop/.venv/bin/python"
 [[ -x "$python" ]] || python="$(command -v python3)"
@@ -216,12 +213,7 @@ http {
 }
 CONF
 
-"$nginx_bin" -p "$tmp" -e "$tmp/error.log" -c "$tmp/nginx.conf" -g 'daemon off;' &
-pids+=("$!")
-for _ in $(seq 100); do
-    "$python" -c "import socket,sys; socket.create_connection(('127.0.0.1', $port), 0.2)" 2>/dev/null && break
-    sleep 0.1
-done
+start_nginx scale-out "$tmp" "$port" "$python"
 
 "$python" "$here/drive.py" --base "http://127.0.0.1:$port" \
     --instance "${servers[0]}:${addrs[0]}:$tmp/server-1.log" \

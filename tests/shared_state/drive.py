@@ -26,8 +26,18 @@ Every request has a socket timeout: a request that hangs fails the run.
     it; requestStates are recorded again.
 (L) with --load N (run.sh passes SHARED_STATE_LOAD): N calls through nginx over 256 keep-alive
     connections, stateless calls and tasks mixed (load.py): nothing lost, memory flat.
-(6) a task runs on A and A is killed (SIGKILL): B reports it `failed` once the lease (1.5 s,
-    MCP_TASK_LEASE_MS) runs out, saying why.
+(7) a 2025-11-25 client opens a legacy session through nginx (/legacy/mcp: routed by the
+    session id's instance name, with a fixed backup per instance), subscribes to
+    `migration://progress`, runs a long `migrate` with a progress token and reads part of its
+    POST's event stream and of its GET stream; once Redis holds what the client missed of
+    both, the session's instance ("A" from here on) is killed (SIGKILL). The client resumes
+    each stream with `Last-Event-ID` through nginx, reaching A's backup ("B"): the call's stream
+    replays the progress the client missed (each once, in order, exactly what Redis kept) and
+    ends with the -32603 error saying the call is lost; the GET stream replays its updates,
+    then goes on on B (ids of B's own) with B's next update; later requests of the session
+    are served by B, which alone took the session over.
+(6) a task runs on A and A is killed (SIGKILL, together with (7)): B reports it `failed` once
+    the lease (1.5 s, MCP_TASK_LEASE_MS) runs out, saying why.
 Exits 1 with the reasons on any failure.
 """
 
@@ -425,18 +435,247 @@ def redis_down_and_back(a: dict, b: dict, c: dict, redis: dict, instances: list[
     check("result" in done and "migrated" in text_of(done["result"]), "requestStates are recorded again")
 
 
-def instance_dies(a: dict, b: dict) -> None:
-    print("(6) A is killed while its task runs", flush=True)
+def instance_dies(a: dict, b: dict, base: str, redis_port: int) -> None:
+    print("(6) A (the session's instance of (7)) is killed while its task runs", flush=True)
     task_id = created_task(migrate(a["addr"], steps=1000, step_ms=50))
     if not task_id:
         return
     check((task_request(b["addr"], "tasks/get", task_id).get("result") or {}).get("status") == "working", "B sees it working")
-    os.kill(a["pid"], signal.SIGKILL)
+    session_fails_over(a, b, base, redis_port)
     failed = poll(b["addr"], task_id, {"failed", "completed", "cancelled"})
     check(
         failed.get("status") == "failed" and "lease" in failed.get("statusMessage", ""),
         f"B reports it failed once the lease ran out ({json.dumps(failed)[:300]})",
     )
+
+
+LEGACY = "2025-11-25"
+TOOK_OVER = r"took over a legacy session from the store"
+
+
+def tuple_of(addr: str) -> tuple[str, int]:
+    host, port = addr.rsplit(":", 1)
+    return host, int(port)
+
+
+def redis_call(port: int, *args: str):
+    """One Redis command over a plain socket (RESP); its reply (bulk strings decoded)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        command = f"*{len(args)}\r\n" + "".join(f"${len(a.encode())}\r\n{a}\r\n" for a in args)
+        s.sendall(command.encode())
+        reader = s.makefile("rb")
+
+        def parse():
+            line = reader.readline().rstrip(b"\r\n")
+            kind, rest = line[:1], line[1:]
+            if kind in (b"+", b"-"):
+                return rest.decode()
+            if kind == b":":
+                return int(rest)
+            if kind == b"$":
+                n = int(rest)
+                if n < 0:
+                    return None
+                data = reader.read(n + 2)[:-2]
+                return data.decode()
+            if kind == b"*":
+                n = int(rest)
+                return None if n < 0 else [parse() for _ in range(n)]
+            raise ValueError(f"unexpected RESP reply {line!r}")
+
+        return parse()
+
+
+def stored_after(redis_port: int, session: str, last_id: str) -> list[str]:
+    """The frames Redis holds of the stream of event `last_id` after it (RedisStore's keys)."""
+    stream, after = last_id.rsplit("-", 1)
+    entries = redis_call(redis_port, "LRANGE", f"mcp:session:{session}:stream:{stream}", "0", "-1") or []
+    frames = []
+    for entry in entries:
+        number, frame = entry.split(" ", 1)
+        if int(number) > int(after):
+            frames.append(frame)
+    return frames
+
+
+def wait_stored(redis_port: int, session: str, last_id: str, count: int, what: str) -> bool:
+    deadline = time.monotonic() + PATIENCE
+    while len(stored_after(redis_port, session, last_id)) < count:
+        if time.monotonic() > deadline:
+            fail(f"{what}: Redis never held {count} events after {last_id}")
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def legacy_headers(session: str | None, extra: dict | None = None) -> dict:
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": LEGACY,
+    }
+    if session:
+        headers["Mcp-Session-Id"] = session
+    headers.update(extra or {})
+    return headers
+
+
+def legacy_post(base: str, session: str | None, body: dict) -> tuple[int, dict, str]:
+    """A legacy POST through nginx's /legacy/mcp: status, headers, body."""
+    host, port = base.rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=PATIENCE)
+    try:
+        conn.request("POST", "/legacy/mcp", body=json.dumps(body), headers=legacy_headers(session))
+        response = conn.getresponse()
+        return response.status, dict(response.getheaders()), response.read().decode()
+    finally:
+        conn.close()
+
+
+def sse_events(response):
+    """(id, message) per event of an event stream (priming events: message None), until it
+    ends; comments skipped."""
+    event_id, data = None, []
+    while True:
+        line = response.readline()
+        if not line:
+            return
+        line = line.decode().rstrip("\r\n")
+        if line == "":
+            if event_id is not None or data:
+                text = "".join(data).strip()
+                yield event_id, (json.loads(text) if text else None)
+            event_id, data = None, []
+        elif line.startswith("id:"):
+            event_id = line[3:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:])
+
+
+def open_stream(base: str, method: str, session: str, body: dict | None = None, last: str | None = None):
+    host, port = base.rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=PATIENCE)
+    extra = {"Last-Event-ID": last} if last else {}
+    conn.request(method, "/legacy/mcp", body=json.dumps(body) if body else None, headers=legacy_headers(session, extra))
+    return conn, conn.getresponse()
+
+
+def read_until(events, wanted, what: str) -> list:
+    """Events until `wanted(events so far)` holds; [] (and a failure) if the stream ends first."""
+    got = []
+    for event in events:
+        got.append(event)
+        if wanted(got):
+            return got
+    fail(f"{what}: the stream ended after {got}")
+    return []
+
+
+def session_fails_over(a: dict, b: dict, base: str, redis_port: int) -> None:
+    """(7): see the module's docstring. `a` must own the session: the caller passes the
+    instance the session landed on (drive.py picks it from the session id) and its backup."""
+    session = a["session"]
+    progress_of = lambda event: ((event[1] or {}).get("params") or {}).get("progress")  # noqa: E731
+
+    call = {"jsonrpc": "2.0", "id": 70, "method": "tools/call",
+            "params": {"name": "migrate", "arguments": {"steps": 1000, "step_ms": 200}, "_meta": {"progressToken": "p7"}}}
+    post_conn, post = open_stream(base, "POST", session, call)
+    check(post.status == 200 and "text/event-stream" in (post.getheader("Content-Type") or ""),
+          f"the call answers with an event stream ({post.status})")
+    seen_post = read_until(sse_events(post), lambda got: sum(1 for e in got if progress_of(e)) >= 3, "the call's progress")
+    post_conn.close()
+    get_conn, get = open_stream(base, "GET", session)
+    seen_get = read_until(
+        sse_events(get),
+        lambda got: sum(1 for e in got if (e[1] or {}).get("method") == "notifications/resources/updated") >= 2,
+        "the GET stream's updates",
+    )
+    get_conn.close()
+    if not (seen_post and seen_get):
+        return
+    last_post, last_get = seen_post[-1][0], seen_get[-1][0]
+    last_progress = progress_of(seen_post[-1])
+    # A goes on sending both streams' events, which nobody reads now: once Redis holds three
+    # of each after what the client has, A dies.
+    wait_stored(redis_port, session, last_post, 3, "the call's missed progress")
+    wait_stored(redis_port, session, last_get, 3, "the GET stream's missed updates")
+    took_over = [count(x["log"], TOOK_OVER) for x in (a, b)]
+    os.kill(a["pid"], signal.SIGKILL)
+    print(f"     instance {a['name']} (the session's) killed", flush=True)
+    # Gone once its port refuses connections.
+    deadline = time.monotonic() + PATIENCE
+    while True:
+        try:
+            socket.create_connection(tuple_of(a["addr"]), timeout=1).close()
+        except OSError:
+            break
+        if time.monotonic() > deadline:
+            fail("the killed instance still accepts connections")
+            return
+        time.sleep(0.05)
+    stored_post = stored_after(redis_port, session, last_post)
+    stored_get = stored_after(redis_port, session, last_get)
+
+    conn, resumed = open_stream(base, "GET", session, last=last_post)
+    check(resumed.status == 200, f"the call's stream resumes through nginx ({resumed.status})")
+    replayed = list(sse_events(resumed)) if resumed.status == 200 else []
+    conn.close()
+    progress = [progress_of(e) for e in replayed if progress_of(e) is not None]
+    expected = [last_progress + n for n in range(1, len(progress) + 1)]
+    check(
+        progress == expected and len(progress) == len(stored_post) >= 3,
+        f"the progress the client missed, each once and in order, as Redis kept it ({progress[:3]}..{progress[-2:]}, {len(stored_post)} stored)",
+    )
+    answer = replayed[-1][1] if replayed else {}
+    check(
+        answer.get("id") == 70 and (answer.get("error") or {}).get("code") == -32603 and "lost" in answer["error"].get("message", ""),
+        f"the stream ends with the error saying the call is lost ({json.dumps(answer)[:240]})",
+    )
+
+    conn, resumed = open_stream(base, "GET", session, last=last_get)
+    check(resumed.status == 200, f"the GET stream resumes through nginx ({resumed.status})")
+    events = sse_events(resumed)
+    a_tag = last_get.split("-")[0]
+    got = read_until(events, lambda got: got[-1][0] is not None and not got[-1][0].startswith(a_tag + "-"), "B's own GET stream")
+    ids = [event_id for event_id, _ in got[:-1]]
+    stored_ids = [re.match(r"id: (\S+)", frame).group(1) for frame in stored_get]
+    check(ids == stored_ids and len(ids) >= 3, f"the updates the client missed, each once and in order ({len(ids)} replayed, {len(stored_ids)} stored)")
+    check(all(m and m.get("method") == "notifications/resources/updated" for _, m in got[:-1]), "they are the updates")
+    # A call on B (the session's next request, routed to A's backup) announces an update that
+    # reaches the GET stream now on B.
+    done = {}
+
+    def call_on_b():
+        done["answer"] = legacy_post(base, session, {"jsonrpc": "2.0", "id": 71, "method": "tools/call",
+                                                    "params": {"name": "migrate", "arguments": {"steps": 1, "step_ms": 1}}})
+
+    caller = threading.Thread(target=call_on_b, daemon=True)
+    caller.start()
+    b_tag = got[-1][0].split("-")[0]
+    update = read_until(events, lambda got: (got[-1][1] or {}).get("method") == "notifications/resources/updated", "an update from B")
+    conn.close()
+    caller.join(PATIENCE)
+    check(bool(update) and update[-1][0].startswith(b_tag + "-") and b_tag != a_tag,
+          f"B's update arrives on the GET stream with an id of B's own ({update[-1][0] if update else None})")
+    status, _, text = done.get("answer", (0, {}, ""))
+    check(status == 200 and "result" in message_of(text), f"the session's call is served after the failover ({status} {text[:160]})")
+    status, _, text = legacy_post(base, session, {"jsonrpc": "2.0", "id": 72, "method": "resources/read", "params": {"uri": PROGRESS}})
+    check(status == 200 and (message_of(text).get("result") or {}).get("contents"), f"later requests work ({status})")
+    check(count(b["log"], TOOK_OVER) == took_over[1] + 1, "B took the session over from Redis, once")
+
+
+def open_legacy_session(base: str) -> str | None:
+    """initialize + initialized + subscribe, through nginx's /legacy/mcp; the session id."""
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "drive.py", "version": "1"}}}
+    status, headers, text = legacy_post(base, None, init)
+    session = {k.lower(): v for k, v in headers.items()}.get("mcp-session-id")
+    if not check(status == 200 and session is not None, f"a legacy session opens through nginx ({status})"):
+        return None
+    legacy_post(base, session, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    status, _, text = legacy_post(base, session, {"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": PROGRESS}})
+    check(status == 200 and "result" in message_of(text), f"it subscribes to {PROGRESS} ({text[:160]})")
+    return session
 
 
 def main() -> int:
@@ -450,7 +689,7 @@ def main() -> int:
     instances = []
     for spec in args.instance:
         pid, host, port, log = spec.split(":", 3)
-        instances.append({"pid": int(pid), "addr": f"{host}:{port}", "log": log})
+        instances.append({"pid": int(pid), "addr": f"{host}:{port}", "log": log, "name": f"s{len(instances) + 1}"})
     pidfile, cmdfile, log = args.redis.split(":", 2)
     redis = {"pidfile": pidfile, "cmdfile": cmdfile, "log": log}
     a, b, c = instances
@@ -469,7 +708,15 @@ def main() -> int:
 
         for problem in load.run(base, [x["pid"] for x in instances], args.load, 256):
             fail(f"load: {problem}")
-    instance_dies(a, b)
+    print("(7) a legacy session outlives its instance", flush=True)
+    session = open_legacy_session(base)
+    if session is not None:
+        # The session's instance is the one its id names; nginx's backup for it is the next.
+        owner = int(session.split(".", 1)[0].removeprefix("s")) - 1
+        a, b = instances[owner], instances[(owner + 1) % 3]
+        a["session"] = session
+        print(f"     the session landed on {a['name']}; its backup is {b['name']}", flush=True)
+        instance_dies(a, b, base, redis_port)
 
     if failures:
         print(f"shared-state: {len(failures)} failure(s)", flush=True)

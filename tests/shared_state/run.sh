@@ -10,9 +10,11 @@
 # append-only file synced on every write, as README recommends: what was acknowledged survives
 # a restart) and three long_task instances
 # with `--redis`, one random MCP_REQUEST_STATE_KEY (never printed) and a short task lease
-# (MCP_TASK_LEASE_MS), waits until each logs that it listens on Redis, puts nginx in front
-# (/mcp round-robins over the three), and runs drive.py with the interop venv's Python or
-# python3 (it needs only the standard library). drive.py kills instance A and restarts Redis
+# (MCP_TASK_LEASE_MS) and names (MCP_INSTANCE_ID=s1, s2, s3), waits until each logs that it
+# listens on Redis, puts nginx in front (tests/support/nginx.sh: /mcp round-robins over the
+# three; /legacy/mcp routes a legacy session to the instance its id names, falling back to one
+# fixed backup when that one is down), and runs drive.py with the interop venv's Python or
+# python3 (it needs only the standard library). drive.py kills an instance and restarts Redis
 # as part of the test; every process is ended by PID. Exits non-zero on any failure.
 set -euo pipefail
 
@@ -20,12 +22,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 
 bash "$here/install-redis.sh"
-if ! command -v nginx >/dev/null 2>&1 && [[ ! -x /usr/sbin/nginx ]]; then
-    echo "shared-state: installing nginx"
-    apt-get update -qq
-    apt-get install -y -qq nginx-light >/dev/null || apt-get install -y -qq nginx >/dev/null
-fi
-nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
+# shellcheck source=../support/nginx.sh
+source "$root/tests/support/nginx.sh"
+ensure_nginx shared-state
 redis_bin="$(command -v redis-server || echo /usr/bin/redis-server)"
 
 python="$root/tests/interop/.venv/bin/python"
@@ -87,7 +86,7 @@ key="$("$python" -c 'import secrets; print(secrets.token_hex(32))')"
 servers=()
 addrs=()
 for i in 1 2 3; do
-    MCP_LOG=debug MCP_REQUEST_STATE_KEY="$key" MCP_TASK_LEASE_MS=1500 \
+    MCP_LOG=debug MCP_INSTANCE_ID="s$i" MCP_REQUEST_STATE_KEY="$key" MCP_TASK_LEASE_MS=1500 \
         "$long_task" --http 127.0.0.1:0 --redis "redis://127.0.0.1:$redis_port/" \
         2> "$tmp/server-$i.log" &
     pid=$!
@@ -134,6 +133,30 @@ http {
         keepalive 256;
         keepalive_requests 1000000;
     }
+    # Legacy sessions (2025-03-26..2025-11-25): each instance names its session ids (s1.,
+    # s2., s3.: MCP_INSTANCE_ID), and the map sends a request naming a session to the instance
+    # that opened it; initialize (no session id) goes round robin. The session lives in Redis
+    # too, so when its instance is down (connection refused or reset), nginx passes the request
+    # to that instance's backup, one fixed instance per owner (never several, which would each
+    # take the session over), and the backup serves the session from Redis.
+    map \$http_mcp_session_id \$mcp_session_owner {
+        default    mcp;
+        ~^s1\\.    mcp_s1;
+        ~^s2\\.    mcp_s2;
+        ~^s3\\.    mcp_s3;
+    }
+    upstream mcp_s1 {
+        server ${addrs[0]};
+        server ${addrs[1]} backup;
+    }
+    upstream mcp_s2 {
+        server ${addrs[1]};
+        server ${addrs[2]} backup;
+    }
+    upstream mcp_s3 {
+        server ${addrs[2]};
+        server ${addrs[0]} backup;
+    }
     server {
         listen 127.0.0.1:$port;
         proxy_http_version 1.1;
@@ -146,15 +169,17 @@ http {
             proxy_next_upstream error timeout non_idempotent;
             proxy_next_upstream_tries 3;
         }
+        location = /legacy/mcp {
+            proxy_pass http://\$mcp_session_owner/mcp;
+            # Not non_idempotent: a POST the dead instance may have begun is not sent again
+            # (it would run twice); one refused at connect was never sent, and goes on.
+            proxy_next_upstream error timeout;
+            proxy_next_upstream_tries 2;
+        }
     }
 }
 CONF
-"$nginx_bin" -p "$tmp" -e "$tmp/error.log" -c "$tmp/nginx.conf" -g 'daemon off;' &
-pids+=("$!")
-for _ in $(seq 100); do
-    "$python" -c "import socket,sys; socket.create_connection(('127.0.0.1', $port), 0.2)" 2>/dev/null && break
-    sleep 0.1
-done
+start_nginx shared-state "$tmp" "$port" "$python"
 
 "$python" "$here/drive.py" --base "http://127.0.0.1:$port" \
     --instance "${servers[0]}:${addrs[0]}:$tmp/server-1.log" \

@@ -136,6 +136,15 @@ impl SessionLogLevel {
     pub(crate) fn allows(&self, level: LogLevel) -> bool {
         level as u8 + 1 >= self.minimum.load(Ordering::Relaxed)
     }
+
+    /// The level set, if one was.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn minimum(&self) -> Option<LogLevel> {
+        let minimum = self.minimum.load(Ordering::Relaxed);
+        LogLevel::ALL
+            .get(usize::from(minimum.checked_sub(1)?))
+            .copied()
+    }
 }
 
 /// Which logs of one request reach the client.

@@ -126,6 +126,12 @@ impl Subscriptions {
         self.state().uris.insert(uri.to_owned());
     }
 
+    /// The URIs subscribed (legacy), in order.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn uris(&self) -> Vec<String> {
+        self.state().uris.iter().cloned().collect()
+    }
+
     /// Stop sending them (legacy). Unsubscribing from a URI never subscribed is no error.
     pub(crate) fn unsubscribe(&self, uri: &str) {
         self.state().uris.remove(uri);

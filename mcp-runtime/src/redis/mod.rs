@@ -12,14 +12,15 @@ use tokio::sync::mpsc;
 use crate::ask::ReplayGuard;
 use crate::future::BoxFuture;
 use crate::store::{
-    Change, ChangeHandler, EventBus, LoadedTask, SignalHandler, StoreError, StoredTask, TaskSignal,
-    TaskStore,
+    Change, ChangeHandler, EventBus, LoadedTask, Replay, SessionStore, SignalHandler, StoreError,
+    StoredEvent, StoredSession, StoredTask, StreamBounds, TaskSignal, TaskStore,
 };
 
 /// The state of a server's instances in one Redis: used `requestState`s
-/// ([`ReplayGuard`]), tasks ([`TaskStore`]), and announcements ([`EventBus`]). Cheap to
-/// clone; clones share one connection. Install it with [`Server::redis`](crate::Server::redis),
-/// or part of it with `replay_guard`, `task_store` and `event_bus`.
+/// ([`ReplayGuard`]), tasks ([`TaskStore`]), announcements ([`EventBus`]), and legacy HTTP
+/// sessions with their event streams ([`SessionStore`]). Cheap to clone; clones share one
+/// connection. Install it with [`Server::redis`](crate::Server::redis), or part of it with
+/// `replay_guard`, `task_store`, `event_bus` and `session_store`.
 ///
 /// What it keeps, under the [prefix](RedisOptions::prefix) (`mcp:` by default):
 ///
@@ -29,7 +30,12 @@ use crate::store::{
 ///   instance rewrites both on every change and every third of the lease; an ended task stays
 ///   for its time to live;
 /// * the channels `changes` (announcements, each tagged with the instance that made it) and
-///   `instance:NAME` (answers and cancellations for the tasks `NAME` runs).
+///   `instance:NAME` (answers and cancellations for the tasks `NAME` runs);
+/// * `session:ID`: a legacy session's record, expiring after its idle timeout unless written
+///   again; `session:ID:stream:STREAM` (a list of its events, each `NUMBER FRAME`, the oldest
+///   dropped beyond the bound) and `session:ID:stream:STREAM:meta` (a hash: the request the
+///   stream answers, whether its response is in, the newest event dropped), both expiring
+///   some time after the stream's last event.
 ///
 /// Every operation gives up after the [timeout](RedisOptions::timeout) (2 s unless set): a
 /// request that needed Redis then gets [`STORE_UNAVAILABLE`](crate::store::STORE_UNAVAILABLE)
@@ -71,6 +77,7 @@ struct Inner {
     changes_channel: String,
     own_channel: String,
     update: redis::Script,
+    append: redis::Script,
     changes: Mutex<Vec<ChangeHandler>>,
     signals: Mutex<Vec<SignalHandler>>,
     /// Announcements waiting to be published, in order.
@@ -89,6 +96,29 @@ else
   redis.call('PEXPIRE', KEYS[1], ARGV[5] + ARGV[3])
   redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[3])
 end
+return 1
+";
+
+/// Adds an event to a session's stream, dropping the oldest beyond the bound.
+/// KEYS: events, meta. ARGV: `NUMBER FRAME`, most events, ttl ms, request ('' for none),
+/// response (0/1), the newest earlier event that never arrived ('' for none).
+const APPEND: &str = r"
+local function evicted_through(number)
+  local evicted = redis.call('HGET', KEYS[2], 'evicted')
+  if not evicted or tonumber(evicted) < tonumber(number) then
+    redis.call('HSET', KEYS[2], 'evicted', number)
+  end
+end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+while redis.call('LLEN', KEYS[1]) > tonumber(ARGV[2]) do
+  evicted_through(string.match(redis.call('LPOP', KEYS[1]), '^(%d+) '))
+end
+redis.call('HSET', KEYS[2], 'open', '1')
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], 'request', ARGV[4]) end
+if ARGV[5] == '1' then redis.call('HSET', KEYS[2], 'answered', '1') end
+if ARGV[6] ~= '' then evicted_through(ARGV[6]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1
 ";
 
@@ -143,6 +173,7 @@ impl RedisStore {
             instance,
             timeout: options.timeout,
             update: redis::Script::new(UPDATE),
+            append: redis::Script::new(APPEND),
             changes: Mutex::default(),
             signals: Mutex::default(),
             outbox,
@@ -474,5 +505,146 @@ impl EventBus for RedisStore {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(deliver);
+    }
+}
+
+impl SessionStore for RedisStore {
+    fn save<'a>(
+        &'a self,
+        session: &'a StoredSession,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let inner = &self.inner;
+            let key = inner.key(&["session:", session.id()]);
+            inner
+                .run("write a session", async |connection| {
+                    redis::cmd("SET")
+                        .arg(&key)
+                        .arg(session.encoded())
+                        .arg("PX")
+                        .arg(millis(ttl).max(1))
+                        .query_async::<()>(connection)
+                        .await
+                })
+                .await
+        })
+    }
+
+    fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<StoredSession>, StoreError>> {
+        Box::pin(async move {
+            let inner = &self.inner;
+            let key = inner.key(&["session:", id]);
+            let encoded: Option<String> = inner
+                .run("read a session", async |connection| {
+                    redis::cmd("GET").arg(&key).query_async(connection).await
+                })
+                .await?;
+            encoded
+                .map(|encoded| StoredSession::decode(id, encoded))
+                .transpose()
+        })
+    }
+
+    fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let inner = &self.inner;
+            let key = inner.key(&["session:", id]);
+            inner
+                .run("remove a session", async |connection| {
+                    redis::cmd("DEL")
+                        .arg(&key)
+                        .query_async::<()>(connection)
+                        .await
+                })
+                .await
+        })
+    }
+
+    fn append<'a>(
+        &'a self,
+        session: &'a str,
+        event: &'a StoredEvent,
+        bounds: StreamBounds,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let inner = &self.inner;
+            let events = inner.key(&["session:", session, ":stream:", &event.stream]);
+            let meta = format!("{events}:meta");
+            let entry = format!("{} {}", event.number, event.frame);
+            inner
+                .run("write a session's event", async |connection| {
+                    inner
+                        .append
+                        .key(&events)
+                        .key(&meta)
+                        .arg(&entry)
+                        .arg(bounds.events.max(1))
+                        .arg(millis(bounds.ttl).max(1))
+                        .arg(event.request.as_deref().unwrap_or(""))
+                        .arg(if event.response { "1" } else { "0" })
+                        .arg(
+                            event
+                                .missed_through
+                                .map_or_else(String::new, |n| n.to_string()),
+                        )
+                        .invoke_async::<i64>(connection)
+                        .await
+                })
+                .await
+                .map(drop)
+        })
+    }
+
+    fn replay<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+        after: u64,
+    ) -> BoxFuture<'a, Result<Replay, StoreError>> {
+        Box::pin(async move {
+            let inner = &self.inner;
+            let events = inner.key(&["session:", session, ":stream:", stream]);
+            let meta = format!("{events}:meta");
+            let (entries, fields): (Vec<String>, std::collections::HashMap<String, String>) = inner
+                .run("read a session's events", async |connection| {
+                    redis::pipe()
+                        .cmd("LRANGE")
+                        .arg(&events)
+                        .arg(0)
+                        .arg(-1)
+                        .cmd("HGETALL")
+                        .arg(&meta)
+                        .query_async(connection)
+                        .await
+                })
+                .await?;
+            if fields.is_empty() {
+                return Ok(Replay::Unknown);
+            }
+            let evicted = fields.get("evicted").and_then(|n| n.parse::<u64>().ok());
+            if evicted.is_some_and(|through| through > after) {
+                return Ok(Replay::Expired);
+            }
+            let mut frames = Vec::new();
+            for entry in entries {
+                let Some((number, frame)) = entry.split_once(' ') else {
+                    return Err(StoreError::new("a stored event is unreadable"));
+                };
+                let number: u64 = number
+                    .parse()
+                    .map_err(|_| StoreError::new("a stored event is unreadable"))?;
+                if number > after {
+                    frames.push(frame.to_owned());
+                }
+            }
+            Ok(Replay::Events {
+                frames,
+                request: fields.get("request").cloned(),
+                answered: fields
+                    .get("answered")
+                    .is_some_and(|answered| answered == "1"),
+            })
+        })
     }
 }

@@ -38,6 +38,9 @@ pub struct Server {
     pub(crate) request_state_key_chosen: bool,
     pub(crate) previous_request_state_key_chosen: bool,
     pub(crate) from_args: bool,
+    /// Where legacy HTTP sessions are shared with the other instances, if anywhere.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) session_store: Option<std::sync::Arc<dyn crate::store::SessionStore>>,
     /// The flags the program reads itself, for `--help`: usage and meaning.
     pub(crate) own_flags: Vec<(Cow<'static, str>, Cow<'static, str>)>,
 }
@@ -93,6 +96,7 @@ impl Server {
             request_state_key_chosen: false,
             previous_request_state_key_chosen: false,
             from_args: false,
+            session_store: None,
             own_flags: Vec::new(),
         }
     }
@@ -172,9 +176,29 @@ impl Server {
         self
     }
 
+    /// Keep the legacy HTTP sessions (2025-03-26 to 2025-11-25, `Mcp-Session-Id`) and the
+    /// events of their resumable streams in `store`, shared with the other instances of this
+    /// server: a request naming a session another instance opened (one that died, say) is
+    /// served here, the session taken over from the store when the caller is the principal it
+    /// is bound to, and a 2025-11-25 client resumes its streams with `Last-Event-ID` on any
+    /// instance. Without one a session lives in the instance that opened it (its requests must
+    /// reach that instance, and a request naming a session it does not know is a 404).
+    ///
+    /// A request that needs the store while it does not answer (naming a session this
+    /// instance does not know, resuming another instance's stream, `initialize`) gets
+    /// [`STORE_UNAVAILABLE`](crate::store::STORE_UNAVAILABLE); the sessions this instance
+    /// serves go on meanwhile. The `redis` feature's [`RedisStore`](crate::redis::RedisStore)
+    /// is one; [`Server::redis`](Self::redis) installs it with the other shared stores.
+    /// (Only the HTTP transport has such sessions; the others ignore the store.)
+    pub fn session_store(mut self, store: impl crate::store::SessionStore) -> Self {
+        self.session_store = Some(std::sync::Arc::new(store));
+        self
+    }
+
     /// Share every piece of state an instance keeps about its clients through `store`: the
     /// used `requestState`s ([`replay_guard`](Self::replay_guard)), the tasks
-    /// ([`task_store`](Self::task_store)) and the announcements ([`event_bus`](Self::event_bus)).
+    /// ([`task_store`](Self::task_store)), the announcements ([`event_bus`](Self::event_bus))
+    /// and the legacy HTTP sessions ([`session_store`](Self::session_store)).
     ///
     /// ```no_run
     /// use mcp_runtime::{redis::RedisStore, Server, server_info};
@@ -196,6 +220,7 @@ impl Server {
         self.replay_guard(store.clone())
             .task_store(store.clone())
             .event_bus(store.clone())
+            .session_store(store.clone())
     }
 
     /// The secret that seals the `requestState` of 2026-07-28 questions, so that a client

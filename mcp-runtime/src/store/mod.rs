@@ -1,6 +1,6 @@
 //! State that outlives one server instance: what replicas behind a load balancer share.
 //!
-//! An instance keeps three kinds of state about its clients, each behind a trait whose
+//! An instance keeps four kinds of state about its clients, each behind a trait whose
 //! default lives in the process (today's behaviour, right for one instance):
 //!
 //! * which 2026-07-28 `requestState`s a retry already used: [`ReplayGuard`](crate::ask::ReplayGuard)
@@ -8,9 +8,13 @@
 //! * tool calls running as tasks (the `tasks` feature): [`TaskStore`] (default: the tasks live
 //!   in the instance that runs them, and `tasks/*` requests must reach it);
 //! * announcements of changes (`resources/updated`, `list_changed`): [`EventBus`] (default:
-//!   an announcement reaches the clients connected to the instance that made it).
+//!   an announcement reaches the clients connected to the instance that made it);
+//! * legacy HTTP sessions (`Mcp-Session-Id`) and the events of their resumable streams:
+//!   [`SessionStore`] (default: a session lives in the instance that opened it, and its
+//!   requests must reach that instance; [`MemorySessionStore`] shares them between the
+//!   servers of one process).
 //!
-//! With the `redis` feature, [`RedisStore`](crate::redis::RedisStore) implements all three on
+//! With the `redis` feature, [`RedisStore`](crate::redis::RedisStore) implements all four on
 //! a Redis (or Valkey) that every instance shares; [`Server::redis`](crate::Server::redis)
 //! installs it.
 //!
@@ -20,8 +24,13 @@
 
 use std::fmt;
 
+pub(crate) mod session;
 #[cfg(feature = "tasks")]
 pub(crate) mod task;
+
+pub use session::{
+    MemorySessionStore, Replay, SessionStore, StoredEvent, StoredSession, StreamBounds,
+};
 
 #[cfg(feature = "tasks")]
 pub use task::{LoadedTask, SignalHandler, StoredTask, TaskSignal, TaskStore};

@@ -11,6 +11,17 @@
 //! leaves room for that, and running on would only produce a result nobody can receive. The
 //! same holds in every revision for a POST awaiting a plain JSON answer, which has no ids
 //! either.
+//!
+//! With a session store ([`Server::session_store`](crate::Server::session_store)) a request
+//! naming a session this instance does not know adopts it from the store (see
+//! [`super::shared`]), and a `Last-Event-ID` of a stream another instance served is replayed
+//! from the store ([`replay_from_store`]). What a call that was running on an instance that
+//! died becomes: its POST's connection breaks (through a proxy, the client gets the proxy's
+//! error or an event stream that ends early). A client that resumes that stream elsewhere
+//! gets the call's events the store kept after its `Last-Event-ID`, then, in place of the
+//! response nobody will send, a JSON-RPC error for the request (`-32603`, saying the call is
+//! lost), and the stream ends; a client that awaited a plain JSON answer gets nothing more
+//! and must send the request again.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -27,12 +38,13 @@ use super::response::{
     accepted, event_stream, json, missing_session, not_accepting_events, request_id, rpc_error,
     too_many_sessions, unknown_session,
 };
-use super::resume::RequestStream;
+use super::resume::{NotResumable, RequestStream};
 use super::sessions::{Entry, Routed};
 use crate::dispatch::Reply;
 use crate::dispatch::session::Session;
 use crate::protocol::ProtocolVersion;
-use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing};
+use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing, RequestId};
+use crate::store::{Replay, StoreError};
 
 pub(crate) async fn post(
     inner: &Arc<Inner>,
@@ -64,7 +76,8 @@ pub(crate) async fn post(
             incoming,
             super::principal::of(parts),
             super::principal::client(parts, address),
-        );
+        )
+        .await;
     }
     let Some(session_id) = headers::text(&parts.headers, &headers::SESSION_ID)
         .ok()
@@ -72,11 +85,10 @@ pub(crate) async fn post(
     else {
         return missing_session(request_id(&incoming));
     };
-    let Some(entry) = inner
-        .sessions
-        .get(session_id, super::principal::caller(parts))
-    else {
-        return unknown_session(request_id(&incoming));
+    let entry = match session_for(inner, parts, address, session_id).await {
+        Ok(Some(entry)) => entry,
+        Ok(None) => return unknown_session(request_id(&incoming)),
+        Err(error) => return store_unavailable(request_id(&incoming), &error),
     };
     // A known legacy revision other than the session's is tolerated: the official conformance
     // suite itself sends `2025-03-26` on a session negotiated at 2025-11-25. The session's
@@ -107,6 +119,12 @@ pub(crate) async fn post(
         let reply = inner.dispatcher.handle(incoming, &mut session);
         (reply, session.in_flight().clone())
     };
+    if entry.is_shared()
+        && let Err(error) = entry.save().await
+    {
+        // Served from memory all the same; the next request or sweep writes it again.
+        tracing::warn!(%error, "a session's change did not reach the store");
+    }
     let call = match reply {
         // A notification, or the client's answer to a question of ours.
         Reply::None => return accepted(),
@@ -114,7 +132,7 @@ pub(crate) async fn post(
         Reply::Pending(call) => call,
     };
     let busy = entry.busy();
-    let mut answer = until_answered(call, in_flight, ids);
+    let mut answer = until_answered(call, in_flight, ids.clone());
     let Some((route, mut related)) = routed else {
         let answer = answer.await;
         drop(busy);
@@ -129,7 +147,7 @@ pub(crate) async fn post(
     tokio::select! {
         biased;
         Some(first) = related.recv() => {
-            answer_with_events(&entry, (route, busy), answer, vec![first], related)
+            answer_with_events(&entry, &ids, (route, busy), answer, vec![first], related)
         }
         result = &mut answer => {
             // Sent in the very poll that finished the call: still ahead of the answer. A
@@ -143,6 +161,7 @@ pub(crate) async fn post(
             match result {
                 Some(result) if !early.is_empty() => answer_with_events(
                     &entry,
+                    &ids,
                     (route, busy),
                     std::future::ready(Some(result)),
                     early,
@@ -165,12 +184,19 @@ pub(crate) async fn post(
 /// with its connection, and so does the call.
 fn answer_with_events(
     entry: &Entry,
+    ids: &[RequestId],
     keep: impl Send + 'static,
     mut answer: impl Future<Output = Option<Outgoing>> + Send + Unpin + 'static,
     first: Vec<Routed>,
     mut related: mpsc::UnboundedReceiver<Routed>,
 ) -> Response<ResponseBody> {
-    let (stream, reader) = entry.log().open_request();
+    // A stream answers one request (2025-11-25 has no batches): the store records which, so
+    // that another instance can answer it if this one dies.
+    let request = match ids {
+        [id] => serde_json::to_string(id).ok(),
+        _ => None,
+    };
+    let (stream, reader) = entry.log().open_request(request);
     tokio::spawn(async move {
         let _keep = keep;
         for routed in first {
@@ -227,12 +253,15 @@ fn progress_tokens(incoming: &Incoming) -> Vec<serde_json::Value> {
 
 /// A new session: kept only if `initialize` succeeded.
 /// The session belongs to `principal`: no one else may use it (see `principal::may_use`).
-fn initialize(
+/// With a session store, the session is written there before the client learns its id; a
+/// store that does not answer fails the `initialize` (`-32031`) and nothing is kept.
+async fn initialize(
     inner: &Arc<Inner>,
     incoming: Incoming,
     principal: Option<super::principal::Principal>,
     client: Option<super::principal::Client>,
 ) -> Response<ResponseBody> {
+    let request = request_id(&incoming).cloned();
     let mut session = Session::new();
     #[cfg(feature = "otel")]
     session.set_network_transport("tcp");
@@ -246,9 +275,13 @@ fn initialize(
     };
     match inner
         .sessions
-        .open(session, version, &inner.dispatcher, client)
+        .open_entry(session, version, &inner.dispatcher, client)
     {
-        Ok(id) => {
+        Ok((id, entry)) => {
+            if let Err(error) = entry.save().await {
+                inner.sessions.discard(&id);
+                return store_unavailable(request.as_ref(), &error);
+            }
             let mut response = json(StatusCode::OK, &answer);
             if let Ok(value) = HeaderValue::from_str(&id) {
                 response.headers_mut().insert("mcp-session-id", value);
@@ -267,27 +300,48 @@ fn initialize(
 /// server cannot resume from (another session's, a stream delivered or forgotten, events
 /// dropped since) is ignored, as the spec lets a server do ("MAY use this header"): the GET is
 /// served as one without it. Never a 404, which would tell the client its session is gone.
-pub(crate) fn stream(
+///
+/// A `Last-Event-ID` of a stream the session had on another instance (whose ids start with
+/// another tag) is looked up in the session store, when there is one: see
+/// [`replay_from_store`].
+pub(crate) async fn stream(
     inner: &Arc<Inner>,
     parts: &Parts,
     session_id: &str,
+    address: Option<std::net::IpAddr>,
 ) -> Response<ResponseBody> {
     if let Some(refused) = not_accepting_events(parts) {
         return refused;
     }
-    let Some(entry) = inner
-        .sessions
-        .get(session_id, super::principal::caller(parts))
-    else {
-        return unknown_session(None);
+    let entry = match session_for(inner, parts, address, session_id).await {
+        Ok(Some(entry)) => entry,
+        Ok(None) => return unknown_session(None),
+        Err(error) => return store_unavailable(None, &error),
     };
     let last_event_id = parts
         .headers
         .get("last-event-id")
         .and_then(|value| value.to_str().ok());
+    let mut replayed = Vec::new();
     if let Some(last_event_id) = last_event_id {
         match entry.log().resume(last_event_id) {
             Ok(reader) => return event_stream(ResponseBody::logged(reader)),
+            Err(NotResumable::Foreign) if entry.is_shared() => {
+                match replay_from_store(&entry, last_event_id).await {
+                    Ok(Some(FromStore::Request(frames))) => {
+                        let (events, pending) = mpsc::channel(frames.len().max(1));
+                        for frame in frames {
+                            let _ = events.try_send(frame);
+                        }
+                        return event_stream(ResponseBody::events(pending));
+                    }
+                    Ok(Some(FromStore::Standalone(frames))) => replayed = frames,
+                    Ok(None) => tracing::debug!(
+                        "a `Last-Event-ID` the store cannot resume; serving the GET without it"
+                    ),
+                    Err(error) => return store_unavailable(None, &error),
+                }
+            }
             Err(why) => tracing::debug!(
                 ?why,
                 "a `Last-Event-ID` that cannot be resumed; serving the GET without it"
@@ -295,7 +349,7 @@ pub(crate) fn stream(
         }
     }
     match entry.log().open_standalone() {
-        Some(reader) => event_stream(ResponseBody::logged(reader)),
+        Some(reader) => event_stream(ResponseBody::logged(reader.after_replay(replayed))),
         None => rpc_error(
             StatusCode::CONFLICT,
             None,
@@ -307,4 +361,118 @@ pub(crate) fn stream(
 /// The metadata a scope refusal's challenge points to, if the server publishes it.
 fn resource(inner: &Inner) -> Option<&super::config::ProtectedResource> {
     inner.config.resource.as_ref()
+}
+
+/// The session `id` names, for this caller: one this instance serves, or (with a session
+/// store) one adopted from the store.
+async fn session_for(
+    inner: &Arc<Inner>,
+    parts: &Parts,
+    address: Option<std::net::IpAddr>,
+    id: &str,
+) -> Result<Option<Arc<Entry>>, StoreError> {
+    if let Some(entry) = inner.sessions.get(id, super::principal::caller(parts)) {
+        return Ok(Some(entry));
+    }
+    inner
+        .sessions
+        .adopt(
+            id,
+            super::principal::of(parts),
+            super::principal::client(parts, address),
+            &inner.dispatcher,
+        )
+        .await
+}
+
+/// DELETE: end the session (also one only the store knew).
+pub(crate) async fn end(
+    inner: &Arc<Inner>,
+    parts: &Parts,
+    session_id: &str,
+    address: Option<std::net::IpAddr>,
+) -> Response<ResponseBody> {
+    match session_for(inner, parts, address, session_id).await {
+        Ok(Some(_))
+            if inner
+                .sessions
+                .end(session_id, super::principal::caller(parts)) =>
+        {
+            tracing::debug!("a client ended its legacy session");
+            super::response::respond(StatusCode::OK, None, Vec::new())
+        }
+        Ok(_) => unknown_session(None),
+        Err(error) => store_unavailable(None, &error),
+    }
+}
+
+/// A request that needed the session store while it did not answer: 503, `-32031`.
+fn store_unavailable(id: Option<&RequestId>, error: &StoreError) -> Response<ResponseBody> {
+    rpc_error(StatusCode::SERVICE_UNAVAILABLE, id, error.to_error_object())
+}
+
+/// What the store had of a stream another instance served.
+enum FromStore {
+    /// A POST's stream: its events, ending with its response (or with the error that says the
+    /// call is lost).
+    Request(Vec<bytes::Bytes>),
+    /// The GET stream: its events, after which the session's GET stream goes on here.
+    Standalone(Vec<bytes::Bytes>),
+}
+
+/// The events of the stream `last_event_id` belongs to that follow it, from the store: the
+/// stream is named by the id up to its last `-` (`{tag}-{stream}`), the event by the number
+/// after it. `Ok(None)` when the store cannot resume it (not an id of this runtime, a stream
+/// not kept, events dropped for the bounds since).
+///
+/// Only that stream's events are replayed (the spec: never what belongs to another stream).
+/// A POST's stream whose response is not in the store answered a call that was running on an
+/// instance that is gone: the replay ends with a JSON-RPC error for that request, so the
+/// client learns the call is lost rather than waiting for a response nobody will send.
+async fn replay_from_store(
+    entry: &Entry,
+    last_event_id: &str,
+) -> Result<Option<FromStore>, StoreError> {
+    let Some((stream, after)) = last_event_id
+        .rsplit_once('-')
+        // `{tag}-{stream}`: hex digits, a dash, digits (nothing that could reach another key).
+        .filter(|(stream, _)| {
+            stream.contains('-')
+                && stream.len() <= 40
+                && (stream.bytes()).all(|byte| byte.is_ascii_alphanumeric() || byte == b'-')
+        })
+        .and_then(|(stream, after)| Some((stream, after.parse::<u64>().ok()?)))
+    else {
+        return Ok(None);
+    };
+    let Some(replay) = entry.replay(stream, after).await? else {
+        return Ok(None);
+    };
+    let Replay::Events {
+        frames,
+        request,
+        answered,
+    } = replay
+    else {
+        return Ok(None);
+    };
+    let mut frames: Vec<bytes::Bytes> = frames.into_iter().map(bytes::Bytes::from).collect();
+    let Some(request) = request else {
+        return Ok(Some(FromStore::Standalone(frames)));
+    };
+    if !answered
+        && let Some(id) = serde_json::from_str(&request)
+            .ok()
+            .and_then(RequestId::from_value)
+    {
+        tracing::info!("a call was lost with the instance that ran it; telling its client");
+        let lost = ErrorObject::new(
+            -32603,
+            "the server instance handling this request stopped before it answered; the call \
+             is lost, and may or may not have taken effect: send the request again if that is \
+             safe",
+        );
+        frames.push(super::event::event(&Outgoing::error(Some(&id), &lost)));
+    }
+    Ok(Some(FromStore::Request(frames)))
 }

@@ -38,6 +38,7 @@ mod resume_tests;
 mod serve;
 mod service;
 mod sessions;
+mod shared;
 mod sse;
 
 use std::future::Future;
@@ -167,6 +168,7 @@ impl Server {
             config,
             self.max_message_size,
             param_headers,
+            self.session_store,
         ))
     }
 }

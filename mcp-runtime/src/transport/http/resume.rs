@@ -15,6 +15,10 @@
 //! * the server may end a connection itself while the call runs ([`RequestStream::release`]),
 //!   and the client polls for the rest the same way.
 //!
+//! With a [`SessionStore`](crate::store::SessionStore), every event of a resumable stream is
+//! also written through to the store as it is logged (in order, off the request path: see
+//! [`Mirror`]), so that another instance can replay a stream of a session whose instance died.
+//!
 //! Earlier revisions' events have no ids, so nothing can be resumed: the log only queues what
 //! the connection has not read yet, and a stream whose connection is gone is dropped at once (its
 //! call is then cancelled, as it always was).
@@ -25,10 +29,15 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use bytes::Bytes;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, mpsc};
 use tokio::time::Instant;
 
 use crate::protocol::jsonrpc::Outgoing;
+use crate::store::StoredEvent;
+
+/// Where a log writes its events through to (a session store's writer, see
+/// [`super::sessions`]).
+pub(crate) type Mirror = mpsc::UnboundedSender<StoredEvent>;
 
 /// At most this many events (results aside) are kept per session, across its streams; older
 /// ones are dropped first. A resuming client needs the events of about one `retry` interval
@@ -56,6 +65,8 @@ pub(crate) struct EventLog {
     tag: String,
     /// Whether events have ids and streams may be resumed (2025-11-25 sessions).
     resumable: bool,
+    /// Where every event of a resumable stream is written through to, if anywhere.
+    mirror: Option<Mirror>,
 }
 
 #[derive(Default)]
@@ -93,6 +104,9 @@ struct Stream {
     unread_since: Option<Instant>,
     /// Tells the stream's call that a reader came or went, or that the stream is gone.
     changed: Arc<Notify>,
+    /// The id (JSON text) of the request whose POST the stream answers; `None` for the GET
+    /// stream.
+    request: Option<String>,
 }
 
 struct Event {
@@ -122,16 +136,23 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// 8 random hex digits: enough to tell sessions apart, not a secret (the session id is).
-fn new_tag() -> String {
-    let mut id = crate::random::id();
-    id.truncate(8);
-    id
+/// 8 random hex digits: enough to tell sessions apart, not a secret (the session id is);
+/// never one of `taken` (the tags the session's earlier logs used, on other instances), so
+/// that event ids stay unique across a session's instances.
+pub(crate) fn new_tag(taken: &[String]) -> String {
+    loop {
+        let mut id = crate::random::id();
+        id.truncate(8);
+        if !taken.contains(&id) {
+            return id;
+        }
+    }
 }
 
 impl Stream {
-    fn new(changed: Arc<Notify>) -> Self {
+    fn new(changed: Arc<Notify>, request: Option<String>) -> Self {
         Stream {
+            request,
             events: VecDeque::new(),
             evicted_through: None,
             finished: false,
@@ -248,11 +269,19 @@ impl State {
 
 impl EventLog {
     /// The log of a new session; `resumable` for 2025-11-25 sessions.
+    #[cfg(test)]
     pub(crate) fn new(resumable: bool) -> Arc<Self> {
+        Self::mirrored(resumable, new_tag(&[]), None)
+    }
+
+    /// The log of a session whose event ids start with `tag`, writing every event of its
+    /// resumable streams through to `mirror`.
+    pub(crate) fn mirrored(resumable: bool, tag: String, mirror: Option<Mirror>) -> Arc<Self> {
         Arc::new(EventLog {
             state: Mutex::default(),
-            tag: new_tag(),
+            tag,
             resumable,
+            mirror: mirror.filter(|_| resumable),
         })
     }
 
@@ -288,6 +317,17 @@ impl EventLog {
         let event = state.next_event;
         state.next_event += 1;
         let size = bytes.len();
+        if let (Some(mirror), Some(stream)) = (&self.mirror, state.streams.get(&number)) {
+            // Refused only once the session's writer is gone (the session ended).
+            let _ = mirror.send(StoredEvent {
+                stream: format!("{}-{number}", self.tag),
+                number: event,
+                frame: String::from_utf8_lossy(&bytes).into_owned(),
+                request: stream.request.clone(),
+                response: result,
+                missed_through: None,
+            });
+        }
         if let Some(stream) = state.streams.get_mut(&number) {
             stream.events.push_back(Event {
                 number: event,
@@ -306,13 +346,13 @@ impl EventLog {
 
     /// A new stream, read by the returned reader; primed when resumable. A closed session's
     /// stream ends at once.
-    fn open(self: &Arc<Self>, state: &mut State) -> Reader {
+    fn open(self: &Arc<Self>, state: &mut State, request: Option<String>) -> Reader {
         let number = state.next_stream;
         state.next_stream += 1;
         if !state.closed {
             state
                 .streams
-                .insert(number, Stream::new(Arc::new(Notify::new())));
+                .insert(number, Stream::new(Arc::new(Notify::new()), request));
             self.push(state, number, None, false);
         }
         Reader {
@@ -321,6 +361,7 @@ impl EventLog {
             generation: 0,
             cursor: 0,
             done: false,
+            replayed: VecDeque::new(),
         }
     }
 
@@ -339,7 +380,7 @@ impl EventLog {
             }
             state.remove(current);
         }
-        let reader = self.open(&mut state);
+        let reader = self.open(&mut state, None);
         if !state.closed {
             state.standalone = Some(reader.stream);
         }
@@ -356,11 +397,15 @@ impl EventLog {
         }
     }
 
-    /// A stream for a POST's call: where its messages go, and the reader of its response.
-    pub(crate) fn open_request(self: &Arc<Self>) -> (RequestStream, Reader) {
+    /// A stream for a POST's call (`request`: its id, as JSON text): where its messages go,
+    /// and the reader of its response.
+    pub(crate) fn open_request(
+        self: &Arc<Self>,
+        request: Option<String>,
+    ) -> (RequestStream, Reader) {
         let mut state = lock(&self.state);
         state.prune(Instant::now());
-        let reader = self.open(&mut state);
+        let reader = self.open(&mut state, request);
         let changed = state
             .streams
             .get(&reader.stream)
@@ -418,6 +463,7 @@ impl EventLog {
             generation,
             cursor: last + 1,
             done: false,
+            replayed: VecDeque::new(),
         })
     }
 
@@ -458,6 +504,8 @@ pub(crate) struct Reader {
     /// The first event number it has not read.
     cursor: u64,
     done: bool,
+    /// Events of another instance's stream to send first (see [`Reader::after_replay`]).
+    replayed: VecDeque<Bytes>,
 }
 
 impl std::fmt::Debug for Reader {
@@ -470,9 +518,20 @@ impl std::fmt::Debug for Reader {
 }
 
 impl Reader {
+    /// The same reader, sending `frames` first: the events a stream of this session had on
+    /// another instance after the client's `Last-Event-ID`, replayed from the store, before
+    /// the stream goes on here.
+    pub(crate) fn after_replay(mut self, frames: Vec<Bytes>) -> Self {
+        self.replayed = frames.into();
+        self
+    }
+
     /// The next event to send; `None` once the stream ended for this connection: delivered to
     /// the end, released, replaced by a resumption, or dropped with the session.
     pub(crate) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        if let Some(frame) = self.replayed.pop_front() {
+            return Poll::Ready(Some(frame));
+        }
         if self.done {
             return Poll::Ready(None);
         }

@@ -112,7 +112,7 @@ fn a_resumption_replaces_a_connection_the_server_still_thought_open() {
 #[test]
 fn a_released_request_stream_ends_after_what_was_sent_and_resumes_to_its_result() {
     let log = EventLog::new(true);
-    let (stream, mut post) = log.open_request();
+    let (stream, mut post) = log.open_request(None);
     stream.push(&note(1));
     stream.release();
     let sent = drain(&mut post);
@@ -140,7 +140,7 @@ fn a_released_request_stream_ends_after_what_was_sent_and_resumes_to_its_result(
 #[test]
 fn a_release_after_resuming_ends_that_connection_too() {
     let log = EventLog::new(true);
-    let (stream, mut post) = log.open_request();
+    let (stream, mut post) = log.open_request(None);
     stream.release();
     let priming = next(&mut post);
     assert_eq!(now(&mut post), Poll::Ready(None));
@@ -181,7 +181,7 @@ fn ids_that_cannot_be_resumed_say_why() {
 #[test]
 fn the_bounds_drop_the_oldest_events_but_never_a_result() {
     let log = EventLog::new(true);
-    let (stream, mut post) = log.open_request();
+    let (stream, mut post) = log.open_request(None);
     stream.release();
     let priming = next(&mut post);
     assert_eq!(now(&mut post), Poll::Ready(None));
@@ -203,7 +203,7 @@ fn the_bounds_drop_the_oldest_events_but_never_a_result() {
 #[test]
 fn events_a_live_connection_took_are_dropped_before_unread_ones() {
     let log = EventLog::new(true);
-    let (stream, mut post) = log.open_request();
+    let (stream, mut post) = log.open_request(None);
     stream.release();
     let priming = next(&mut post);
     assert_eq!(now(&mut post), Poll::Ready(None));
@@ -224,7 +224,7 @@ fn events_a_live_connection_took_are_dropped_before_unread_ones() {
 #[tokio::test(start_paused = true)]
 async fn an_unread_stream_is_kept_for_the_retention_period_then_abandoned() {
     let log = EventLog::new(true);
-    let (stream, mut post) = log.open_request();
+    let (stream, mut post) = log.open_request(None);
     let priming = next(&mut post);
     drop(post);
     let abandoned = tokio::time::timeout(UNREAD_RETENTION / 2, stream.abandoned()).await;
@@ -245,7 +245,7 @@ async fn an_unread_stream_is_kept_for_the_retention_period_then_abandoned() {
 #[tokio::test(start_paused = true)]
 async fn a_stream_being_read_is_never_abandoned() {
     let log = EventLog::new(true);
-    let (stream, _post) = log.open_request();
+    let (stream, _post) = log.open_request(None);
     let abandoned = tokio::time::timeout(UNREAD_RETENTION * 2, stream.abandoned()).await;
     assert!(abandoned.is_err());
 }
@@ -253,7 +253,7 @@ async fn a_stream_being_read_is_never_abandoned() {
 #[tokio::test]
 async fn without_ids_a_stream_goes_with_its_connection() {
     let log = EventLog::new(false);
-    let (stream, mut post) = log.open_request();
+    let (stream, mut post) = log.open_request(None);
     stream.push(&note(1));
     stream.release();
     let event = next(&mut post);
@@ -277,7 +277,7 @@ async fn without_ids_a_stream_goes_with_its_connection() {
 #[tokio::test]
 async fn closing_the_session_ends_every_stream() {
     let log = EventLog::new(true);
-    let (stream, mut post) = log.open_request();
+    let (stream, mut post) = log.open_request(None);
     let mut get = log.open_standalone().unwrap();
     drain(&mut post);
     drain(&mut get);
@@ -300,4 +300,77 @@ fn shutdown_ends_the_get_stream_once_it_is_read() {
     log.end_standalone();
     assert_eq!(drain(&mut get).len(), 2);
     assert_eq!(now(&mut get), Poll::Ready(None));
+}
+
+#[tokio::test]
+async fn a_mirrored_log_writes_every_event_of_its_resumable_streams_in_order() {
+    let (mirror, mut written) = tokio::sync::mpsc::unbounded_channel();
+    let log = EventLog::mirrored(true, "0badcafe".into(), Some(mirror));
+    let mut get = log.open_standalone().unwrap();
+    log.push_standalone(&note(1));
+    let (stream, mut post) = log.open_request(Some("7".into()));
+    stream.push(&note(2));
+    stream.finish(Some(&result()));
+    let sent: Vec<String> = drain(&mut get)
+        .into_iter()
+        .chain(drain(&mut post))
+        .collect();
+    let mut stored = Vec::new();
+    while let Ok(event) = written.try_recv() {
+        stored.push(event);
+    }
+    let streams: Vec<(&str, Option<&str>, bool)> = stored
+        .iter()
+        .map(|event| {
+            (
+                event.stream.as_str(),
+                event.request.as_deref(),
+                event.response,
+            )
+        })
+        .collect();
+    assert_eq!(
+        streams,
+        [
+            ("0badcafe-0", None, false),
+            ("0badcafe-0", None, false),
+            ("0badcafe-1", Some("7"), false),
+            ("0badcafe-1", Some("7"), false),
+            ("0badcafe-1", Some("7"), true),
+        ]
+    );
+    for event in &stored {
+        assert_eq!(
+            format!("{}-{}", event.stream, event.number),
+            id(&event.frame),
+            "each frame is stored under its own id"
+        );
+        assert!(
+            sent.contains(&event.frame),
+            "stored as sent: {:?}",
+            event.frame
+        );
+    }
+}
+
+#[test]
+fn a_log_without_ids_writes_nothing_through() {
+    let (mirror, mut written) = tokio::sync::mpsc::unbounded_channel();
+    let log = EventLog::mirrored(false, "0badcafe".into(), Some(mirror));
+    let _get = log.open_standalone().unwrap();
+    log.push_standalone(&note(1));
+    assert!(
+        written.try_recv().is_err(),
+        "nothing to resume, nothing stored"
+    );
+}
+
+#[test]
+fn a_new_tag_is_never_one_the_session_used() {
+    let taken: Vec<String> = (0..4).map(|_| super::resume::new_tag(&[])).collect();
+    for _ in 0..100 {
+        let tag = super::resume::new_tag(&taken);
+        assert_eq!(tag.len(), 8);
+        assert!(!taken.contains(&tag));
+    }
 }

@@ -20,7 +20,7 @@ use super::endpoint::Inner;
 use super::headers;
 use super::response::{
     closing, forbidden, missing_session, not_allowed, plain, request_id, respond, rpc_error,
-    too_large, unknown_session,
+    too_large,
 };
 use super::sessions::{SessionIds, Sessions};
 use super::sse::SseSessions;
@@ -61,13 +61,15 @@ impl HttpService {
         config: HttpConfig,
         max_body_size: usize,
         param_headers: headers::ParamHeaders,
+        session_store: Option<Arc<dyn crate::store::SessionStore>>,
     ) -> Self {
         let sessions = Sessions::new(
             config.session_idle_timeout,
             config.max_sessions,
             config.max_sessions_per_client,
         )
-        .named(SessionIds::for_instance(config.instance_id.as_deref()));
+        .named(SessionIds::for_instance(config.instance_id.as_deref()))
+        .shared(session_store);
         let sse_sessions = SseSessions::new(config.max_sessions, config.max_sessions_per_client);
         let body_size = config
             .max_body_size
@@ -223,8 +225,8 @@ impl HttpService {
     {
         match parts.method {
             Method::POST => self.post(parts, body).await,
-            Method::GET => self.get(parts),
-            Method::DELETE => self.delete(parts),
+            Method::GET => self.get(parts).await,
+            Method::DELETE => self.delete(parts).await,
             _ => not_allowed("GET, POST, DELETE"),
         }
     }
@@ -354,21 +356,17 @@ impl HttpService {
         super::legacy::post(inner, parts, header_version, incoming, self.address).await
     }
 
-    fn get(&self, parts: &Parts) -> Response<ResponseBody> {
+    async fn get(&self, parts: &Parts) -> Response<ResponseBody> {
         match self.legacy_session(parts) {
             Err(response) => response,
-            Ok(id) => super::legacy::stream(&self.inner, parts, id),
+            Ok(id) => super::legacy::stream(&self.inner, parts, id, self.address).await,
         }
     }
 
-    fn delete(&self, parts: &Parts) -> Response<ResponseBody> {
+    async fn delete(&self, parts: &Parts) -> Response<ResponseBody> {
         match self.legacy_session(parts) {
             Err(response) => response,
-            Ok(id) if self.inner.sessions.end(id, super::principal::caller(parts)) => {
-                tracing::debug!("a client ended its legacy session");
-                respond(StatusCode::OK, None, Vec::new())
-            }
-            Ok(_) => unknown_session(None),
+            Ok(id) => super::legacy::end(&self.inner, parts, id, self.address).await,
         }
     }
 

@@ -15,6 +15,11 @@
 //! A session is idle, and expires after [`HttpConfig::session_idle_timeout`], only while none
 //! of its calls runs and no connection reads one of its streams.
 //!
+//! With a [`SessionStore`] every session is also written to the store, and a session another
+//! instance opened is adopted from there (see [`super::shared`]): [`Sessions::adopt`]. A session
+//! that ends (DELETE, idleness, a client over its limit) leaves the store too; one that this
+//! instance stops serving at shutdown stays, for another instance to take over.
+//!
 //! [`HttpConfig::session_idle_timeout`]: super::HttpConfig::session_idle_timeout
 
 use std::collections::HashMap;
@@ -30,11 +35,14 @@ use tokio::time::Instant;
 
 use super::principal::{Client, SessionTable};
 use super::resume::EventLog;
+use super::shared::Persist;
+use crate::auth::Principal;
 use crate::context::peer::Outbound;
 use crate::dispatch::Dispatcher;
 use crate::dispatch::session::Session;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{Outgoing, RequestId};
+use crate::store::{SessionStore, StoreError};
 
 /// Every open legacy session.
 pub(crate) struct Sessions {
@@ -44,6 +52,8 @@ pub(crate) struct Sessions {
     ids: SessionIds,
     /// Whether the table's sweeper runs (see [`super::expiry`]).
     sweeper: super::expiry::Started,
+    /// Where sessions are shared with the other instances, if anywhere.
+    store: Option<Arc<dyn SessionStore>>,
 }
 
 /// The sessions, and when they expire.
@@ -76,6 +86,19 @@ impl Table {
             tracing::debug!("a legacy session expired");
             self.close(&id);
         }
+        // Sessions in use keep their record in the store from expiring.
+        let due: Vec<Arc<Entry>> = lock(&self.open)
+            .iter()
+            .filter(|(_, entry)| entry.persist.as_ref().is_some_and(|persist| persist.due()))
+            .map(|(_, entry)| Arc::clone(entry))
+            .collect();
+        for entry in due {
+            tokio::spawn(async move {
+                if let Err(error) = entry.save().await {
+                    tracing::warn!(%error, "a session's record in the store was not renewed");
+                }
+            });
+        }
     }
 }
 
@@ -101,6 +124,8 @@ pub(crate) struct Entry {
     /// Where the messages about a request that may get its own event stream go.
     routes: Routes,
     forwarder: AbortHandle,
+    /// Its place in the session store, if there is one.
+    persist: Option<Arc<Persist>>,
 }
 
 /// Marks its session in use while one of its calls runs: a session is not idle while it
@@ -266,8 +291,39 @@ impl Entry {
         self.session().subscriptions().close_streams();
     }
 
-    /// End the session: end its streams, cancel its calls (also those nobody reads).
+    /// Write the session's record through to the store (when there is one and the record
+    /// changed or is due).
+    pub(crate) async fn save(&self) -> Result<(), StoreError> {
+        match &self.persist {
+            Some(persist) => persist.save(&self.session, self.version).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Whether the session is shared through a store.
+    pub(crate) fn is_shared(&self) -> bool {
+        self.persist.is_some()
+    }
+
+    /// The events of another instance's `stream` of this session after `after`, from the
+    /// store; `Ok(None)` without a store, or when the store cannot resume it.
+    pub(crate) async fn replay(
+        &self,
+        stream: &str,
+        after: u64,
+    ) -> Result<Option<crate::store::Replay>, StoreError> {
+        match &self.persist {
+            Some(persist) => persist.replay(stream, after).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// End the session: end its streams, cancel its calls (also those nobody reads), and
+    /// forget it in the store unless another instance has taken it over since.
     fn close(&self) {
+        if let Some(persist) = &self.persist {
+            persist.remove(true);
+        }
         self.end_notifications();
         self.log.close();
         self.session().in_flight().cancel_all();
@@ -284,7 +340,14 @@ impl Sessions {
             max,
             ids: SessionIds::default(),
             sweeper: super::expiry::Started::default(),
+            store: None,
         }
+    }
+
+    /// Share the sessions through `store` (none: they live in this instance only).
+    pub(crate) fn shared(mut self, store: Option<Arc<dyn SessionStore>>) -> Self {
+        self.store = store;
+        self
     }
 
     /// Session ids that start with `instance` (see [`SessionIds`]).
@@ -314,15 +377,104 @@ impl Sessions {
     /// Keep `session` (just initialized at `version`) for `client` under a new id, and start
     /// forwarding its notifications. A client at its limit loses its least recently used idle
     /// session. Must run inside a tokio runtime.
+    #[cfg(test)]
     pub(crate) fn open(
         &self,
-        mut session: Session,
+        session: Session,
         version: ProtocolVersion,
         dispatcher: &Dispatcher,
         client: Option<Client>,
     ) -> Result<String, Full> {
+        self.open_entry(session, version, dispatcher, client)
+            .map(|(id, _)| id)
+    }
+
+    /// [`open`](Self::open), with the session kept.
+    pub(crate) fn open_entry(
+        &self,
+        session: Session,
+        version: ProtocolVersion,
+        dispatcher: &Dispatcher,
+        client: Option<Client>,
+    ) -> Result<(String, Arc<Entry>), Full> {
+        let id = self.ids.new_id();
+        let entry = self.admit(id.clone(), session, version, dispatcher, client, Vec::new())?;
+        Ok((id, entry))
+    }
+
+    /// The session `id` another instance opened, from the store: adopted when `principal`
+    /// (the caller) is the one it is bound to, and served here from then on. `Ok(None)` when
+    /// there is no store, the store has no such session, it is another principal's, or this
+    /// instance is full.
+    pub(crate) async fn adopt(
+        &self,
+        id: &str,
+        principal: Option<Principal>,
+        client: Option<Client>,
+        dispatcher: &Dispatcher,
+    ) -> Result<Option<Arc<Entry>>, StoreError> {
+        let Some(store) = &self.store else {
+            return Ok(None);
+        };
+        if !could_be_session_id(id) {
+            return Ok(None);
+        }
+        if lock(&self.table.open).get(id).is_some() {
+            // Known here, but not to this caller.
+            return Ok(None);
+        }
+        let Some(stored) = store.load(id).await? else {
+            return Ok(None);
+        };
+        let document = stored.document();
+        let caller = principal.as_ref().map(|who| who.as_str().to_owned());
+        let caller = caller.as_deref();
+        if document.principal.as_deref() != caller {
+            tracing::warn!("refused a request naming another principal's session (in the store)");
+            return Ok(None);
+        }
+        let Some((session, version)) = super::shared::rebuild(document, principal) else {
+            tracing::warn!(
+                version = document.version,
+                "a stored session of a revision this server does not speak; not adopted"
+            );
+            return Ok(None);
+        };
+        let tags = document.tags.clone();
+        let entry = match self.admit(id.to_owned(), session, version, dispatcher, client, tags) {
+            Ok(entry) => entry,
+            Err(full) => {
+                tracing::warn!(?full, "too many sessions to take one over from the store");
+                return Ok(None);
+            }
+        };
+        if !super::principal::may_use(&entry.session(), caller) {
+            return Ok(None);
+        }
+        if let Err(error) = entry.save().await {
+            tracing::warn!(%error, "an adopted session's record was not written back");
+        }
+        tracing::info!("took over a legacy session from the store");
+        Ok(Some(entry))
+    }
+
+    /// Keep `session` under `id` (or return the session already kept under it), with its
+    /// event log tagged apart from `tags` (the session's earlier logs').
+    fn admit(
+        &self,
+        id: String,
+        mut session: Session,
+        version: ProtocolVersion,
+        dispatcher: &Dispatcher,
+        client: Option<Client>,
+        mut tags: Vec<String>,
+    ) -> Result<Arc<Entry>, Full> {
         self.start_sweeper();
         let mut open = lock(&self.table.open);
+        if let Some(existing) = open.get(&id) {
+            // Two requests adopted it at once: the first one's stays.
+            return Ok(Arc::clone(existing));
+        }
         if open.len() >= self.max {
             // Sessions that expired since the last sweep still count: sweep before refusing.
             drop(open);
@@ -340,7 +492,21 @@ impl Sessions {
         if open.len() >= self.max {
             return Err(Full::Everyone);
         }
-        let log = EventLog::new(version >= ProtocolVersion::V2025_11_25);
+        let resumable = version >= ProtocolVersion::V2025_11_25;
+        let tag = super::resume::new_tag(&tags);
+        tags.push(tag.clone());
+        let persist = self.store.as_ref().map(|store| {
+            Arc::new(Persist::new(
+                Arc::clone(store),
+                id.clone(),
+                self.table.idle_timeout,
+                tags,
+            ))
+        });
+        let mirror = (persist.as_ref())
+            .filter(|_| resumable)
+            .map(|persist| persist.start_writer());
+        let log = EventLog::mirrored(resumable, tag, mirror);
         // What concerns a request that takes events (its questions to the client, their
         // withdrawal, its progress) goes on its POST's stream, ahead of its response (the spec:
         // server requests SHOULD ride the related request's stream). The rest, and everything
@@ -368,7 +534,7 @@ impl Sessions {
             }
         });
         // Only a stream the client can resume may be let go of before its response.
-        let (resumable, to_routes) = (version >= ProtocolVersion::V2025_11_25, routes.clone());
+        let to_routes = routes.clone();
         session.set_outbound(outbound.with_release(move |related| {
             resumable
                 && lock(&to_routes)
@@ -387,27 +553,30 @@ impl Sessions {
             }
         })
         .abort_handle();
-        let id = self.ids.new_id();
         #[cfg(feature = "otel")]
         session.set_session_id(id.as_str().into());
-        open.insert(
-            id.clone(),
-            client,
-            Arc::new(Entry {
-                session: Mutex::new(session),
-                version,
-                last_used: Arc::new(Mutex::new(Instant::now())),
-                log,
-                calls: Arc::default(),
-                routes,
-                forwarder,
-            }),
-        );
+        let entry = Arc::new(Entry {
+            session: Mutex::new(session),
+            version,
+            last_used: Arc::new(Mutex::new(Instant::now())),
+            log,
+            calls: Arc::default(),
+            routes,
+            forwarder,
+            persist,
+        });
+        open.insert(id, client, Arc::clone(&entry));
         drop(open);
         if let Some(evicted) = evicted {
             evicted.close();
         }
-        Ok(id)
+        Ok(entry)
+    }
+
+    /// Forget the session `id` here and in the store: it was opened, but its record could not
+    /// be written, so the client never learns its id.
+    pub(crate) fn discard(&self, id: &str) {
+        self.table.close(id);
     }
 
     /// The session `id`, marked used, if `caller` may use it; `None` when unknown, expired,
@@ -429,7 +598,14 @@ impl Sessions {
     /// End the session `id` at its client's request; `false` when `caller` has no such
     /// session.
     pub(crate) fn end(&self, id: &str, caller: Option<&str>) -> bool {
-        self.get(id, caller).is_some() && self.table.close(id)
+        let Some(entry) = self.get(id, caller) else {
+            return false;
+        };
+        if let Some(persist) = &entry.persist {
+            // The client ended it: gone on every instance.
+            persist.remove(false);
+        }
+        self.table.close(id)
     }
 
     /// End every session at shutdown: streams close at once, while calls still running keep
@@ -440,6 +616,17 @@ impl Sessions {
             entry.end_notifications();
         }
     }
+}
+
+/// Whether `id` has the shape of an id [`SessionIds`] makes (an instance name of at most 32
+/// letters, digits, `-` or `_` and a dot, then 64 hex digits): only those are looked up in the
+/// store, so a made-up id never reaches another key.
+fn could_be_session_id(id: &str) -> bool {
+    let (instance, random) = id.rsplit_once('.').unwrap_or(("", id));
+    instance.len() <= 32
+        && (instance.bytes()).all(|byte| byte.is_ascii_alphanumeric() || b"-_".contains(&byte))
+        && random.len() == 64
+        && random.bytes().all(|byte| byte.is_ascii_hexdigit())
 }
 
 /// How session ids are made: 32 random bytes as 64 hex digits (visible ASCII, unguessable),
@@ -490,6 +677,107 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(a.len(), 64);
         assert!(a.bytes().all(|byte| byte.is_ascii_hexdigit()));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_session_another_instance_took_over_stays_in_the_store_when_its_first_expires() {
+        use crate::store::{MemorySessionStore, SessionStore};
+        let dispatcher = Server::new(ServerInfo::new("s", "1")).dispatcher().unwrap();
+        let store = MemorySessionStore::new();
+        let shared = || Some(Arc::new(store.clone()) as Arc<dyn SessionStore>);
+        let timeout = Duration::from_secs(8);
+        let a = Sessions::new(timeout, 10, 10).shared(shared());
+        let b = Sessions::new(timeout, 10, 10).shared(shared());
+        let mut session = Session::new();
+        session
+            .begin_legacy(ProtocolVersion::V2025_11_25, serde_json::json!({}))
+            .unwrap();
+        let (id, on_a) = a
+            .open_entry(session, ProtocolVersion::V2025_11_25, &dispatcher, None)
+            .unwrap();
+        on_a.save().await.unwrap();
+        let on_b = b.adopt(&id, None, None, &dispatcher).await.unwrap();
+        let on_b = on_b.expect("B adopts what A stored");
+        let tags = store
+            .load(&id)
+            .await
+            .unwrap()
+            .unwrap()
+            .document()
+            .tags
+            .clone();
+        assert_eq!(tags.len(), 2, "A's log tag, then B's: {tags:?}");
+        assert_ne!(tags[0], tags[1]);
+        // A forgets its copy, idle; B goes on using the session, which stays in the store.
+        let _working = on_b.busy();
+        tokio::time::sleep(timeout + super::super::expiry::sweep_interval(timeout) * 2).await;
+        assert!(lock(&a.table.open).get(&id).is_none(), "expired on A");
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+        assert!(store.load(&id).await.unwrap().is_some(), "still B's");
+        // B's client ends it: gone everywhere.
+        assert!(b.end(&id, None));
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+        assert!(store.load(&id).await.unwrap().is_none());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_session_in_use_keeps_its_record_in_the_store_from_expiring() {
+        use crate::store::{MemorySessionStore, SessionStore};
+        let dispatcher = Server::new(ServerInfo::new("s", "1")).dispatcher().unwrap();
+        let store = MemorySessionStore::new();
+        let timeout = Duration::from_secs(8);
+        let sessions = Sessions::new(timeout, 10, 10)
+            .shared(Some(Arc::new(store.clone()) as Arc<dyn SessionStore>));
+        let mut session = Session::new();
+        session
+            .begin_legacy(ProtocolVersion::V2025_11_25, serde_json::json!({}))
+            .unwrap();
+        let (id, entry) = sessions
+            .open_entry(session, ProtocolVersion::V2025_11_25, &dispatcher, None)
+            .unwrap();
+        entry.save().await.unwrap();
+        let working = entry.busy();
+        // Three times the record's time to live, with no request: the sweeps renew it.
+        tokio::time::sleep(timeout * 3).await;
+        assert!(
+            store.load(&id).await.unwrap().is_some(),
+            "renewed while in use"
+        );
+        drop(working);
+        tokio::time::sleep(timeout * 3).await;
+        assert!(
+            lock(&sessions.table.open).get(&id).is_none(),
+            "expired once idle"
+        );
+        assert!(
+            store.load(&id).await.unwrap().is_none(),
+            "and gone from the store"
+        );
+    }
+
+    #[test]
+    fn only_ids_of_the_runtime_s_shape_are_looked_up_in_the_store() {
+        for ids in [
+            SessionIds::default(),
+            SessionIds::for_instance(Some("a-1_b")),
+        ] {
+            assert!(could_be_session_id(&ids.new_id()));
+        }
+        let hex = "0".repeat(64);
+        for made_up in [
+            String::new(),
+            "abc".into(),
+            format!("a:b.{hex}"),
+            format!("{hex}:stream:x"),
+            format!("a.{}", "0".repeat(63)),
+            format!("{}.{hex}", "a".repeat(33)),
+        ] {
+            assert!(!could_be_session_id(&made_up), "{made_up:?}");
+        }
     }
 
     #[test]
