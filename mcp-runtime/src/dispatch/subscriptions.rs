@@ -50,6 +50,8 @@ struct State {
     legacy_initialized: bool,
     /// URIs subscribed with legacy `resources/subscribe`.
     uris: BTreeSet<String>,
+    /// How many times `uris` changed, so a shared session sees a change without comparing sets.
+    uri_changes: u64,
     /// Open 2026-07-28 listen streams.
     streams: Vec<Stream>,
     /// Acknowledgements of new listen streams, to send before anything else of theirs.
@@ -123,7 +125,15 @@ impl Subscriptions {
 
     /// Send `notifications/resources/updated` for `uri` from now on (legacy).
     pub(crate) fn subscribe(&self, uri: &str) {
-        self.state().uris.insert(uri.to_owned());
+        let mut state = self.state();
+        state.uris.insert(uri.to_owned());
+        state.uri_changes += 1;
+    }
+
+    /// How many times the subscribed URIs changed so far.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn uri_changes(&self) -> u64 {
+        self.state().uri_changes
     }
 
     /// The URIs subscribed (legacy), in order.
@@ -134,7 +144,9 @@ impl Subscriptions {
 
     /// Stop sending them (legacy). Unsubscribing from a URI never subscribed is no error.
     pub(crate) fn unsubscribe(&self, uri: &str) {
-        self.state().uris.remove(uri);
+        let mut state = self.state();
+        state.uris.remove(uri);
+        state.uri_changes += 1;
     }
 
     /// End every listen stream gracefully (at shutdown): each answers its listen request with a

@@ -41,6 +41,43 @@ const BACK_OFF: Duration = Duration::from_secs(1);
 /// the session's events never makes the instance hold them all.
 pub(crate) const MOST_BEHIND: usize = 4096;
 
+/// The record last written, when, and what of it may change while the session is served.
+struct Saved {
+    encoded: String,
+    at: Instant,
+    mutable: Mutable,
+}
+
+/// The parts of a session's record that requests change, read without building the record:
+/// every POST of a shared session asks whether its record must be written again, and
+/// building and encoding it each time cost more than the call itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Mutable {
+    initialized: bool,
+    log_level: Option<LogLevel>,
+    uri_changes: u64,
+    principal: Option<String>,
+}
+
+impl Mutable {
+    fn of(session: &Session) -> Self {
+        Mutable {
+            initialized: session.legacy().is_some_and(|legacy| legacy.initialized),
+            log_level: session.log_level().minimum(),
+            uri_changes: session.subscriptions().uri_changes(),
+            principal: session.principal().map(|who| who.as_str().to_owned()),
+        }
+    }
+
+    /// Whether `session` still has these parts, without copying any.
+    fn holds_for(&self, session: &Session) -> bool {
+        self.initialized == session.legacy().is_some_and(|legacy| legacy.initialized)
+            && self.log_level == session.log_level().minimum()
+            && self.uri_changes == session.subscriptions().uri_changes()
+            && self.principal.as_deref() == session.principal().map(|who| who.as_str())
+    }
+}
+
 /// One session's place in the store.
 pub(crate) struct Persist {
     store: Arc<dyn SessionStore>,
@@ -52,7 +89,7 @@ pub(crate) struct Persist {
     /// What was last written, and when: `None` until a write succeeded, and again once a
     /// write of its events failed (the store may have lost the record too: it is written
     /// again with the next request).
-    saved: Arc<Mutex<Option<(String, Instant)>>>,
+    saved: Arc<Mutex<Option<Saved>>>,
     /// One write at a time, so that an older record never replaces a newer one.
     writing: tokio::sync::Mutex<()>,
 }
@@ -105,7 +142,7 @@ impl Persist {
         let saved = self.saved.lock().unwrap_or_else(|p| p.into_inner());
         saved
             .as_ref()
-            .is_none_or(|(_, at)| at.elapsed() >= self.ttl / 3)
+            .is_none_or(|saved| saved.at.elapsed() >= self.ttl / 3)
     }
 
     /// Write the record of `session` unless the store already has it, fresh enough.
@@ -114,23 +151,36 @@ impl Persist {
         session: &Mutex<Session>,
         version: ProtocolVersion,
     ) -> Result<(), StoreError> {
+        let unchanged = |session: &Session| {
+            let saved = self.saved.lock().unwrap_or_else(|p| p.into_inner());
+            saved.as_ref().is_some_and(|saved| {
+                saved.at.elapsed() < self.ttl / 3 && saved.mutable.holds_for(session)
+            })
+        };
+        // The common case, a call that changed nothing, takes no lock but the session's.
+        if unchanged(&session.lock().unwrap_or_else(|p| p.into_inner())) {
+            return Ok(());
+        }
         let _one_at_a_time = self.writing.lock().await;
-        let record = {
+        let (record, mutable) = {
             let session = session.lock().unwrap_or_else(|p| p.into_inner());
-            self.record(&session, version)
+            (self.record(&session, version), Mutable::of(&session))
         };
         let fresh = {
             let saved = self.saved.lock().unwrap_or_else(|p| p.into_inner());
-            saved.as_ref().is_some_and(|(encoded, at)| {
-                encoded == record.encoded() && at.elapsed() < self.ttl / 3
+            saved.as_ref().is_some_and(|saved| {
+                saved.encoded == record.encoded() && saved.at.elapsed() < self.ttl / 3
             })
         };
         if fresh {
             return Ok(());
         }
         self.store.save(&record, self.ttl).await?;
-        *self.saved.lock().unwrap_or_else(|p| p.into_inner()) =
-            Some((record.encoded().to_owned(), Instant::now()));
+        *self.saved.lock().unwrap_or_else(|p| p.into_inner()) = Some(Saved {
+            encoded: record.encoded().to_owned(),
+            at: Instant::now(),
+            mutable,
+        });
         Ok(())
     }
 
@@ -338,6 +388,12 @@ mod tests {
             .unwrap()
             .expect("changed: written");
         assert_eq!(stored.document().subscriptions, ["file:///b"]);
+
+        store.remove("s1.abc").await.unwrap();
+        session.lock().unwrap().log_level().set(LogLevel::Error);
+        persist.save(&session, version).await.unwrap();
+        let stored = store.load("s1.abc").await.unwrap().expect("level: written");
+        assert_eq!(stored.document().log_level.as_deref(), Some("error"));
     }
 
     #[tokio::test]
