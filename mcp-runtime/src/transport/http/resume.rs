@@ -24,7 +24,7 @@
 //! call is then cancelled, as it always was).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
@@ -35,9 +35,38 @@ use tokio::time::Instant;
 use crate::protocol::jsonrpc::Outgoing;
 use crate::store::StoredEvent;
 
-/// Where a log writes its events through to (a session store's writer, see
-/// [`super::sessions`]).
-pub(crate) type Mirror = mpsc::UnboundedSender<StoredEvent>;
+/// Where a log writes its events through to: a session store's writer (see
+/// [`super::shared`]), started with the first event, so that a session that never sends one
+/// holds no writer task and no channel (some 5 KiB).
+pub(crate) struct Mirror {
+    writer: OnceLock<mpsc::UnboundedSender<StoredEvent>>,
+    start: Box<dyn Fn() -> mpsc::UnboundedSender<StoredEvent> + Send + Sync>,
+}
+
+impl Mirror {
+    /// A mirror that calls `start` for its writer when the first event comes.
+    pub(crate) fn starting_with(
+        start: impl Fn() -> mpsc::UnboundedSender<StoredEvent> + Send + Sync + 'static,
+    ) -> Self {
+        Mirror {
+            writer: OnceLock::new(),
+            start: Box::new(start),
+        }
+    }
+
+    /// Refused only once the session's writer is gone (the session ended).
+    fn send(&self, event: StoredEvent) {
+        let _ = self.writer.get_or_init(&self.start).send(event);
+    }
+}
+
+impl std::fmt::Debug for Mirror {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mirror")
+            .field("started", &self.writer.get().is_some())
+            .finish()
+    }
+}
 
 /// At most this many events (results aside) are kept per session, across its streams; older
 /// ones are dropped first. A resuming client needs the events of about one `retry` interval
@@ -318,8 +347,7 @@ impl EventLog {
         state.next_event += 1;
         let size = bytes.len();
         if let (Some(mirror), Some(stream)) = (&self.mirror, state.streams.get(&number)) {
-            // Refused only once the session's writer is gone (the session ended).
-            let _ = mirror.send(StoredEvent {
+            mirror.send(StoredEvent {
                 stream: format!("{}-{number}", self.tag),
                 number: event,
                 frame: String::from_utf8_lossy(&bytes).into_owned(),

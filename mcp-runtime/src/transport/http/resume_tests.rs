@@ -9,7 +9,8 @@ use bytes::Bytes;
 use serde_json::json;
 
 use super::resume::{
-    EventLog, MAX_RETAINED_BYTES, MAX_RETAINED_EVENTS, NotResumable, Reader, UNREAD_RETENTION,
+    EventLog, MAX_RETAINED_BYTES, MAX_RETAINED_EVENTS, Mirror, NotResumable, Reader,
+    UNREAD_RETENTION,
 };
 use crate::protocol::jsonrpc::{Outgoing, RequestId};
 
@@ -305,7 +306,11 @@ fn shutdown_ends_the_get_stream_once_it_is_read() {
 #[tokio::test]
 async fn a_mirrored_log_writes_every_event_of_its_resumable_streams_in_order() {
     let (mirror, mut written) = tokio::sync::mpsc::unbounded_channel();
-    let log = EventLog::mirrored(true, "0badcafe".into(), Some(mirror));
+    let log = EventLog::mirrored(
+        true,
+        "0badcafe".into(),
+        Some(Mirror::starting_with(move || mirror.clone())),
+    );
     let mut get = log.open_standalone().unwrap();
     log.push_standalone(&note(1));
     let (stream, mut post) = log.open_request(Some("7".into()));
@@ -356,7 +361,11 @@ async fn a_mirrored_log_writes_every_event_of_its_resumable_streams_in_order() {
 #[test]
 fn a_log_without_ids_writes_nothing_through() {
     let (mirror, mut written) = tokio::sync::mpsc::unbounded_channel();
-    let log = EventLog::mirrored(false, "0badcafe".into(), Some(mirror));
+    let log = EventLog::mirrored(
+        false,
+        "0badcafe".into(),
+        Some(Mirror::starting_with(move || mirror.clone())),
+    );
     let _get = log.open_standalone().unwrap();
     log.push_standalone(&note(1));
     assert!(

@@ -34,7 +34,7 @@ use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
 use super::principal::{Client, SessionTable};
-use super::resume::EventLog;
+use super::resume::{EventLog, Mirror};
 use super::shared::Persist;
 use crate::auth::Principal;
 use crate::context::peer::Outbound;
@@ -503,9 +503,10 @@ impl Sessions {
                 tags,
             ))
         });
-        let mirror = (persist.as_ref())
-            .filter(|_| resumable)
-            .map(|persist| persist.start_writer());
+        let mirror = (persist.as_ref()).filter(|_| resumable).map(|persist| {
+            let persist = Arc::clone(persist);
+            Mirror::starting_with(move || persist.start_writer())
+        });
         let log = EventLog::mirrored(resumable, tag, mirror);
         // What concerns a request that takes events (its questions to the client, their
         // withdrawal, its progress) goes on its POST's stream, ahead of its response (the spec:

@@ -26,7 +26,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::resume::{MAX_RETAINED_EVENTS, Mirror, UNREAD_RETENTION};
+use super::resume::{MAX_RETAINED_EVENTS, UNREAD_RETENTION};
 use crate::context::logging::LogLevel;
 use crate::dispatch::session::Session;
 use crate::middleware::ClientInfo;
@@ -218,7 +218,7 @@ impl Persist {
 
     /// Start the task writing the session's events through to the store, in order; it ends
     /// with the session's log (which holds the returned sender).
-    pub(crate) fn start_writer(&self) -> Mirror {
+    pub(crate) fn start_writer(&self) -> mpsc::UnboundedSender<StoredEvent> {
         let (mirror, mut events) = mpsc::unbounded_channel::<StoredEvent>();
         let (store, id) = (Arc::clone(&self.store), self.id.clone());
         let saved = Arc::clone(&self.saved);
