@@ -80,6 +80,38 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+/// A record a store keeps opaque but for its id: the document, and the JSON it is kept as
+/// (made once, when the record is made or read). [`StoredTask`] and
+/// [`StoredSession`] are each one.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Record<D> {
+    pub(crate) id: String,
+    pub(crate) document: D,
+    pub(crate) encoded: String,
+}
+
+impl<D: serde::Serialize + serde::de::DeserializeOwned> Record<D> {
+    pub(crate) fn new(id: String, document: D) -> Self {
+        let encoded = serde_json::to_string(&document).unwrap_or_default();
+        Record {
+            id,
+            document,
+            encoded,
+        }
+    }
+
+    /// The record read back from its JSON; `Err` names `what` it should have been.
+    pub(crate) fn decode(id: String, encoded: String, what: &str) -> Result<Self, StoreError> {
+        let document = serde_json::from_str(&encoded)
+            .map_err(|error| StoreError::new(format!("a stored {what} is unreadable: {error}")))?;
+        Ok(Record {
+            id,
+            document,
+            encoded,
+        })
+    }
+}
+
 /// A change one instance announces, as every instance's clients may need to hear it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

@@ -10,16 +10,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::StoreError;
+use super::{Record, StoreError};
 use crate::future::BoxFuture;
 
 /// One legacy session as a [`SessionStore`] keeps it: opaque to the store but for its id.
 #[derive(Debug, Clone, PartialEq)]
-pub struct StoredSession {
-    id: String,
-    document: SessionDocument,
-    encoded: String,
-}
+pub struct StoredSession(Record<SessionDocument>);
 
 /// What is encoded: everything the session needs to be served again.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -54,12 +50,7 @@ pub(crate) struct SessionDocument {
 impl StoredSession {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn new(id: String, document: SessionDocument) -> Self {
-        let encoded = serde_json::to_string(&document).unwrap_or_default();
-        StoredSession {
-            id,
-            document,
-            encoded,
-        }
+        StoredSession(Record::new(id, document))
     }
 
     /// The session read back from what [`encoded`](Self::encoded) gave.
@@ -68,29 +59,22 @@ impl StoredSession {
     ///
     /// When `encoded` is not a session this runtime stored.
     pub fn decode(id: impl Into<String>, encoded: impl Into<String>) -> Result<Self, StoreError> {
-        let encoded = encoded.into();
-        let document = serde_json::from_str(&encoded)
-            .map_err(|error| StoreError::new(format!("a stored session is unreadable: {error}")))?;
-        Ok(StoredSession {
-            id: id.into(),
-            document,
-            encoded,
-        })
+        Record::decode(id.into(), encoded.into(), "session").map(StoredSession)
     }
 
     /// The session's id (its `Mcp-Session-Id`).
     pub fn id(&self) -> &str {
-        &self.id
+        &self.0.id
     }
 
     /// The session as a store keeps it (JSON).
     pub fn encoded(&self) -> &str {
-        &self.encoded
+        &self.0.encoded
     }
 
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn document(&self) -> &SessionDocument {
-        &self.document
+        &self.0.document
     }
 }
 

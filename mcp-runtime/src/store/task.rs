@@ -6,18 +6,14 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::StoreError;
+use super::{Record, StoreError};
 use crate::future::BoxFuture;
 use crate::rfc3339;
 
 /// One task as the shared store keeps it: opaque to the store but for its id, whether it has
 /// ended, and how long it stays readable once ended.
 #[derive(Debug, Clone)]
-pub struct StoredTask {
-    id: String,
-    document: TaskDocument,
-    encoded: String,
-}
+pub struct StoredTask(Record<TaskDocument>);
 
 /// What is encoded: who owns the task, and the task as `tasks/get` shows it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -32,12 +28,7 @@ pub(crate) struct TaskDocument {
 
 impl StoredTask {
     pub(crate) fn new(id: String, document: TaskDocument) -> Self {
-        let encoded = serde_json::to_string(&document).unwrap_or_default();
-        StoredTask {
-            id,
-            document,
-            encoded,
-        }
+        StoredTask(Record::new(id, document))
     }
 
     /// The task read back from what [`encoded`](Self::encoded) gave.
@@ -46,50 +37,43 @@ impl StoredTask {
     ///
     /// When `encoded` is not a task this runtime stored.
     pub fn decode(id: impl Into<String>, encoded: impl Into<String>) -> Result<Self, StoreError> {
-        let encoded = encoded.into();
-        let document = serde_json::from_str(&encoded)
-            .map_err(|error| StoreError::new(format!("a stored task is unreadable: {error}")))?;
-        Ok(StoredTask {
-            id: id.into(),
-            document,
-            encoded,
-        })
+        Record::decode(id.into(), encoded.into(), "task").map(StoredTask)
     }
 
     /// The task's id.
     pub fn id(&self) -> &str {
-        &self.id
+        &self.0.id
     }
 
     /// Whether it has ended (completed, failed or cancelled): an ended task never changes
     /// again, so a store refuses to [`update`](TaskStore::update) it.
     pub fn has_ended(&self) -> bool {
-        self.document.ended
+        self.0.document.ended
     }
 
     /// How long it stays readable once ended.
     pub fn ttl(&self) -> Duration {
-        Duration::from_millis(self.document.ttl_ms)
+        Duration::from_millis(self.0.document.ttl_ms)
     }
 
     /// The task as a store keeps it (JSON).
     pub fn encoded(&self) -> &str {
-        &self.encoded
+        &self.0.encoded
     }
 
     pub(crate) fn document(&self) -> &TaskDocument {
-        &self.document
+        &self.0.document
     }
 
     /// Whether `principal` owns it (others do not see it).
     pub(crate) fn owned_by(&self, principal: Option<&str>) -> bool {
-        self.document.owner.as_deref() == principal
+        self.0.document.owner.as_deref() == principal
     }
 
     /// The task ended with `status` (`failed`, `cancelled`) and `message`, `error` inlined for
     /// a failure; its questions are withdrawn.
     pub(crate) fn ended_as(&self, status: &str, message: &str, error: Option<Value>) -> Self {
-        let mut document = self.document.clone();
+        let mut document = self.0.document.clone();
         document.ended = true;
         let task = &mut document.task;
         task.insert("status".into(), status.into());
@@ -103,7 +87,7 @@ impl StoredTask {
         if let Some(error) = error {
             task.insert("error".into(), error);
         }
-        StoredTask::new(self.id.clone(), document)
+        StoredTask::new(self.0.id.clone(), document)
     }
 
     /// The task failed because the instance running it stopped renewing its lease.
