@@ -4,45 +4,135 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use http::HeaderMap;
-use http::header::{self, AsHeaderName, HeaderName};
+use http::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
 use super::config::HttpConfig;
 use crate::handler::ToolDefinition;
 use crate::protocol::jsonrpc::{ErrorObject, Params};
 
-// Names made once: a lookup by `&str` parses the name anew on every request.
-pub(crate) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
-pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
-const METHOD: HeaderName = HeaderName::from_static("mcp-method");
-const NAME: HeaderName = HeaderName::from_static("mcp-name");
 /// A tool argument mirrored in a header: `Mcp-Param-{x-mcp-header}`.
 const PARAM_PREFIX: &str = "mcp-param-";
 
 /// 2026-07-28: a header disagrees with the body, or is missing or malformed (HTTP 400).
 pub(crate) const HEADER_MISMATCH: i32 = -32020;
 
-/// The value of header `name` (names are case-insensitive), trimmed; `Err` when it is not
-/// visible ASCII. Several values: the first.
-pub(crate) fn text(headers: &HeaderMap, name: impl AsHeaderName) -> Result<Option<&str>, ()> {
-    match headers.get(name) {
-        None => Ok(None),
-        Some(value) => value
-            .to_str()
-            .map(|value| Some(value.trim()))
-            .map_err(|_| ()),
+/// A header's value, trimmed; `Err` when it is not visible ASCII.
+fn text(value: Option<&HeaderValue>) -> Result<Option<&str>, ()> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    let bytes = value.as_bytes();
+    if !visible(bytes) {
+        return Err(());
+    }
+    std::str::from_utf8(bytes)
+        .map(|text| Some(text.trim()))
+        .map_err(|_| ())
+}
+
+/// Whether `bytes` are visible ASCII and tabs, what [`HeaderValue::to_str`] accepts, tested
+/// eight at a time: every POST asks it of some hundred bytes.
+fn visible(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    let byte_visible = |byte: &u8| *byte == b'\t' || (0x20..0x7f).contains(byte);
+    let mut words = bytes.chunks_exact(8);
+    let plain = words.all(|word| {
+        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        // The high bit of some byte is set when a byte is below 0x20 ...
+        let below = word.wrapping_sub(ONES * 0x20) & !word;
+        // ... or above 0x7e.
+        let above = word.wrapping_add(ONES) | word;
+        (below | above) & HIGH == 0
+    });
+    // A tab (or a bad byte) in a word: byte by byte.
+    (plain && words.remainder().iter().all(byte_visible)) || bytes.iter().all(byte_visible)
+}
+
+/// The headers the endpoint reads, found in one walk over a request's headers: a lookup by
+/// name hashes the name, and a POST asks for some nine of them. Several values: the first.
+#[derive(Clone, Copy)]
+pub(crate) struct Known<'h> {
+    all: &'h HeaderMap,
+    host: Option<&'h HeaderValue>,
+    origin: Option<&'h HeaderValue>,
+    authorization: Option<&'h HeaderValue>,
+    content_type: Option<&'h HeaderValue>,
+    content_length: Option<&'h HeaderValue>,
+    accept: Option<&'h HeaderValue>,
+    protocol_version: Option<&'h HeaderValue>,
+    session_id: Option<&'h HeaderValue>,
+    method: Option<&'h HeaderValue>,
+    name: Option<&'h HeaderValue>,
+}
+
+impl<'h> Known<'h> {
+    pub(crate) fn read(all: &'h HeaderMap) -> Self {
+        let mut known = Known {
+            all,
+            host: None,
+            origin: None,
+            authorization: None,
+            content_type: None,
+            content_length: None,
+            accept: None,
+            protocol_version: None,
+            session_id: None,
+            method: None,
+            name: None,
+        };
+        for (name, value) in all {
+            let slot = match name.as_str() {
+                "host" => &mut known.host,
+                "origin" => &mut known.origin,
+                "authorization" => &mut known.authorization,
+                "content-type" => &mut known.content_type,
+                "content-length" => &mut known.content_length,
+                "accept" => &mut known.accept,
+                "mcp-protocol-version" => &mut known.protocol_version,
+                "mcp-session-id" => &mut known.session_id,
+                "mcp-method" => &mut known.method,
+                "mcp-name" => &mut known.name,
+                _ => continue,
+            };
+            slot.get_or_insert(value);
+        }
+        known
+    }
+
+    /// Every header of the request.
+    pub(crate) fn all(&self) -> &'h HeaderMap {
+        self.all
+    }
+
+    /// `MCP-Protocol-Version`, as [`text`] reads it.
+    pub(crate) fn protocol_version(&self) -> Result<Option<&'h str>, ()> {
+        text(self.protocol_version)
+    }
+
+    /// `Mcp-Session-Id`, as [`text`] reads it.
+    pub(crate) fn session_id(&self) -> Result<Option<&'h str>, ()> {
+        text(self.session_id)
+    }
+
+    /// `Content-Length`, when it is a number.
+    pub(crate) fn content_length(&self) -> Option<u64> {
+        std::str::from_utf8(self.content_length?.as_bytes())
+            .ok()?
+            .parse()
+            .ok()
     }
 }
 
 /// The value of an MCP header that may carry any text: `=?base64?...?=` is decoded (RFC 2047
-/// style, as 2026-07-28 uses for names outside visible ASCII).
-fn decoded<'h, N>(headers: &'h HeaderMap, name: N) -> Result<Option<Cow<'h, str>>, ErrorObject>
-where
-    N: AsHeaderName + std::fmt::Display + Copy,
-{
+/// style, as 2026-07-28 uses for names outside visible ASCII). `name` is for messages.
+fn decoded<'h>(
+    value: Option<&'h HeaderValue>,
+    name: &str,
+) -> Result<Option<Cow<'h, str>>, ErrorObject> {
     let malformed = || mismatch(format!("the `{name}` header is malformed"));
-    let Some(value) = text(headers, name).map_err(|()| malformed())? else {
+    let Some(value) = text(value).map_err(|()| malformed())? else {
         return Ok(None);
     };
     match value
@@ -67,7 +157,7 @@ fn mismatch(message: String) -> ErrorObject {
 /// (`resources/read`) or the task id (`tasks/get`, `tasks/update`, `tasks/cancel`). Intermediaries route and rate-limit on these headers without reading
 /// the body, so a request whose headers say something else must not be served.
 pub(crate) fn check_modern(
-    headers: &HeaderMap,
+    headers: &Known<'_>,
     method: &str,
     params: Option<&Params>,
 ) -> Result<(), ErrorObject> {
@@ -77,13 +167,13 @@ pub(crate) fn check_modern(
         .and_then(Value::as_str);
     agree(
         "MCP-Protocol-Version",
-        decoded(headers, &PROTOCOL_VERSION)?,
+        decoded(headers.protocol_version, "mcp-protocol-version")?,
         meta_version,
         "`_meta[\"io.modelcontextprotocol/protocolVersion\"]`",
     )?;
     agree(
         "Mcp-Method",
-        decoded(headers, &METHOD)?,
+        decoded(headers.method, "mcp-method")?,
         Some(method),
         "the method",
     )?;
@@ -101,7 +191,7 @@ pub(crate) fn check_modern(
         match body {
             // A missing or mistyped field is the params' fault, reported by the dispatcher.
             None | Some(Value::Null) => {}
-            Some(value) => agree("Mcp-Name", decoded(headers, &NAME)?, value.as_str(), field)?,
+            Some(value) => agree("Mcp-Name", decoded(headers.name, "mcp-name")?, value.as_str(), field)?,
         }
     }
     Ok(())
@@ -153,7 +243,7 @@ pub(crate) fn param_headers(tools: impl IntoIterator<Item = ToolDefinition>) -> 
 /// exactly when it is in the body (and not null), with the same value (numbers compared as
 /// numbers, booleans as `true`/`false`); values outside visible ASCII come `=?base64?..?=`.
 pub(crate) fn check_params(
-    headers: &HeaderMap,
+    headers: &Known<'_>,
     method: &str,
     params: Option<&Params>,
     mirrored: &ParamHeaders,
@@ -176,7 +266,7 @@ pub(crate) fn check_params(
         let body = arguments
             .and_then(|arguments| arguments.get(&param.argument))
             .filter(|value| !value.is_null());
-        let header = decoded(headers, &param.header)?;
+        let header = decoded(headers.all.get(&param.header), &param.header)?;
         let display = display_name(&param.header);
         match (header, body) {
             (None, None) => {}
@@ -308,8 +398,8 @@ fn is_loopback_host(host: &str) -> bool {
 
 /// Whether the request's `Origin` may use this server: absent (not a browser), allowed by the
 /// configuration, or a loopback origin.
-pub(crate) fn origin_allowed(config: &HttpConfig, headers: &HeaderMap) -> bool {
-    let Ok(origin) = text(headers, header::ORIGIN) else {
+pub(crate) fn origin_allowed(config: &HttpConfig, headers: &Known<'_>) -> bool {
+    let Ok(origin) = text(headers.origin) else {
         return false;
     };
     let Some(origin) = origin else {
@@ -331,8 +421,8 @@ pub(crate) fn origin_allowed(config: &HttpConfig, headers: &HeaderMap) -> bool {
 /// Whether the `Host` header names this server. `loopback_only`: the server listens on a
 /// loopback address, so only loopback names are genuine (another name means a DNS-rebinding
 /// page is talking to it).
-pub(crate) fn host_allowed(config: &HttpConfig, headers: &HeaderMap, loopback_only: bool) -> bool {
-    let host = text(headers, header::HOST).ok().flatten().map(host_of);
+pub(crate) fn host_allowed(config: &HttpConfig, headers: &Known<'_>, loopback_only: bool) -> bool {
+    let host = text(headers.host).ok().flatten().map(host_of);
     match (&config.allowed_hosts, host) {
         (Some(allowed), Some(host)) => allowed.iter().any(|allowed| *allowed == host),
         (Some(_), None) => false,
@@ -362,8 +452,8 @@ pub(crate) fn trace_context(headers: &HeaderMap) -> Option<crate::middleware::Tr
 }
 
 /// The token of `Authorization: Bearer <token>`.
-pub(crate) fn bearer_token(headers: &HeaderMap) -> Option<&str> {
-    let value = text(headers, header::AUTHORIZATION).ok().flatten()?;
+pub(crate) fn bearer_token<'h>(headers: &Known<'h>) -> Option<&'h str> {
+    let value = text(headers.authorization).ok().flatten()?;
     let (scheme, token) = value.split_once(' ')?;
     scheme
         .eq_ignore_ascii_case("bearer")
@@ -372,8 +462,8 @@ pub(crate) fn bearer_token(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// Whether the `Accept` header admits `media_type` (absent: anything is accepted).
-pub(crate) fn accepts(headers: &HeaderMap, media_type: &str) -> bool {
-    let Ok(Some(accept)) = text(headers, header::ACCEPT) else {
+pub(crate) fn accepts(headers: &Known<'_>, media_type: &str) -> bool {
+    let Some(accept) = headers.accept else {
         return true;
     };
     let media_type = media_type.as_bytes();
@@ -381,7 +471,8 @@ pub(crate) fn accepts(headers: &HeaderMap, media_type: &str) -> bool {
         .iter()
         .position(|byte| *byte == b'/')
         .map_or(media_type, |slash| &media_type[..slash]);
-    // Bytes, not `str::split`: every POST asks this of a header of some 40 bytes.
+    // Bytes, not `str::split`: every POST asks this of a header of some 40 bytes (a byte
+    // outside visible ASCII matches no media type, so the value is not checked first).
     accept.as_bytes().split(|byte| *byte == b',').any(|range| {
         let range = range
             .iter()
@@ -397,11 +488,8 @@ pub(crate) fn accepts(headers: &HeaderMap, media_type: &str) -> bool {
 }
 
 /// Whether the body is declared JSON (`application/json`, parameters allowed).
-pub(crate) fn is_json(headers: &HeaderMap) -> bool {
-    text(headers, header::CONTENT_TYPE)
-        .ok()
-        .flatten()
-        .is_some_and(|content_type| {
+pub(crate) fn is_json(headers: &Known<'_>) -> bool {
+    headers.content_type.is_some_and(|content_type| {
             let content_type = content_type.as_bytes();
             content_type
                 .iter()
@@ -504,7 +592,7 @@ mod tests {
         let mirrored = custom_tool();
         let check = |pairs: &[(&'static str, &str)], arguments: Value| {
             check_params(
-                &headers(pairs),
+                &Known::read(&headers(pairs)),
                 "tools/call",
                 Some(&call(arguments)),
                 &mirrored,
@@ -555,9 +643,9 @@ mod tests {
             unreachable!()
         };
         let other = Params::from(other);
-        check_params(&HeaderMap::new(), "tools/call", Some(&other), &mirrored).unwrap();
+        check_params(&Known::read(&HeaderMap::new()), "tools/call", Some(&other), &mirrored).unwrap();
         check_params(
-            &HeaderMap::new(),
+            &Known::read(&HeaderMap::new()),
             "prompts/get",
             Some(&call(all)),
             &mirrored,
@@ -572,7 +660,7 @@ mod tests {
             ("mcp-method", "tools/call"),
             ("Mcp-Name", "=?base64?YWRk?="),
         ]);
-        check_modern(&map, "tools/call", Some(&call_params("add"))).unwrap();
+        check_modern(&Known::read(&map), "tools/call", Some(&call_params("add"))).unwrap();
     }
 
     #[test]
@@ -589,12 +677,12 @@ mod tests {
                 .filter(|(i, _)| *i != drop)
                 .map(|(_, pair)| *pair)
                 .collect();
-            let error = check_modern(&headers(&partial), "tools/call", Some(&call_params("add")))
+            let error = check_modern(&Known::read(&headers(&partial)), "tools/call", Some(&call_params("add")))
                 .unwrap_err();
             assert_eq!(error.code, HEADER_MISMATCH, "without {:?}", full[drop]);
         }
         let error =
-            check_modern(&headers(&full), "tools/call", Some(&call_params("sub"))).unwrap_err();
+            check_modern(&Known::read(&headers(&full)), "tools/call", Some(&call_params("sub"))).unwrap_err();
         assert!(error.message.contains("Mcp-Name"), "{}", error.message);
         // Values are case-sensitive.
         let upper = headers(&[
@@ -602,14 +690,14 @@ mod tests {
             ("mcp-method", "TOOLS/CALL"),
             ("mcp-name", "add"),
         ]);
-        assert!(check_modern(&upper, "tools/call", Some(&call_params("add"))).is_err());
+        assert!(check_modern(&Known::read(&upper), "tools/call", Some(&call_params("add"))).is_err());
     }
 
     #[test]
     fn origins_are_checked_against_loopback_and_the_allow_list() {
         let config = HttpConfig::new().allow_origin("https://App.example.com/");
-        let allowed = |origin: &str| origin_allowed(&config, &headers(&[("origin", origin)]));
-        assert!(origin_allowed(&config, &HeaderMap::new()));
+        let allowed = |origin: &str| origin_allowed(&config, &Known::read(&headers(&[("origin", origin)])));
+        assert!(origin_allowed(&config, &Known::read(&HeaderMap::new())));
         assert!(allowed("http://localhost:3000"));
         assert!(allowed("http://127.0.0.1"));
         assert!(allowed("http://[::1]:8080"));
@@ -619,7 +707,7 @@ mod tests {
         assert!(!allowed("null"));
         assert!(origin_allowed(
             &HttpConfig::new().allow_any_origin(),
-            &headers(&[("origin", "https://evil.example")])
+            &Known::read(&headers(&[("origin", "https://evil.example")]))
         ));
     }
 
@@ -627,6 +715,9 @@ mod tests {
     fn hosts_are_checked_when_loopback_only_or_configured() {
         let config = HttpConfig::new();
         let host = |value: &str| headers(&[("host", value)]);
+        let host_allowed = |config: &HttpConfig, map: &HeaderMap, loopback: bool| {
+            host_allowed(config, &Known::read(map), loopback)
+        };
         assert!(host_allowed(&config, &host("127.0.0.1:8080"), true));
         assert!(host_allowed(&config, &host("localhost"), true));
         assert!(!host_allowed(&config, &host("evil.example:8080"), true));
@@ -637,15 +728,56 @@ mod tests {
     }
 
     #[test]
+    fn header_text_is_visible_ascii_and_tabs_whatever_the_word_it_falls_in() {
+        let by_byte = |bytes: &[u8]| {
+            bytes
+                .iter()
+                .all(|byte| *byte == b'\t' || (0x20..0x7f).contains(byte))
+        };
+        for length in [1, 7, 8, 9, 16, 21] {
+            for at in 0..length {
+                for byte in 0..=255u8 {
+                    let mut bytes = vec![b'a'; length];
+                    bytes[at] = byte;
+                    assert_eq!(visible(&bytes), by_byte(&bytes), "{byte:#x} at {at} of {length}");
+                }
+            }
+        }
+        assert!(visible(b""));
+        assert!(visible(b"\t2026-07-28\t ~"));
+    }
+
+    #[test]
+    fn known_headers_are_read_in_one_walk_first_value_first() {
+        let mut map = headers(&[
+            ("Mcp-Session-Id", "first"),
+            ("mcp-session-id", "second"),
+            ("Content-Length", "17"),
+        ]);
+        let latin1 = HeaderValue::from_bytes(b"2026-07-28\xe9").unwrap();
+        map.append("mcp-protocol-version", latin1);
+        map.append("x-other", HeaderValue::from_static("ignored"));
+        let known = Known::read(&map);
+        assert_eq!(known.session_id(), Ok(Some("first")));
+        assert_eq!(known.content_length(), Some(17));
+        assert_eq!(known.protocol_version(), Err(()));
+        let none = HeaderMap::new();
+        let known = Known::read(&none);
+        assert_eq!((known.session_id(), known.content_length()), (Ok(None), None));
+    }
+
+    #[test]
     fn bearer_tokens_and_media_types_are_read() {
         assert_eq!(
-            bearer_token(&headers(&[("authorization", "Bearer abc.def")])),
+            bearer_token(&Known::read(&headers(&[("authorization", "Bearer abc.def")]))),
             Some("abc.def")
         );
         assert_eq!(
-            bearer_token(&headers(&[("authorization", "Basic x")])),
+            bearer_token(&Known::read(&headers(&[("authorization", "Basic x")]))),
             None
         );
+        let accepts = |map: &HeaderMap, media_type: &str| accepts(&Known::read(map), media_type);
+        let is_json = |map: &HeaderMap| is_json(&Known::read(map));
         let accept = headers(&[("accept", "application/json, text/event-stream")]);
         assert!(accepts(&accept, "text/event-stream"));
         assert!(!accepts(

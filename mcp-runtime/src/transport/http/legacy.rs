@@ -49,6 +49,7 @@ use crate::store::{Replay, StoreError};
 pub(crate) async fn post(
     inner: &Arc<Inner>,
     parts: &Parts,
+    known: &headers::Known<'_>,
     header_version: Option<&str>,
     incoming: Incoming,
     address: Option<std::net::IpAddr>,
@@ -79,10 +80,7 @@ pub(crate) async fn post(
         )
         .await;
     }
-    let Some(session_id) = headers::text(&parts.headers, &headers::SESSION_ID)
-        .ok()
-        .flatten()
-    else {
+    let Some(session_id) = known.session_id().ok().flatten() else {
         return missing_session(request_id(&incoming));
     };
     let entry = match session_for(inner, parts, address, session_id).await {
@@ -101,7 +99,7 @@ pub(crate) async fn post(
     // client, progress) on the POST's own stream, ahead of the response; the route sends them
     // there while the requests run. Others get them on the GET stream.
     let routed =
-        (!ids.is_empty() && headers::accepts(&parts.headers, "text/event-stream")).then(|| {
+        (!ids.is_empty() && headers::accepts(known, "text/event-stream")).then(|| {
             let (sender, receiver) = mpsc::unbounded_channel();
             (
                 entry.route(&ids, &progress_tokens(&incoming), &sender),

@@ -27,9 +27,9 @@ const STREAM_CAPACITY: usize = 64;
 pub(crate) async fn post(
     inner: &Arc<Inner>,
     parts: &Parts,
+    headers: &headers::Known<'_>,
     incoming: Incoming,
 ) -> Response<ResponseBody> {
-    let headers = &parts.headers;
     let Incoming::Single(message) = incoming else {
         unreachable!("only single messages are classified modern");
     };
@@ -75,7 +75,7 @@ pub(crate) async fn post(
             #[cfg(feature = "otel")]
             {
                 session.set_network_transport("tcp");
-                session.set_header_trace_context(headers::trace_context(headers));
+                session.set_header_trace_context(headers::trace_context(headers.all()));
             }
             session.set_principal(super::principal::of(parts));
             // A request that may be told about while it runs (a progress token, a log level) is

@@ -42,7 +42,7 @@ pub(crate) fn missing_session(id: Option<&RequestId>) -> Response<ResponseBody> 
 
 /// 406 for a GET that opens an event stream without accepting one; `None` when it does.
 pub(crate) fn not_accepting_events(parts: &Parts) -> Option<Response<ResponseBody>> {
-    if headers::accepts(&parts.headers, "text/event-stream") {
+    if headers::accepts(&headers::Known::read(&parts.headers), "text/event-stream") {
         return None;
     }
     Some(rpc_error(

@@ -176,6 +176,7 @@ impl HttpService {
                     None
                 }
             });
+        let known = headers::Known::read(&parts.headers);
         if let Some((endpoint, loopback)) = &inner.standalone {
             if path != endpoint && sse_route.is_none() {
                 return plain(
@@ -183,20 +184,23 @@ impl HttpService {
                     "not found: the MCP endpoint is elsewhere",
                 );
             }
-            if !headers::host_allowed(&inner.config, &parts.headers, *loopback) {
+            if !headers::host_allowed(&inner.config, &known, *loopback) {
                 tracing::warn!("refused a request for another host (DNS rebinding?)");
                 return rpc_error(StatusCode::FORBIDDEN, None, forbidden("Host"));
             }
         } else if inner.config.allowed_hosts.is_some()
-            && !headers::host_allowed(&inner.config, &parts.headers, false)
+            && !headers::host_allowed(&inner.config, &known, false)
         {
             return rpc_error(StatusCode::FORBIDDEN, None, forbidden("Host"));
         }
-        if !headers::origin_allowed(&inner.config, &parts.headers) {
+        if !headers::origin_allowed(&inner.config, &known) {
             tracing::warn!("refused a request from a foreign origin");
             return rpc_error(StatusCode::FORBIDDEN, None, forbidden("Origin"));
         }
-        if let Some(refused) = self.authorize(&mut parts).await {
+        if let Some(refused) = self
+            .authorize(&known, &parts.method, path, &mut parts.extensions)
+            .await
+        {
             return refused;
         }
         let response = match (sse_route, &parts.method) {
@@ -205,41 +209,52 @@ impl HttpService {
             }
             (Some(SseRoute::Stream(_)), _) => not_allowed("GET"),
             (Some(SseRoute::Messages), &Method::POST) => {
-                match read_json_body(inner, &parts, body, self.address).await {
+                match read_json_body(inner, &known, body, self.address).await {
                     Ok(bytes) => super::sse::post(inner, &parts, &bytes).await,
                     Err(refused) => refused,
                 }
             }
             (Some(SseRoute::Messages), _) => not_allowed("POST"),
-            (None, _) => self.on_endpoint(&parts, body).await,
+            (None, _) => self.on_endpoint(&parts, &known, body).await,
         };
         tracing::debug!(method = %parts.method, status = response.status().as_u16(), "HTTP request");
         response
     }
 
     /// A request for the Streamable HTTP endpoint, past the gates.
-    async fn on_endpoint<B>(&self, parts: &Parts, body: B) -> Response<ResponseBody>
+    async fn on_endpoint<B>(
+        &self,
+        parts: &Parts,
+        known: &headers::Known<'_>,
+        body: B,
+    ) -> Response<ResponseBody>
     where
         B: http_body::Body,
         B::Error: std::fmt::Display,
     {
         match parts.method {
-            Method::POST => self.post(parts, body).await,
-            Method::GET => self.get(parts).await,
-            Method::DELETE => self.delete(parts).await,
+            Method::POST => self.post(parts, known, body).await,
+            Method::GET => self.get(parts, known).await,
+            Method::DELETE => self.delete(parts, known).await,
             _ => not_allowed("GET, POST, DELETE"),
         }
     }
 
     /// `None` when the request may be served (then named for its principal, if the hook gave
     /// one); the refusal otherwise.
-    async fn authorize(&self, parts: &mut Parts) -> Option<Response<ResponseBody>> {
+    async fn authorize(
+        &self,
+        known: &headers::Known<'_>,
+        method: &Method,
+        path: &str,
+        extensions: &mut http::Extensions,
+    ) -> Option<Response<ResponseBody>> {
         let authorizer = self.inner.config.authorizer.as_ref()?;
         let request = super::config::AuthRequest {
-            bearer_token: headers::bearer_token(&parts.headers),
-            method: &parts.method,
-            path: parts.uri.path(),
-            headers: &parts.headers,
+            bearer_token: headers::bearer_token(known),
+            method,
+            path,
+            headers: known.all(),
         };
         let resource = self.inner.config.resource.as_ref();
         let rejection = match authorizer
@@ -248,7 +263,7 @@ impl HttpService {
         {
             Ok(authorized) => {
                 if let Some(principal) = authorized.principal {
-                    parts.extensions.insert(principal);
+                    extensions.insert(principal);
                 }
                 return None;
             }
@@ -294,17 +309,22 @@ impl HttpService {
         Some(response)
     }
 
-    async fn post<B>(&self, parts: &Parts, body: B) -> Response<ResponseBody>
+    async fn post<B>(
+        &self,
+        parts: &Parts,
+        known: &headers::Known<'_>,
+        body: B,
+    ) -> Response<ResponseBody>
     where
         B: http_body::Body,
         B::Error: std::fmt::Display,
     {
         let inner = &self.inner;
-        if let Some(refused) = not_json(parts) {
+        if let Some(refused) = not_json(known) {
             return refused;
         }
-        if !headers::accepts(&parts.headers, "application/json")
-            && !headers::accepts(&parts.headers, "text/event-stream")
+        if !headers::accepts(known, "application/json")
+            && !headers::accepts(known, "text/event-stream")
         {
             return rpc_error(
                 StatusCode::NOT_ACCEPTABLE,
@@ -315,7 +335,7 @@ impl HttpService {
             );
         }
         // Declared JSON: checked above.
-        let bytes = match read_body(inner, parts, body, self.address).await {
+        let bytes = match read_body(inner, known, body, self.address).await {
             Ok(bytes) => bytes,
             Err(refused) => return refused,
         };
@@ -325,7 +345,7 @@ impl HttpService {
                 return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), *error);
             }
         };
-        let header_version = match headers::text(&parts.headers, &headers::PROTOCOL_VERSION) {
+        let header_version = match known.protocol_version() {
             Ok(version) => version,
             Err(()) => {
                 return rpc_error(
@@ -336,7 +356,7 @@ impl HttpService {
             }
         };
         if is_modern(&incoming) {
-            return super::modern::post(inner, parts, incoming).await;
+            return super::modern::post(inner, parts, known, incoming).await;
         }
         if let Some(version) = header_version
             && version
@@ -353,18 +373,18 @@ impl HttpService {
                 ),
             );
         }
-        super::legacy::post(inner, parts, header_version, incoming, self.address).await
+        super::legacy::post(inner, parts, known, header_version, incoming, self.address).await
     }
 
-    async fn get(&self, parts: &Parts) -> Response<ResponseBody> {
-        match self.legacy_session(parts) {
+    async fn get(&self, parts: &Parts, known: &headers::Known<'_>) -> Response<ResponseBody> {
+        match self.legacy_session(parts, known) {
             Err(response) => response,
             Ok(id) => super::legacy::stream(&self.inner, parts, id, self.address).await,
         }
     }
 
-    async fn delete(&self, parts: &Parts) -> Response<ResponseBody> {
-        match self.legacy_session(parts) {
+    async fn delete(&self, parts: &Parts, known: &headers::Known<'_>) -> Response<ResponseBody> {
+        match self.legacy_session(parts, known) {
             Err(response) => response,
             Ok(id) => super::legacy::end(&self.inner, parts, id, self.address).await,
         }
@@ -373,14 +393,16 @@ impl HttpService {
     /// GET and DELETE belong to legacy sessions only: 2026-07-28 clients (and clients without
     /// a session) get 405.
     #[allow(clippy::result_large_err)]
-    fn legacy_session<'p>(&self, parts: &'p Parts) -> Result<&'p str, Response<ResponseBody>> {
-        let version = headers::text(&parts.headers, &headers::PROTOCOL_VERSION)
-            .ok()
-            .flatten();
+    fn legacy_session<'p>(
+        &self,
+        parts: &Parts,
+        known: &headers::Known<'p>,
+    ) -> Result<&'p str, Response<ResponseBody>> {
+        let version = known.protocol_version().ok().flatten();
         let modern = version
             .and_then(|version| version.parse::<ProtocolVersion>().ok())
             .is_some_and(ProtocolVersion::is_modern);
-        match headers::text(&parts.headers, &headers::SESSION_ID) {
+        match known.session_id() {
             Ok(Some(id)) if !modern => Ok(id),
             Ok(None) if version.is_some() && !modern && parts.method == Method::DELETE => {
                 Err(missing_session(None))
@@ -391,8 +413,8 @@ impl HttpService {
 }
 
 /// 415 unless the body is declared JSON.
-fn not_json(parts: &Parts) -> Option<Response<ResponseBody>> {
-    (!headers::is_json(&parts.headers)).then(|| {
+fn not_json(known: &headers::Known<'_>) -> Option<Response<ResponseBody>> {
+    (!headers::is_json(known)).then(|| {
         rpc_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             None,
@@ -408,7 +430,7 @@ fn not_json(parts: &Parts) -> Option<Response<ResponseBody>> {
 #[allow(clippy::result_large_err)]
 async fn read_json_body<B>(
     inner: &Inner,
-    parts: &Parts,
+    known: &headers::Known<'_>,
     body: B,
     address: Option<std::net::IpAddr>,
 ) -> Result<body::RequestBody, Response<ResponseBody>>
@@ -416,17 +438,17 @@ where
     B: http_body::Body,
     B::Error: std::fmt::Display,
 {
-    if let Some(refused) = not_json(parts) {
+    if let Some(refused) = not_json(known) {
         return Err(refused);
     }
-    read_body(inner, parts, body, address).await
+    read_body(inner, known, body, address).await
 }
 
 /// The body of a POST from `address`, within the size limit (else 413).
 #[allow(clippy::result_large_err)]
 async fn read_body<B>(
     inner: &Inner,
-    parts: &Parts,
+    known: &headers::Known<'_>,
     body: B,
     address: Option<std::net::IpAddr>,
 ) -> Result<body::RequestBody, Response<ResponseBody>>
@@ -434,14 +456,10 @@ where
     B: http_body::Body,
     B::Error: std::fmt::Display,
 {
-    let declared = parts
-        .headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|length| length.to_str().ok()?.parse::<u64>().ok());
     let read = body::read_limited(
         body,
         inner.max_body_size,
-        declared,
+        known.content_length(),
         &inner.body_memory,
         address,
     );
