@@ -191,7 +191,12 @@ pub(crate) fn check_modern(
         match body {
             // A missing or mistyped field is the params' fault, reported by the dispatcher.
             None | Some(Value::Null) => {}
-            Some(value) => agree("Mcp-Name", decoded(headers.name, "mcp-name")?, value.as_str(), field)?,
+            Some(value) => agree(
+                "Mcp-Name",
+                decoded(headers.name, "mcp-name")?,
+                value.as_str(),
+                field,
+            )?,
         }
     }
     Ok(())
@@ -490,14 +495,14 @@ pub(crate) fn accepts(headers: &Known<'_>, media_type: &str) -> bool {
 /// Whether the body is declared JSON (`application/json`, parameters allowed).
 pub(crate) fn is_json(headers: &Known<'_>) -> bool {
     headers.content_type.is_some_and(|content_type| {
-            let content_type = content_type.as_bytes();
-            content_type
-                .iter()
-                .position(|byte| *byte == b';')
-                .map_or(content_type, |semicolon| &content_type[..semicolon])
-                .trim_ascii()
-                .eq_ignore_ascii_case(b"application/json")
-        })
+        let content_type = content_type.as_bytes();
+        content_type
+            .iter()
+            .position(|byte| *byte == b';')
+            .map_or(content_type, |semicolon| &content_type[..semicolon])
+            .trim_ascii()
+            .eq_ignore_ascii_case(b"application/json")
+    })
 }
 
 #[cfg(test)]
@@ -643,7 +648,13 @@ mod tests {
             unreachable!()
         };
         let other = Params::from(other);
-        check_params(&Known::read(&HeaderMap::new()), "tools/call", Some(&other), &mirrored).unwrap();
+        check_params(
+            &Known::read(&HeaderMap::new()),
+            "tools/call",
+            Some(&other),
+            &mirrored,
+        )
+        .unwrap();
         check_params(
             &Known::read(&HeaderMap::new()),
             "prompts/get",
@@ -677,12 +688,20 @@ mod tests {
                 .filter(|(i, _)| *i != drop)
                 .map(|(_, pair)| *pair)
                 .collect();
-            let error = check_modern(&Known::read(&headers(&partial)), "tools/call", Some(&call_params("add")))
-                .unwrap_err();
+            let error = check_modern(
+                &Known::read(&headers(&partial)),
+                "tools/call",
+                Some(&call_params("add")),
+            )
+            .unwrap_err();
             assert_eq!(error.code, HEADER_MISMATCH, "without {:?}", full[drop]);
         }
-        let error =
-            check_modern(&Known::read(&headers(&full)), "tools/call", Some(&call_params("sub"))).unwrap_err();
+        let error = check_modern(
+            &Known::read(&headers(&full)),
+            "tools/call",
+            Some(&call_params("sub")),
+        )
+        .unwrap_err();
         assert!(error.message.contains("Mcp-Name"), "{}", error.message);
         // Values are case-sensitive.
         let upper = headers(&[
@@ -690,13 +709,21 @@ mod tests {
             ("mcp-method", "TOOLS/CALL"),
             ("mcp-name", "add"),
         ]);
-        assert!(check_modern(&Known::read(&upper), "tools/call", Some(&call_params("add"))).is_err());
+        assert!(
+            check_modern(
+                &Known::read(&upper),
+                "tools/call",
+                Some(&call_params("add"))
+            )
+            .is_err()
+        );
     }
 
     #[test]
     fn origins_are_checked_against_loopback_and_the_allow_list() {
         let config = HttpConfig::new().allow_origin("https://App.example.com/");
-        let allowed = |origin: &str| origin_allowed(&config, &Known::read(&headers(&[("origin", origin)])));
+        let allowed =
+            |origin: &str| origin_allowed(&config, &Known::read(&headers(&[("origin", origin)])));
         assert!(origin_allowed(&config, &Known::read(&HeaderMap::new())));
         assert!(allowed("http://localhost:3000"));
         assert!(allowed("http://127.0.0.1"));
@@ -739,7 +766,11 @@ mod tests {
                 for byte in 0..=255u8 {
                     let mut bytes = vec![b'a'; length];
                     bytes[at] = byte;
-                    assert_eq!(visible(&bytes), by_byte(&bytes), "{byte:#x} at {at} of {length}");
+                    assert_eq!(
+                        visible(&bytes),
+                        by_byte(&bytes),
+                        "{byte:#x} at {at} of {length}"
+                    );
                 }
             }
         }
@@ -763,13 +794,19 @@ mod tests {
         assert_eq!(known.protocol_version(), Err(()));
         let none = HeaderMap::new();
         let known = Known::read(&none);
-        assert_eq!((known.session_id(), known.content_length()), (Ok(None), None));
+        assert_eq!(
+            (known.session_id(), known.content_length()),
+            (Ok(None), None)
+        );
     }
 
     #[test]
     fn bearer_tokens_and_media_types_are_read() {
         assert_eq!(
-            bearer_token(&Known::read(&headers(&[("authorization", "Bearer abc.def")]))),
+            bearer_token(&Known::read(&headers(&[(
+                "authorization",
+                "Bearer abc.def"
+            )]))),
             Some("abc.def")
         );
         assert_eq!(

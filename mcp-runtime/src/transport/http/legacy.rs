@@ -72,12 +72,13 @@ pub(crate) async fn post(
     };
     if matches!(&incoming, Incoming::Single(Message::Request(request)) if request.method == "initialize")
     {
-        return initialize(
+        // Boxed: once per session, its state stays out of every other POST's future.
+        return Box::pin(initialize(
             inner,
             incoming,
             super::principal::of(parts),
             super::principal::client(parts, address),
-        )
+        ))
         .await;
     }
     let Some(session_id) = known.session_id().ok().flatten() else {
@@ -98,14 +99,13 @@ pub(crate) async fn post(
     // A client that takes events may get the messages about its requests (questions to the
     // client, progress) on the POST's own stream, ahead of the response; the route sends them
     // there while the requests run. Others get them on the GET stream.
-    let routed =
-        (!ids.is_empty() && headers::accepts(known, "text/event-stream")).then(|| {
-            let (sender, receiver) = mpsc::unbounded_channel();
-            (
-                entry.route(&ids, &progress_tokens(&incoming), &sender),
-                receiver,
-            )
-        });
+    let routed = (!ids.is_empty() && headers::accepts(known, "text/event-stream")).then(|| {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        (
+            entry.route(&ids, &progress_tokens(&incoming), &sender),
+            receiver,
+        )
+    });
     let (reply, in_flight) = {
         let mut session = entry.session();
         // The session belongs to one subject (checked above), but each request's token says
@@ -372,15 +372,14 @@ async fn session_for(
     if let Some(entry) = inner.sessions.get(id, super::principal::caller(parts)) {
         return Ok(Some(entry));
     }
-    inner
-        .sessions
-        .adopt(
-            id,
-            super::principal::of(parts),
-            super::principal::client(parts, address),
-            &inner.dispatcher,
-        )
-        .await
+    // Boxed: the rare path's state stays out of every POST's future.
+    Box::pin(inner.sessions.adopt(
+        id,
+        super::principal::of(parts),
+        super::principal::client(parts, address),
+        &inner.dispatcher,
+    ))
+    .await
 }
 
 /// DELETE: end the session (also one only the store knew).

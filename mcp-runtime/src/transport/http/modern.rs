@@ -10,7 +10,7 @@ use http::{Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::answer::until_answered;
+use super::answer::{UntilAnswered, until_answered};
 use super::body::ResponseBody;
 use super::endpoint::Inner;
 use super::headers::{self, HEADER_MISMATCH};
@@ -24,12 +24,15 @@ use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing, Params,
 /// Events a listen stream may queue before the client reads them.
 const STREAM_CAPACITY: usize = 64;
 
-pub(crate) async fn post(
+/// A 2026-07-28 POST: its response, or (`Err`) the call it waits for. Not `async`: what the
+/// request was decoded into stays out of the future that waits.
+#[allow(clippy::result_large_err)]
+pub(crate) fn post(
     inner: &Arc<Inner>,
     parts: &Parts,
     headers: &headers::Known<'_>,
     incoming: Incoming,
-) -> Response<ResponseBody> {
+) -> Result<Response<ResponseBody>, Waiting> {
     let Incoming::Single(message) = incoming else {
         unreachable!("only single messages are classified modern");
     };
@@ -40,24 +43,24 @@ pub(crate) async fn post(
                 &notification.method,
                 notification.params.as_deref(),
             ) {
-                return rpc_error(StatusCode::BAD_REQUEST, None, error);
+                return Ok(rpc_error(StatusCode::BAD_REQUEST, None, error));
             }
             // Nothing a 2026-07-28 client notifies outlives its request: HTTP cancels by
             // closing the stream, so there is no running call to reach.
             tracing::debug!(method = notification.method, "ignoring a notification");
-            accepted()
+            Ok(accepted())
         }
-        Message::Response(_) => rpc_error(
+        Message::Response(_) => Ok(rpc_error(
             StatusCode::BAD_REQUEST,
             None,
             ErrorObject::invalid_request("2026-07-28 clients never send responses"),
-        ),
+        )),
         Message::Request(request) => {
             let id = request.id.clone();
             if let Err(error) =
                 headers::check_modern(headers, &request.method, request.params.as_deref())
             {
-                return rpc_error(StatusCode::BAD_REQUEST, Some(&id), error);
+                return Ok(rpc_error(StatusCode::BAD_REQUEST, Some(&id), error));
             }
             if let Err(error) = headers::check_params(
                 headers,
@@ -65,10 +68,10 @@ pub(crate) async fn post(
                 request.params.as_deref(),
                 &inner.param_headers,
             ) {
-                return rpc_error(StatusCode::BAD_REQUEST, Some(&id), error);
+                return Ok(rpc_error(StatusCode::BAD_REQUEST, Some(&id), error));
             }
             if let Err(error) = check_meta(request.params.as_deref()) {
-                return rpc_error(StatusCode::BAD_REQUEST, Some(&id), error);
+                return Ok(rpc_error(StatusCode::BAD_REQUEST, Some(&id), error));
             }
             let listen = request.method == "subscriptions/listen";
             let mut session = Session::for_one_request();
@@ -93,21 +96,36 @@ pub(crate) async fn post(
                 .dispatcher
                 .handle(Incoming::Single(Message::Request(request)), &mut session);
             match reply {
-                Reply::None => accepted(),
-                Reply::Ready(answer) => answer_with_status(inner, parts, answer),
-                Reply::Pending(call) if listen => listen_stream(inner, session, call, id),
+                Reply::None => Ok(accepted()),
+                Reply::Ready(answer) => Ok(answer_with_status(inner, parts, answer)),
+                Reply::Pending(call) if listen => Ok(listen_stream(inner, session, call, id)),
                 Reply::Pending(call) if notifications.is_some() => {
                     let notifications = notifications.unwrap_or_else(|| unreachable!());
                     let answer = until_answered(call, session.in_flight().clone(), vec![id]);
-                    notifying_stream(session, answer, notifications)
+                    Ok(notifying_stream(session, answer, notifications))
                 }
-                Reply::Pending(call) => {
-                    match until_answered(call, session.in_flight().clone(), vec![id]).await {
-                        Some(answer) => answer_with_status(inner, parts, answer),
-                        None => accepted(),
-                    }
-                }
+                Reply::Pending(call) => Err(Waiting {
+                    answer: until_answered(call, session.in_flight().clone(), vec![id]),
+                    _session: session,
+                }),
             }
+        }
+    }
+}
+
+/// A call answered with plain JSON, running.
+pub(crate) struct Waiting {
+    answer: UntilAnswered,
+    /// The call's session, alive while it runs.
+    _session: Session,
+}
+
+impl Waiting {
+    /// The call's response, once it answers (202 when it was cancelled meanwhile).
+    pub(crate) async fn answer(self, inner: &Inner, parts: &Parts) -> Response<ResponseBody> {
+        match self.answer.await {
+            Some(answer) => answer_with_status(inner, parts, answer),
+            None => accepted(),
         }
     }
 }

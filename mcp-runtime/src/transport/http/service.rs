@@ -145,13 +145,23 @@ impl HttpService {
     }
 
     /// Answer one request.
-    pub async fn handle<B>(&self, request: Request<B>) -> Response<ResponseBody>
+    pub fn handle<B>(&self, request: Request<B>) -> impl Future<Output = Response<ResponseBody>>
+    where
+        B: http_body::Body,
+        B::Error: std::fmt::Display,
+    {
+        let (parts, body) = request.into_parts();
+        self.clone().serve(parts, body)
+    }
+
+    /// [`handle`](Self::handle), from the request's parts. The service and the parts are moved
+    /// in, not borrowed or wrapped: each layer of futures would hold a copy of them.
+    async fn serve<B>(self, mut parts: Parts, body: B) -> Response<ResponseBody>
     where
         B: http_body::Body,
         B::Error: std::fmt::Display,
     {
         let inner = &self.inner;
-        let (mut parts, body) = request.into_parts();
         let path = parts.uri.path();
         if let Some(resource) = &inner.config.resource
             && parts.method == Method::GET
@@ -197,9 +207,10 @@ impl HttpService {
             tracing::warn!("refused a request from a foreign origin");
             return rpc_error(StatusCode::FORBIDDEN, None, forbidden("Origin"));
         }
-        if let Some(refused) = self
-            .authorize(&known, &parts.method, path, &mut parts.extensions)
-            .await
+        // Boxed: a server without authorization keeps its state out of every request's future.
+        if inner.config.authorizer.is_some()
+            && let Some(refused) =
+                Box::pin(self.authorize(&known, &parts.method, path, &mut parts.extensions)).await
         {
             return refused;
         }
@@ -208,36 +219,38 @@ impl HttpService {
                 super::sse::open(inner, &parts, messages, self.address)
             }
             (Some(SseRoute::Stream(_)), _) => not_allowed("GET"),
+            // Boxed, as is everything off the Streamable HTTP POST: its state stays out of
+            // the future of every request that does not take it.
             (Some(SseRoute::Messages), &Method::POST) => {
-                match read_json_body(inner, &known, body, self.address).await {
-                    Ok(bytes) => super::sse::post(inner, &parts, &bytes).await,
-                    Err(refused) => refused,
-                }
+                Box::pin(async {
+                    match read_json_body(inner, &known, body, self.address).await {
+                        Ok(bytes) => super::sse::post(inner, &parts, &bytes).await,
+                        Err(refused) => refused,
+                    }
+                })
+                .await
             }
             (Some(SseRoute::Messages), _) => not_allowed("POST"),
-            (None, _) => self.on_endpoint(&parts, &known, body).await,
+            (None, &Method::POST) => self.post(&parts, &known, body).await,
+            (None, &Method::GET) => Box::pin(self.get(&parts, &known)).await,
+            (None, &Method::DELETE) => Box::pin(self.delete(&parts, &known)).await,
+            (None, _) => not_allowed("GET, POST, DELETE"),
         };
         tracing::debug!(method = %parts.method, status = response.status().as_u16(), "HTTP request");
+        #[cfg(feature = "otel")]
+        let response = self.counted(response);
         response
     }
 
-    /// A request for the Streamable HTTP endpoint, past the gates.
-    async fn on_endpoint<B>(
-        &self,
-        parts: &Parts,
-        known: &headers::Known<'_>,
-        body: B,
-    ) -> Response<ResponseBody>
-    where
-        B: http_body::Body,
-        B::Error: std::fmt::Display,
-    {
-        match parts.method {
-            Method::POST => self.post(parts, known, body).await,
-            Method::GET => self.get(parts, known).await,
-            Method::DELETE => self.delete(parts, known).await,
-            _ => not_allowed("GET, POST, DELETE"),
+    /// An event stream counted among the server's open streams while it lasts.
+    #[cfg(feature = "otel")]
+    fn counted(&self, mut response: Response<ResponseBody>) -> Response<ResponseBody> {
+        if let Some(lifecycle) = self.inner.dispatcher.lifecycle()
+            && response.body().is_stream()
+        {
+            response.body_mut().count(lifecycle.stream());
         }
+        response
     }
 
     /// `None` when the request may be served (then named for its principal, if the hook gave
@@ -334,46 +347,23 @@ impl HttpService {
                 ),
             );
         }
-        // Declared JSON: checked above.
-        let bytes = match read_body(inner, known, body, self.address).await {
-            Ok(bytes) => bytes,
-            Err(refused) => return refused,
+        // Declared JSON: checked above. In a block: the body (and the memory it holds) is
+        // gone before the call runs, and so is its place in this future.
+        let posted = {
+            let bytes = match read_body(inner, known, body, self.address).await {
+                Ok(bytes) => bytes,
+                Err(refused) => return refused,
+            };
+            route_post(inner, parts, known, &bytes)
         };
-        let incoming = match inner.dispatcher.decode(&bytes) {
-            Ok(incoming) => incoming,
-            Err(InvalidMessage { id, error, .. }) => {
-                return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), *error);
+        match posted {
+            Posted::Answered(response) => response,
+            Posted::Modern(waiting) => waiting.answer(inner, parts).await,
+            Posted::Legacy(header_version, incoming) => {
+                super::legacy::post(inner, parts, known, header_version, incoming, self.address)
+                    .await
             }
-        };
-        let header_version = match known.protocol_version() {
-            Ok(version) => version,
-            Err(()) => {
-                return rpc_error(
-                    StatusCode::BAD_REQUEST,
-                    None,
-                    ErrorObject::invalid_request("the `MCP-Protocol-Version` header is malformed"),
-                );
-            }
-        };
-        if is_modern(&incoming) {
-            return super::modern::post(inner, parts, known, incoming).await;
         }
-        if let Some(version) = header_version
-            && version
-                .parse::<ProtocolVersion>()
-                .is_ok_and(ProtocolVersion::is_modern)
-        {
-            // The header speaks 2026-07-28 but the body does not say which revision it is.
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                request_id(&incoming),
-                ErrorObject::invalid_params(
-                    "missing `_meta[\"io.modelcontextprotocol/protocolVersion\"]`: 2026-07-28 \
-                     requests carry their revision and capabilities in `params._meta`",
-                ),
-            );
-        }
-        super::legacy::post(inner, parts, known, header_version, incoming, self.address).await
     }
 
     async fn get(&self, parts: &Parts, known: &headers::Known<'_>) -> Response<ResponseBody> {
@@ -410,6 +400,64 @@ impl HttpService {
             _ => Err(not_allowed("POST")),
         }
     }
+}
+
+/// A POST's body, decoded and sent on its way.
+enum Posted<'h> {
+    /// Answered at once.
+    Answered(Response<ResponseBody>),
+    /// A 2026-07-28 call, running.
+    Modern(super::modern::Waiting),
+    /// For a legacy session, with the `MCP-Protocol-Version` header.
+    Legacy(Option<&'h str>, Incoming),
+}
+
+/// Decode a POST's body and start what it asks for: 2026-07-28 requests are served at once,
+/// the others go on to their legacy session.
+fn route_post<'h>(
+    inner: &Arc<Inner>,
+    parts: &Parts,
+    known: &headers::Known<'h>,
+    bytes: &[u8],
+) -> Posted<'h> {
+    let incoming = match inner.dispatcher.decode(bytes) {
+        Ok(incoming) => incoming,
+        Err(InvalidMessage { id, error, .. }) => {
+            return Posted::Answered(rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), *error));
+        }
+    };
+    let header_version = match known.protocol_version() {
+        Ok(version) => version,
+        Err(()) => {
+            return Posted::Answered(rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                ErrorObject::invalid_request("the `MCP-Protocol-Version` header is malformed"),
+            ));
+        }
+    };
+    if is_modern(&incoming) {
+        return match super::modern::post(inner, parts, known, incoming) {
+            Ok(response) => Posted::Answered(response),
+            Err(waiting) => Posted::Modern(waiting),
+        };
+    }
+    if let Some(version) = header_version
+        && version
+            .parse::<ProtocolVersion>()
+            .is_ok_and(ProtocolVersion::is_modern)
+    {
+        // The header speaks 2026-07-28 but the body does not say which revision it is.
+        return Posted::Answered(rpc_error(
+            StatusCode::BAD_REQUEST,
+            request_id(&incoming),
+            ErrorObject::invalid_params(
+                "missing `_meta[\"io.modelcontextprotocol/protocolVersion\"]`: 2026-07-28 \
+                 requests carry their revision and capabilities in `params._meta`",
+            ),
+        ));
+    }
+    Posted::Legacy(header_version, incoming)
 }
 
 /// 415 unless the body is declared JSON.
@@ -456,14 +504,25 @@ where
     B: http_body::Body,
     B::Error: std::fmt::Display,
 {
-    let read = body::read_limited(
+    let mut read = std::pin::pin!(body::read_limited(
         body,
         inner.max_body_size,
         known.content_length(),
         &inner.body_memory,
         address,
-    );
-    match tokio::time::timeout(inner.config.body_read_timeout, read).await {
+    ));
+    // The timer is set only when the first poll finds the body incomplete: nearly every body
+    // arrives with its headers, so most requests set none.
+    let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
+    let read = std::future::poll_fn(|cx| {
+        if let Poll::Ready(read) = read.as_mut().poll(cx) {
+            return Poll::Ready(Ok(read));
+        }
+        let limit = inner.config.body_read_timeout;
+        let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        timer.as_mut().poll(cx).map(Err)
+    });
+    match read.await {
         Ok(Ok(bytes)) => Ok(bytes),
         Ok(Err(ReadError::TooLarge)) => Err(too_large(inner.max_body_size)),
         Ok(Err(ReadError::NoMemory)) => {
@@ -487,7 +546,7 @@ where
                 "the request body could not be read",
             ))
         }
-        Err(_elapsed) => {
+        Err(()) => {
             tracing::info!(
                 timeout = ?inner.config.body_read_timeout,
                 "a request body did not arrive in time; closing its connection"
@@ -501,6 +560,21 @@ where
                 )),
             )))
         }
+    }
+}
+
+/// A response future as a service's, which never fails. A combinator, not an `async` block: a
+/// block would hold the served future's inputs a second time.
+struct Infallibly<F>(F);
+
+impl<F: Future> Future for Infallibly<F> {
+    type Output = Result<F::Output, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: the field is pinned structurally: `Infallibly` has no `Drop`, implements
+        // `Unpin` only when `F` does (the auto trait), and never moves `F` out.
+        let future = unsafe { self.map_unchecked_mut(|infallibly| &mut infallibly.0) };
+        future.poll(cx).map(Ok)
     }
 }
 
@@ -539,18 +613,8 @@ where
     type Future = BoxFuture<'static, Result<Response<ResponseBody>, Infallible>>;
 
     fn call(&self, request: Request<B>) -> Self::Future {
-        let service = self.clone();
-        Box::pin(async move {
-            #[allow(unused_mut)]
-            let mut response = service.handle(request).await;
-            #[cfg(feature = "otel")]
-            if let Some(lifecycle) = service.inner.dispatcher.lifecycle()
-                && response.body().is_stream()
-            {
-                response.body_mut().count(lifecycle.stream());
-            }
-            Ok(response)
-        })
+        let (parts, body) = request.into_parts();
+        Box::pin(Infallibly(self.clone().serve(parts, body)))
     }
 }
 

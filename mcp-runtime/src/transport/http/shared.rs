@@ -161,6 +161,16 @@ impl Persist {
         if unchanged(&session.lock().unwrap_or_else(|p| p.into_inner())) {
             return Ok(());
         }
+        // Boxed: the write's state stays out of the future of every POST that writes nothing.
+        Box::pin(self.write(session, version)).await
+    }
+
+    /// Write the record of `session`, one write at a time, unless it is what the store holds.
+    async fn write(
+        &self,
+        session: &Mutex<Session>,
+        version: ProtocolVersion,
+    ) -> Result<(), StoreError> {
         let _one_at_a_time = self.writing.lock().await;
         let (record, mutable) = {
             let session = session.lock().unwrap_or_else(|p| p.into_inner());
