@@ -12,6 +12,7 @@ mod canonical;
 mod context;
 mod dispatch;
 pub mod extensions;
+mod fast_hash;
 mod future;
 pub mod handler;
 mod launch;

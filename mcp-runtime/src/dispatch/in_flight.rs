@@ -1,8 +1,6 @@
 //! The calls a connection has running, so `notifications/cancelled` can reach them.
 
-use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::cancel::CancellationToken;
@@ -14,62 +12,11 @@ pub(crate) struct InFlight {
     calls: Arc<Mutex<Table>>,
 }
 
-/// Every `tools/call` inserts and removes its id, so the table hashes with [`IdHasher`] rather
-/// than SipHash.
-type Table = HashMap<RequestId, CancellationToken, BuildHasherDefault<IdHasher>>;
-
-/// FxHash, as rustc uses it: a rotate, a xor and a multiply per word. Not resistant to chosen
-/// collisions, which is fine here: each connection has its own table, filled only with the ids
-/// of its own client's running calls, so a client choosing colliding ids slows only itself.
-#[derive(Debug, Default, Clone, Copy)]
-struct IdHasher(u64);
-
-impl IdHasher {
-    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
-    }
-}
-
-impl Hasher for IdHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            self.add(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut word = [0; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(word));
-        }
-    }
-
-    fn write_u8(&mut self, n: u8) {
-        self.add(u64::from(n));
-    }
-
-    fn write_u16(&mut self, n: u16) {
-        self.add(u64::from(n));
-    }
-
-    fn write_u32(&mut self, n: u32) {
-        self.add(u64::from(n));
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.add(n);
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+/// Every `tools/call` inserts and removes its id, so the table hashes with
+/// [`FastHasher`](crate::fast_hash::FastHasher) rather than SipHash: each connection has its
+/// own table, filled only with the ids of its own client's running calls, so a client choosing
+/// colliding ids slows only itself.
+type Table = crate::fast_hash::FastMap<RequestId, CancellationToken>;
 
 /// The id was already in use by a running call of the same client.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -211,16 +158,6 @@ mod tests {
         assert!(!in_flight.cancel(&id(200)));
         drop(guards);
         assert_eq!(in_flight.len(), 0);
-    }
-
-    #[test]
-    fn the_hasher_spreads_small_integers() {
-        use std::hash::BuildHasher;
-        let hashes: std::collections::HashSet<u64> = (0..1000)
-            .map(|n| BuildHasherDefault::<IdHasher>::default().hash_one(id(n)) >> 57)
-            .collect();
-        // hashbrown groups by the top 7 bits: consecutive ids must not share them all.
-        assert!(hashes.len() > 64, "{}", hashes.len());
     }
 
     #[test]

@@ -79,7 +79,9 @@ pub(crate) fn client(
 /// against a limit per client: legacy and HTTP+SSE sessions keep their tables alike.
 #[derive(Debug)]
 pub(crate) struct SessionTable<E> {
-    by_id: HashMap<String, (Option<Client>, Arc<E>)>,
+    /// Every request looks its session up here. The ids are the server's own (random), so a
+    /// fast hash over them cannot be led into collisions by a client.
+    by_id: crate::fast_hash::FastMap<String, (Option<Client>, Arc<E>)>,
     held: HashMap<Client, usize>,
     per_client: usize,
 }
@@ -87,7 +89,7 @@ pub(crate) struct SessionTable<E> {
 impl<E> SessionTable<E> {
     pub(crate) fn new(per_client: usize) -> Self {
         SessionTable {
-            by_id: HashMap::new(),
+            by_id: crate::fast_hash::FastMap::default(),
             held: HashMap::new(),
             per_client,
         }

@@ -22,7 +22,6 @@
 //!
 //! [`HttpConfig::session_idle_timeout`]: super::HttpConfig::session_idle_timeout
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -163,7 +162,8 @@ enum RouteKey {
 }
 
 /// Request or progress token -> the stream of the request's POST.
-type Routes = Arc<Mutex<HashMap<RouteKey, mpsc::UnboundedSender<Routed>>>>;
+/// Keyed by the session's own requests: a client choosing colliding keys slows only itself.
+type Routes = Arc<Mutex<crate::fast_hash::FastMap<RouteKey, mpsc::UnboundedSender<Routed>>>>;
 
 /// Sends the messages about some requests to their POST's stream until dropped.
 pub(crate) struct Route {
