@@ -711,17 +711,20 @@ mod tests {
         assert_ne!(tags[0], tags[1]);
         // A forgets its copy, idle; B goes on using the session, which stays in the store.
         let _working = on_b.busy();
-        tokio::time::sleep(timeout + super::super::expiry::sweep_interval(timeout) * 2).await;
+        // Just past the sweep that expires A's copy, and before B's sweeps write the record
+        // again (they renew it while the session is in use): a record A removed would be
+        // missing now.
+        let sweep = super::super::expiry::sweep_interval(timeout);
+        tokio::time::sleep(timeout + sweep + Duration::from_millis(1)).await;
         assert!(lock(&a.table.open).get(&id).is_none(), "expired on A");
-        for _ in 0..10 {
-            tokio::task::yield_now().await;
-        }
+        // The store is told off the request path, by a task of its own. With the clock paused,
+        // a sleep returns only once no task can run: whatever that task would do is done.
+        let settled = || tokio::time::sleep(Duration::from_millis(1));
+        settled().await;
         assert!(store.load(&id).await.unwrap().is_some(), "still B's");
         // B's client ends it: gone everywhere.
         assert!(b.end(&id, None));
-        for _ in 0..10 {
-            tokio::task::yield_now().await;
-        }
+        settled().await;
         assert!(store.load(&id).await.unwrap().is_none());
     }
 
