@@ -76,7 +76,9 @@ mod tests {
     #[test]
     fn small_integers_and_similar_ids_spread_over_the_top_bits() {
         // hashbrown groups by the top 7 bits: neighbouring keys must not share them all.
-        let ids: HashSet<u64> = (0..1000).map(|n| top_bits(RequestId::Number(n.into()))).collect();
+        let ids: HashSet<u64> = (0..1000)
+            .map(|n| top_bits(RequestId::Number(n.into())))
+            .collect();
         assert!(ids.len() > 64, "{}", ids.len());
         let sessions: HashSet<u64> = (0..1000)
             .map(|n| top_bits(format!("east-2.{n:064x}")))

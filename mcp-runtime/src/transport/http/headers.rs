@@ -484,7 +484,9 @@ pub(crate) fn accepts(headers: &Known<'_>, media_type: &str) -> bool {
             .position(|byte| *byte == b';')
             .map_or(range, |semicolon| &range[..semicolon])
             .trim_ascii();
-        range.eq_ignore_ascii_case(media_type)
+        // Exact bytes first: clients write media types in lowercase.
+        range == media_type
+            || range.eq_ignore_ascii_case(media_type)
             || range == b"*/*"
             || range
                 .strip_suffix(b"/*")
@@ -496,12 +498,12 @@ pub(crate) fn accepts(headers: &Known<'_>, media_type: &str) -> bool {
 pub(crate) fn is_json(headers: &Known<'_>) -> bool {
     headers.content_type.is_some_and(|content_type| {
         let content_type = content_type.as_bytes();
-        content_type
+        let media_type = content_type
             .iter()
             .position(|byte| *byte == b';')
             .map_or(content_type, |semicolon| &content_type[..semicolon])
-            .trim_ascii()
-            .eq_ignore_ascii_case(b"application/json")
+            .trim_ascii();
+        media_type == b"application/json" || media_type.eq_ignore_ascii_case(b"application/json")
     })
 }
 
