@@ -403,6 +403,8 @@ impl HttpService {
 }
 
 /// A POST's body, decoded and sent on its way.
+// Not boxed: one per POST, in its future, where a box would cost an allocation per call.
+#[allow(clippy::large_enum_variant)]
 enum Posted<'h> {
     /// Answered at once.
     Answered(Response<ResponseBody>),
