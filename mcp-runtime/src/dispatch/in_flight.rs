@@ -1,6 +1,5 @@
 //! The calls a connection has running, so `notifications/cancelled` can reach them.
 
-use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::cancel::CancellationToken;
@@ -12,11 +11,41 @@ pub(crate) struct InFlight {
     calls: Arc<Mutex<Table>>,
 }
 
-/// Every `tools/call` inserts and removes its id, so the table hashes with
-/// [`FastHasher`](crate::fast_hash::FastHasher) rather than SipHash: each connection has its
-/// own table, filled only with the ids of its own client's running calls, so a client choosing
-/// colliding ids slows only itself.
-type Table = crate::fast_hash::FastMap<RequestId, CancellationToken>;
+/// Every `tools/call` inserts and removes its id. Most connections run one call at a time
+/// (every 2026-07-28 request has a table of its own), so the first call has a place of its own
+/// and the map, which allocates on its first insertion, holds only the others. The map hashes
+/// with [`FastHasher`](crate::fast_hash::FastHasher) rather than SipHash: each connection has
+/// its own table, filled only with the ids of its own client's running calls, so a client
+/// choosing colliding ids slows only itself.
+#[derive(Debug, Default)]
+struct Table {
+    first: Option<(RequestId, CancellationToken)>,
+    others: crate::fast_hash::FastMap<RequestId, CancellationToken>,
+}
+
+impl Table {
+    fn get(&self, id: &RequestId) -> Option<&CancellationToken> {
+        match &self.first {
+            Some((first, token)) if first == id => Some(token),
+            _ => self.others.get(id),
+        }
+    }
+
+    fn tokens(&self) -> impl Iterator<Item = &CancellationToken> {
+        self.first
+            .iter()
+            .map(|(_, token)| token)
+            .chain(self.others.values())
+    }
+
+    fn remove(&mut self, id: &RequestId) {
+        if self.first.as_ref().is_some_and(|(first, _)| first == id) {
+            self.first = None;
+        } else {
+            self.others.remove(id);
+        }
+    }
+}
 
 /// The id was already in use by a running call of the same client.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,12 +58,16 @@ impl InFlight {
         id: RequestId,
         token: CancellationToken,
     ) -> Result<InFlightGuard, DuplicateId> {
-        match self.table().entry(id.clone()) {
-            Entry::Occupied(_) => return Err(DuplicateId),
-            Entry::Vacant(slot) => {
-                slot.insert(token);
-            }
+        let mut table = self.table();
+        if table.get(&id).is_some() {
+            return Err(DuplicateId);
         }
+        if table.first.is_none() {
+            table.first = Some((id.clone(), token));
+        } else {
+            table.others.insert(id.clone(), token);
+        }
+        drop(table);
         Ok(InFlightGuard {
             in_flight: self.clone(),
             id,
@@ -55,7 +88,7 @@ impl InFlight {
 
     /// Fire every running call's token.
     pub(crate) fn cancel_all(&self) {
-        for token in self.table().values() {
+        for token in self.table().tokens() {
             token.cancel();
         }
     }
@@ -63,7 +96,8 @@ impl InFlight {
     /// How many calls are running.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.table().len()
+        let table = self.table();
+        usize::from(table.first.is_some()) + table.others.len()
     }
 
     fn table(&self) -> MutexGuard<'_, Table> {
@@ -158,6 +192,33 @@ mod tests {
         assert!(!in_flight.cancel(&id(200)));
         drop(guards);
         assert_eq!(in_flight.len(), 0);
+    }
+
+    #[test]
+    fn the_first_call_s_place_and_the_map_keep_every_id_once() {
+        let in_flight = InFlight::default();
+        let (b, c) = (CancellationToken::new(), CancellationToken::new());
+        let first = in_flight.register(id(1), CancellationToken::new()).unwrap();
+        let _second = in_flight.register(id(2), b.clone()).unwrap();
+        assert_eq!(
+            in_flight
+                .register(id(1), CancellationToken::new())
+                .unwrap_err(),
+            DuplicateId
+        );
+        drop(first);
+        // The first place is free again while the map still holds 2.
+        assert_eq!(
+            in_flight
+                .register(id(2), CancellationToken::new())
+                .unwrap_err(),
+            DuplicateId
+        );
+        let _third = in_flight.register(id(3), c.clone()).unwrap();
+        assert_eq!(in_flight.len(), 2);
+        assert!(!in_flight.cancel(&id(1)));
+        assert!(in_flight.cancel(&id(2)) && in_flight.cancel(&id(3)));
+        assert!(b.is_cancelled() && c.is_cancelled());
     }
 
     #[test]

@@ -219,7 +219,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// A request body's bytes and the share of [`BodyMemory`] they hold, given back on drop.
 #[derive(Debug)]
 pub(crate) struct RequestBody {
-    bytes: Vec<u8>,
+    bytes: Bytes,
     share: Option<Share>,
 }
 
@@ -237,7 +237,7 @@ impl BodyMemory {
 impl RequestBody {
     fn empty() -> Self {
         RequestBody {
-            bytes: Vec::new(),
+            bytes: Bytes::new(),
             share: None,
         }
     }
@@ -303,33 +303,48 @@ where
         if !read.hold(memory, declared, address) {
             return Err(ReadError::NoMemory);
         }
-        read.bytes.reserve_exact(declared);
     }
+    // A body in one frame (nearly every one: it arrives with its headers) is kept as the
+    // frame's bytes, uncopied; a second frame starts a buffer.
+    let mut first: Option<Bytes> = None;
+    let mut buffer: Vec<u8> = Vec::new();
     let mut body = pin!(body);
     while let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
         let frame = frame.map_err(|error| ReadError::Failed(error.to_string()))?;
         let Ok(mut data) = frame.into_data() else {
             continue;
         };
-        if read.bytes.len() + data.remaining() > limit {
+        let so_far = first.as_ref().map_or(buffer.len(), Bytes::len);
+        let needed = so_far + data.remaining();
+        if needed > limit {
             return Err(ReadError::TooLarge);
         }
+        if first.is_none() && buffer.is_empty() {
+            if !read.hold(memory, needed, address) {
+                return Err(ReadError::NoMemory);
+            }
+            first = Some(data.copy_to_bytes(data.remaining()));
+            continue;
+        }
         // What the buffer will hold once grown (it may double), not just what was read.
-        let needed = read.bytes.len() + data.remaining();
-        if needed > read.bytes.capacity() {
-            let grown = needed.max(read.bytes.capacity() * 2).min(limit);
+        if needed > buffer.capacity() {
+            let grown = needed.max(buffer.capacity() * 2).min(limit);
             if !read.hold(memory, grown, address) {
                 return Err(ReadError::NoMemory);
             }
-            read.bytes.reserve_exact(grown - read.bytes.len());
+            buffer.reserve_exact(grown - buffer.len());
+        }
+        if let Some(first) = first.take() {
+            buffer.extend_from_slice(&first);
         }
         while data.has_remaining() {
             let chunk = data.chunk();
-            read.bytes.extend_from_slice(chunk);
+            buffer.extend_from_slice(chunk);
             let taken = chunk.len();
             data.advance(taken);
         }
     }
+    read.bytes = first.unwrap_or_else(|| Bytes::from(buffer));
     Ok(read)
 }
 
@@ -385,6 +400,47 @@ mod tests {
         let body = ResponseBody::whole("0123456789");
         let read = read_limited(body, 10, None, &memory, None).await.unwrap();
         assert_eq!(&*read, b"0123456789");
+    }
+
+    /// A body in several frames, as a slow client's arrives.
+    struct Frames(std::collections::VecDeque<Bytes>);
+
+    impl http_body::Body for Frames {
+        type Data = Bytes;
+        type Error = Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            Poll::Ready(self.0.pop_front().map(|bytes| Ok(Frame::data(bytes))))
+        }
+    }
+
+    fn frames(parts: &[&'static [u8]]) -> Frames {
+        Frames(parts.iter().map(|part| Bytes::from_static(part)).collect())
+    }
+
+    #[tokio::test]
+    async fn a_body_in_several_frames_is_read_whole_within_the_limit() {
+        let memory = BodyMemory::new(1 << 20, 1 << 20);
+        let read = read_limited(frames(&[b"ab", b"", b"cd", b"ef"]), 6, None, &memory, None);
+        assert_eq!(&*read.await.unwrap(), b"abcdef");
+        let read = read_limited(frames(&[b"abc", b"def", b"g"]), 6, None, &memory, None);
+        assert!(matches!(read.await, Err(ReadError::TooLarge)));
+        let read = read_limited(frames(&[b"", b"xyz"]), 6, Some(3), &memory, None);
+        assert_eq!(&*read.await.unwrap(), b"xyz");
+
+        // A large body in frames holds what its buffer grows to, and gives it back.
+        const K: usize = 1024;
+        let big = Box::leak(vec![b' '; 100 * K].into_boxed_slice());
+        let memory = BodyMemory::new(400 * K, 300 * K);
+        let read = read_limited(frames(&[big, big, big]), 300 * K, None, &memory, None);
+        let body = read.await.unwrap();
+        assert_eq!(body.len(), 300 * K);
+        assert_eq!(lock(&memory.held).total, 300 * K);
+        drop(body);
+        assert_eq!(lock(&memory.held).total, 0);
     }
 
     #[tokio::test]
