@@ -39,7 +39,8 @@ use super::response::{
     too_many_sessions, unknown_session,
 };
 use super::resume::{NotResumable, RequestStream};
-use super::sessions::{Entry, Routed};
+use super::routed::{self, RouteReceiver, Routed};
+use super::sessions::Entry;
 use crate::dispatch::Reply;
 use crate::dispatch::session::Session;
 use crate::protocol::ProtocolVersion;
@@ -100,7 +101,7 @@ pub(crate) async fn post(
     // client, progress) on the POST's own stream, ahead of the response; the route sends them
     // there while the requests run. Others get them on the GET stream.
     let routed = (!ids.is_empty() && headers::accepts(known, "text/event-stream")).then(|| {
-        let (sender, receiver) = mpsc::unbounded_channel();
+        let (sender, receiver) = routed::channel();
         (
             entry.route(&ids, &progress_tokens(&incoming), &sender),
             receiver,
@@ -151,7 +152,7 @@ pub(crate) async fn post(
             // Sent in the very poll that finished the call: still ahead of the answer. A
             // release is moot now that the answer is here.
             let mut early = Vec::new();
-            while let Ok(item) = related.try_recv() {
+            while let Some(item) = related.try_recv() {
                 if let Routed::Message(message) = item {
                     early.push(Routed::Message(message));
                 }
@@ -186,7 +187,7 @@ fn answer_with_events(
     keep: impl Send + 'static,
     mut answer: impl Future<Output = Option<Outgoing>> + Send + Unpin + 'static,
     first: Vec<Routed>,
-    mut related: mpsc::UnboundedReceiver<Routed>,
+    mut related: RouteReceiver,
 ) -> Response<ResponseBody> {
     // A stream answers one request (2025-11-25 has no batches): the store records which, so
     // that another instance can answer it if this one dies.
@@ -206,7 +207,7 @@ fn answer_with_events(
                 Some(routed) = related.recv() => forward(&stream, routed),
                 answer = &mut answer => {
                     // Whatever was reported before the answer goes out before it.
-                    while let Ok(routed) = related.try_recv() {
+                    while let Some(routed) = related.try_recv() {
                         forward(&stream, routed);
                     }
                     stream.finish(answer.as_ref());

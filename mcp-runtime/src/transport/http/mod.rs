@@ -35,6 +35,7 @@ mod response;
 mod resume;
 #[cfg(test)]
 mod resume_tests;
+mod routed;
 mod serve;
 mod service;
 mod sessions;

@@ -26,7 +26,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 // tokio's clock, not std's: the same in production, and the tests below can pause it, so
 // whether a session has expired never depends on how loaded the machine running them is.
@@ -34,6 +33,7 @@ use tokio::time::Instant;
 
 use super::principal::{Client, SessionTable};
 use super::resume::{EventLog, Mirror};
+use super::routed::{RouteSender, Routed};
 use super::shared::Persist;
 use crate::auth::Principal;
 use crate::context::peer::Outbound;
@@ -143,16 +143,6 @@ impl Drop for Busy {
     }
 }
 
-/// What a request's route carries to its POST's stream.
-#[derive(Debug)]
-pub(crate) enum Routed {
-    /// A message about the request (a question to the client, progress, a log message).
-    Message(Outgoing),
-    /// Its handler let go of the connection: end it once what came before has been read, and
-    /// let the client resume the stream for the rest.
-    Release,
-}
-
 /// What a message is about: a request (by id), or the request that carried a progress token
 /// (the token as JSON text).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -163,7 +153,7 @@ enum RouteKey {
 
 /// Request or progress token -> the stream of the request's POST.
 /// Keyed by the session's own requests: a client choosing colliding keys slows only itself.
-type Routes = Arc<Mutex<crate::fast_hash::FastMap<RouteKey, mpsc::UnboundedSender<Routed>>>>;
+type Routes = Arc<Mutex<crate::fast_hash::FastMap<RouteKey, RouteSender>>>;
 
 /// Sends the messages about some requests to their POST's stream until dropped.
 pub(crate) struct Route {
@@ -186,7 +176,7 @@ fn route_of(
     routes: &Routes,
     related: Option<&RequestId>,
     message: &Outgoing,
-) -> Option<mpsc::UnboundedSender<Routed>> {
+) -> Option<RouteSender> {
     let key = match related {
         Some(id) => RouteKey::Request(id.clone()),
         None => RouteKey::Token(progress_token(message)?),
@@ -261,7 +251,7 @@ impl Entry {
         &self,
         ids: &[RequestId],
         tokens: &[serde_json::Value],
-        stream: &mpsc::UnboundedSender<Routed>,
+        stream: &RouteSender,
     ) -> Route {
         let keys: Vec<RouteKey> = ids
             .iter()
@@ -519,9 +509,7 @@ impl Sessions {
             let message = match route_of(&to_routes, related, &message) {
                 Some(route) => {
                     // Refused once that request has been answered: the GET stream takes it.
-                    let Err(mpsc::error::SendError(Routed::Message(message))) =
-                        route.send(Routed::Message(message))
-                    else {
+                    let Err(Routed::Message(message)) = route.send(Routed::Message(message)) else {
                         return;
                     };
                     message
