@@ -121,12 +121,29 @@ pub(crate) struct Waiting {
 }
 
 impl Waiting {
-    /// The call's response, once it answers (202 when it was cancelled meanwhile).
-    pub(crate) async fn answer(self, inner: &Inner, parts: &Parts) -> Response<ResponseBody> {
-        match self.answer.await {
+    /// The call's response, given its answer (202 when it was cancelled meanwhile).
+    pub(crate) fn respond(
+        inner: &Inner,
+        parts: &Parts,
+        answer: Option<Outgoing>,
+    ) -> Response<ResponseBody> {
+        match answer {
             Some(answer) => answer_with_status(inner, parts, answer),
             None => accepted(),
         }
+    }
+}
+
+/// The call's answer. Polled in place rather than through an `async fn` taking `self`, which
+/// would hold the waiting call twice in every POST's future.
+impl Future for Waiting {
+    type Output = Option<Outgoing>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Outgoing>> {
+        std::pin::Pin::new(&mut self.answer).poll(cx)
     }
 }
 

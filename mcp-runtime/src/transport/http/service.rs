@@ -155,91 +155,99 @@ impl HttpService {
     }
 
     /// [`handle`](Self::handle), from the request's parts. The service and the parts are moved
-    /// in, not borrowed or wrapped: each layer of futures would hold a copy of them.
-    async fn serve<B>(self, mut parts: Parts, body: B) -> Response<ResponseBody>
+    /// in, not borrowed or wrapped: each layer of futures would hold a copy of them. An `async`
+    /// block rather than an `async fn`: the block uses what it captured in place, where an
+    /// `async fn`'s future keeps its arguments twice (rust-lang/rust#62958), which here would
+    /// be some 280 bytes of every request's future.
+    #[allow(clippy::manual_async_fn)]
+    fn serve<B>(self, mut parts: Parts, body: B) -> impl Future<Output = Response<ResponseBody>>
     where
         B: http_body::Body,
         B::Error: std::fmt::Display,
     {
-        let inner = &self.inner;
-        let path = parts.uri.path();
-        if let Some(resource) = &inner.config.resource
-            && parts.method == Method::GET
-            && (path == WELL_KNOWN || path == format!("{WELL_KNOWN}{}", resource.resource_path()))
-        {
-            let document = resource.document(&inner.dispatcher.declared_scopes());
-            return respond(StatusCode::OK, Some("application/json"), document);
-        }
-        let sse_route = inner
-            .config
-            .legacy_sse
-            .as_ref()
-            .and_then(|(sse, messages)| {
-                let endpoint = inner.standalone.as_ref().map(|(endpoint, _)| endpoint);
-                if endpoint.is_some_and(|endpoint| endpoint == path) {
-                    None
-                } else if path == sse {
-                    Some(SseRoute::Stream(messages))
-                } else if path == messages {
-                    Some(SseRoute::Messages)
-                } else {
-                    None
-                }
-            });
-        let known = headers::Known::read(&parts.headers);
-        if let Some((endpoint, loopback)) = &inner.standalone {
-            if path != endpoint && sse_route.is_none() {
-                return plain(
-                    StatusCode::NOT_FOUND,
-                    "not found: the MCP endpoint is elsewhere",
-                );
+        async move {
+            let inner = &self.inner;
+            let path = parts.uri.path();
+            if let Some(resource) = &inner.config.resource
+                && parts.method == Method::GET
+                && (path == WELL_KNOWN
+                    || path == format!("{WELL_KNOWN}{}", resource.resource_path()))
+            {
+                let document = resource.document(&inner.dispatcher.declared_scopes());
+                return respond(StatusCode::OK, Some("application/json"), document);
             }
-            if !headers::host_allowed(&inner.config, &known, *loopback) {
-                tracing::warn!("refused a request for another host (DNS rebinding?)");
+            let sse_route = inner
+                .config
+                .legacy_sse
+                .as_ref()
+                .and_then(|(sse, messages)| {
+                    let endpoint = inner.standalone.as_ref().map(|(endpoint, _)| endpoint);
+                    if endpoint.is_some_and(|endpoint| endpoint == path) {
+                        None
+                    } else if path == sse {
+                        Some(SseRoute::Stream(messages))
+                    } else if path == messages {
+                        Some(SseRoute::Messages)
+                    } else {
+                        None
+                    }
+                });
+            let known = headers::Known::read(&parts.headers);
+            if let Some((endpoint, loopback)) = &inner.standalone {
+                if path != endpoint && sse_route.is_none() {
+                    return plain(
+                        StatusCode::NOT_FOUND,
+                        "not found: the MCP endpoint is elsewhere",
+                    );
+                }
+                if !headers::host_allowed(&inner.config, &known, *loopback) {
+                    tracing::warn!("refused a request for another host (DNS rebinding?)");
+                    return rpc_error(StatusCode::FORBIDDEN, None, forbidden("Host"));
+                }
+            } else if inner.config.allowed_hosts.is_some()
+                && !headers::host_allowed(&inner.config, &known, false)
+            {
                 return rpc_error(StatusCode::FORBIDDEN, None, forbidden("Host"));
             }
-        } else if inner.config.allowed_hosts.is_some()
-            && !headers::host_allowed(&inner.config, &known, false)
-        {
-            return rpc_error(StatusCode::FORBIDDEN, None, forbidden("Host"));
-        }
-        if !headers::origin_allowed(&inner.config, &known) {
-            tracing::warn!("refused a request from a foreign origin");
-            return rpc_error(StatusCode::FORBIDDEN, None, forbidden("Origin"));
-        }
-        // Boxed: a server without authorization keeps its state out of every request's future.
-        if inner.config.authorizer.is_some()
-            && let Some(refused) =
-                Box::pin(self.authorize(&known, &parts.method, path, &mut parts.extensions)).await
-        {
-            return refused;
-        }
-        let response = match (sse_route, &parts.method) {
-            (Some(SseRoute::Stream(messages)), &Method::GET) => {
-                super::sse::open(inner, &parts, messages, self.address)
+            if !headers::origin_allowed(&inner.config, &known) {
+                tracing::warn!("refused a request from a foreign origin");
+                return rpc_error(StatusCode::FORBIDDEN, None, forbidden("Origin"));
             }
-            (Some(SseRoute::Stream(_)), _) => not_allowed("GET"),
-            // Boxed, as is everything off the Streamable HTTP POST: its state stays out of
-            // the future of every request that does not take it.
-            (Some(SseRoute::Messages), &Method::POST) => {
-                Box::pin(async {
-                    match read_json_body(inner, &known, body, self.address).await {
-                        Ok(bytes) => super::sse::post(inner, &parts, &bytes).await,
-                        Err(refused) => refused,
-                    }
-                })
-                .await
+            // Boxed: a server without authorization keeps its state out of every request's future.
+            if inner.config.authorizer.is_some()
+                && let Some(refused) =
+                    Box::pin(self.authorize(&known, &parts.method, path, &mut parts.extensions))
+                        .await
+            {
+                return refused;
             }
-            (Some(SseRoute::Messages), _) => not_allowed("POST"),
-            (None, &Method::POST) => self.post(&parts, &known, body).await,
-            (None, &Method::GET) => Box::pin(self.get(&parts, &known)).await,
-            (None, &Method::DELETE) => Box::pin(self.delete(&parts, &known)).await,
-            (None, _) => not_allowed("GET, POST, DELETE"),
-        };
-        tracing::debug!(method = %parts.method, status = response.status().as_u16(), "HTTP request");
-        #[cfg(feature = "otel")]
-        let response = self.counted(response);
-        response
+            let response = match (sse_route, &parts.method) {
+                (Some(SseRoute::Stream(messages)), &Method::GET) => {
+                    super::sse::open(inner, &parts, messages, self.address)
+                }
+                (Some(SseRoute::Stream(_)), _) => not_allowed("GET"),
+                // Boxed, as is everything off the Streamable HTTP POST: its state stays out of
+                // the future of every request that does not take it.
+                (Some(SseRoute::Messages), &Method::POST) => {
+                    Box::pin(async {
+                        match read_json_body(inner, &known, body, self.address).await {
+                            Ok(bytes) => super::sse::post(inner, &parts, &bytes).await,
+                            Err(refused) => refused,
+                        }
+                    })
+                    .await
+                }
+                (Some(SseRoute::Messages), _) => not_allowed("POST"),
+                (None, &Method::POST) => self.post(&parts, &known, body).await,
+                (None, &Method::GET) => Box::pin(self.get(&parts, &known)).await,
+                (None, &Method::DELETE) => Box::pin(self.delete(&parts, &known)).await,
+                (None, _) => not_allowed("GET, POST, DELETE"),
+            };
+            tracing::debug!(method = %parts.method, status = response.status().as_u16(), "HTTP request");
+            #[cfg(feature = "otel")]
+            let response = self.counted(response);
+            response
+        }
     }
 
     /// An event stream counted among the server's open streams while it lasts.
@@ -347,10 +355,13 @@ impl HttpService {
                 ),
             );
         }
-        // Declared JSON: checked above. In a block: the body (and the memory it holds) is
-        // gone before the call runs, and so is its place in this future.
-        let posted = {
-            let bytes = match read_body(inner, known, body, self.address).await {
+        // Declared JSON: checked above. The reading boxed: it is over before the call
+        // runs, and boxed its state takes no room in the future that waits for the call,
+        // which then stays small enough for the allocator's per-thread cache (a larger one
+        // costs every request some hundreds of instructions more to allocate and free).
+        // In a block: the body's memory is free before the call runs.
+        let mut posted = {
+            let bytes = match Box::pin(read_body(inner, known, body, self.address)).await {
                 Ok(bytes) => bytes,
                 Err(refused) => return refused,
             };
@@ -358,10 +369,24 @@ impl HttpService {
         };
         match posted {
             Posted::Answered(response) => response,
-            Posted::Modern(waiting) => waiting.answer(inner, parts).await,
+            // By reference: the running call is awaited where it lies, not moved into a
+            // second place in this future.
+            Posted::Modern(ref mut waiting) => {
+                super::modern::Waiting::respond(inner, parts, waiting.await)
+            }
+            // Boxed: a legacy POST's state (its session, the store) stays out of the future
+            // of every 2026-07-28 call, and that future stays small enough for the allocator's
+            // per-thread cache.
             Posted::Legacy(header_version, incoming) => {
-                super::legacy::post(inner, parts, known, header_version, incoming, self.address)
-                    .await
+                Box::pin(super::legacy::post(
+                    inner,
+                    parts,
+                    known,
+                    header_version,
+                    incoming,
+                    self.address,
+                ))
+                .await
             }
         }
     }
