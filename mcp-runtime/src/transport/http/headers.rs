@@ -372,6 +372,19 @@ fn host_of(authority: &str) -> Cow<'_, str> {
     }
 }
 
+/// Whether a `Host` value is a loopback name as a local client writes it (`127.0.0.1`,
+/// `localhost` or `[::1]`, with or without a port): what [`is_loopback_host`] says of it after
+/// the value is checked and taken apart, found by comparing bytes, on every request.
+fn is_plain_loopback(value: &[u8]) -> bool {
+    [&b"127.0.0.1"[..], b"localhost", b"[::1]"]
+        .iter()
+        .any(|name| match value.strip_prefix(*name) {
+            Some([]) => true,
+            Some([b':', port @ ..]) => port.iter().all(u8::is_ascii_digit),
+            _ => false,
+        })
+}
+
 fn is_loopback_host(host: &str) -> bool {
     host == "127.0.0.1"
         || host == "localhost"
@@ -408,6 +421,14 @@ pub(crate) fn origin_allowed(config: &HttpConfig, headers: &Known<'_>) -> bool {
 /// loopback address, so only loopback names are genuine (another name means a DNS-rebinding
 /// page is talking to it).
 pub(crate) fn host_allowed(config: &HttpConfig, headers: &Known<'_>, loopback_only: bool) -> bool {
+    if loopback_only
+        && config.allowed_hosts.is_none()
+        && headers
+            .host
+            .is_some_and(|host| is_plain_loopback(host.as_bytes()))
+    {
+        return true;
+    }
     let host = text(headers.host).ok().flatten().map(host_of);
     match (&config.allowed_hosts, host) {
         (Some(allowed), Some(host)) => allowed.iter().any(|allowed| *allowed == host),
@@ -452,14 +473,56 @@ pub(crate) fn accepts(headers: &Known<'_>, media_type: &str) -> bool {
     let Some(accept) = headers.accept else {
         return true;
     };
-    let media_type = media_type.as_bytes();
+    // Clients write the media types they take as they are named, in lowercase: finding one
+    // as a range of its own answers without taking the header apart (every POST asks this
+    // once or twice, and the parse below costs some hundreds of instructions).
+    has_range(accept.as_bytes(), media_type.as_bytes())
+        || accepts_parsed(accept.as_bytes(), media_type.as_bytes())
+}
+
+/// Whether `media_type` is one of the comma-separated ranges of `accept`, exactly (parameters
+/// and the blanks around it aside): what [`accepts_parsed`] finds by its first test.
+fn has_range(accept: &[u8], media_type: &[u8]) -> bool {
+    let is_blank = |byte: &u8| matches!(byte, b' ' | b'\t');
+    let Some(&first) = media_type.first() else {
+        return false;
+    };
+    let mut from = 0;
+    // By its first byte, then the rest: a searcher for the whole needle costs more to set up
+    // than the scan of a header this short.
+    while let Some(found) = memchr::memchr(first, &accept[from..]) {
+        let start = from + found;
+        let end = start + media_type.len();
+        if accept.get(start..end) != Some(media_type) {
+            from = start + 1;
+            continue;
+        }
+        let opens = accept[..start]
+            .iter()
+            .rev()
+            .find(|byte| !is_blank(byte))
+            .is_none_or(|byte| *byte == b',');
+        let closes = accept[end..]
+            .iter()
+            .find(|byte| !is_blank(byte))
+            .is_none_or(|byte| matches!(byte, b',' | b';'));
+        if opens && closes {
+            return true;
+        }
+        from = start + 1;
+    }
+    false
+}
+
+/// [`accepts`], by taking `accept` apart: case-insensitive, with wildcards.
+fn accepts_parsed(accept: &[u8], media_type: &[u8]) -> bool {
     let kind = media_type
         .iter()
         .position(|byte| *byte == b'/')
         .map_or(media_type, |slash| &media_type[..slash]);
-    // Bytes, not `str::split`: every POST asks this of a header of some 40 bytes (a byte
-    // outside visible ASCII matches no media type, so the value is not checked first).
-    accept.as_bytes().split(|byte| *byte == b',').any(|range| {
+    // Bytes, not `str::split` (a byte outside visible ASCII matches no media type, so the
+    // value is not checked first).
+    accept.split(|byte| *byte == b',').any(|range| {
         let range = range
             .iter()
             .position(|byte| *byte == b';')
@@ -797,5 +860,85 @@ mod tests {
             "application/json; charset=utf-8"
         )])));
         assert!(!is_json(&headers(&[("content-type", "text/plain")])));
+    }
+
+    #[test]
+    fn a_plain_loopback_host_is_what_the_full_check_says_it_is() {
+        for value in [
+            "127.0.0.1",
+            "127.0.0.1:8080",
+            "localhost",
+            "localhost:1",
+            "[::1]",
+            "[::1]:443",
+            "127.0.0.1:",
+            "localhost:80:90",
+            "localhostx",
+            "127.0.0.10",
+            "[::1]x",
+            "example.com",
+            "LOCALHOST:80",
+            " localhost",
+        ] {
+            let full = text(Some(&HeaderValue::from_str(value).unwrap()))
+                .ok()
+                .flatten()
+                .map(host_of)
+                .is_some_and(|host| is_loopback_host(&host));
+            // The byte test says yes only where the full one does.
+            if is_plain_loopback(value.as_bytes()) {
+                assert!(full, "{value:?}");
+            }
+        }
+        assert!(is_plain_loopback(b"127.0.0.1:8080"));
+        assert!(is_plain_loopback(b"[::1]"));
+        assert!(!is_plain_loopback(b"localhost:80:90"));
+        assert!(!is_plain_loopback(b"127.0.0.10"));
+    }
+
+    #[test]
+    fn finding_a_media_type_as_a_range_agrees_with_taking_the_header_apart() {
+        let accepts_both = [
+            "application/json, text/event-stream",
+            "text/event-stream,application/json",
+            "  application/json ;q=0.9 ,\ttext/event-stream ; q=1",
+            "Application/JSON, TEXT/event-stream",
+            "*/*",
+            "application/*, text/*",
+        ];
+        let accepts_neither = [
+            "text/html",
+            "application/jsonx, xtext/event-stream",
+            "text/html;x=application/json, text/html; text/event-stream",
+            "application/json-seq, text/event-streams",
+            "",
+        ];
+        for (accept, expected) in accepts_both
+            .iter()
+            .map(|accept| (accept, true))
+            .chain(accepts_neither.iter().map(|accept| (accept, false)))
+        {
+            for media_type in ["application/json", "text/event-stream"] {
+                let found = has_range(accept.as_bytes(), media_type.as_bytes());
+                let parsed = accepts_parsed(accept.as_bytes(), media_type.as_bytes());
+                assert_eq!(parsed, expected, "{accept:?} {media_type}");
+                // The fast test never says yes where the parse says no.
+                assert!(!found || parsed, "{accept:?} {media_type}");
+                assert_eq!(
+                    accepts(&Known::read(&headers(&[("accept", accept)])), media_type),
+                    expected,
+                    "{accept:?} {media_type}"
+                );
+            }
+        }
+        assert!(has_range(
+            b"application/json, text/event-stream",
+            b"text/event-stream"
+        ));
+        assert!(has_range(
+            b"x/y, application/json ;q=1",
+            b"application/json"
+        ));
+        assert!(!has_range(b"application/json2", b"application/json"));
     }
 }
