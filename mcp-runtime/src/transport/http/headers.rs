@@ -129,6 +129,22 @@ fn decoded<'h>(
     }
 }
 
+/// Whether `header` is, byte for byte, `body` written as plain text: what [`decoded`] would
+/// give back unchanged, so that [`agree`] would find them equal. Checked first, on every
+/// 2026-07-28 request, because it needs no decoding (all three headers usually are).
+fn plainly_equal(header: Option<&HeaderValue>, body: Option<&str>) -> bool {
+    let (Some(header), Some(body)) = (header, body) else {
+        return false;
+    };
+    let bytes = body.as_bytes();
+    let blank = |byte: Option<&u8>| matches!(byte, Some(b' ' | b'\t'));
+    header.as_bytes() == bytes
+        && bytes.iter().all(|byte| matches!(byte, b' '..=b'~' | b'\t'))
+        && !blank(bytes.first())
+        && !blank(bytes.last())
+        && !body.starts_with("=?base64?")
+}
+
 fn mismatch(message: String) -> ErrorObject {
     ErrorObject::new(HEADER_MISMATCH, message)
 }
@@ -146,18 +162,22 @@ pub(crate) fn check_modern(
         .and_then(Params::meta)
         .and_then(|meta| meta.protocol_version.as_ref())
         .and_then(Value::as_str);
-    agree(
-        "MCP-Protocol-Version",
-        decoded(headers.protocol_version, "mcp-protocol-version")?,
-        meta_version,
-        "`_meta[\"io.modelcontextprotocol/protocolVersion\"]`",
-    )?;
-    agree(
-        "Mcp-Method",
-        decoded(headers.method, "mcp-method")?,
-        Some(method),
-        "the method",
-    )?;
+    if !plainly_equal(headers.protocol_version, meta_version) {
+        agree(
+            "MCP-Protocol-Version",
+            decoded(headers.protocol_version, "mcp-protocol-version")?,
+            meta_version,
+            "`_meta[\"io.modelcontextprotocol/protocolVersion\"]`",
+        )?;
+    }
+    if !plainly_equal(headers.method, Some(method)) {
+        agree(
+            "Mcp-Method",
+            decoded(headers.method, "mcp-method")?,
+            Some(method),
+            "the method",
+        )?;
+    }
     // The member, and how an error names it (no message is made unless one is sent).
     let named = match method {
         "tools/call" | "prompts/get" => Some(("name", "`params.name`")),
@@ -172,6 +192,7 @@ pub(crate) fn check_modern(
         match body {
             // A missing or mistyped field is the params' fault, reported by the dispatcher.
             None | Some(Value::Null) => {}
+            Some(value) if plainly_equal(headers.name, value.as_str()) => {}
             Some(value) => agree(
                 "Mcp-Name",
                 decoded(headers.name, "mcp-name")?,
@@ -860,6 +881,39 @@ mod tests {
             "application/json; charset=utf-8"
         )])));
         assert!(!is_json(&headers(&[("content-type", "text/plain")])));
+    }
+
+    #[test]
+    fn a_header_plainly_equal_to_the_body_is_one_the_decoder_agrees_with() {
+        for (header, body) in [
+            ("2026-07-28", "2026-07-28"),
+            ("tools/call", "tools/call"),
+            ("a b", "a b"),
+            ("", ""),
+            (" x", " x"),
+            ("x\t", "x\t"),
+            ("=?base64?eA==?=", "=?base64?eA==?="),
+            ("x", "y"),
+        ] {
+            let value = HeaderValue::from_str(header).unwrap();
+            let decodes_equal = decoded(Some(&value), "h")
+                .ok()
+                .flatten()
+                .is_some_and(|decoded| decoded == body);
+            // Plainly equal only where decoding finds them equal too.
+            if plainly_equal(Some(&value), Some(body)) {
+                assert!(decodes_equal, "{header:?} {body:?}");
+            }
+        }
+        let plain = |header: &str, body: &str| {
+            plainly_equal(Some(&HeaderValue::from_str(header).unwrap()), Some(body))
+        };
+        assert!(plain("2026-07-28", "2026-07-28"));
+        assert!(!plain(" x", " x"));
+        assert!(!plain("=?base64?eA==?=", "=?base64?eA==?="));
+        let raw = HeaderValue::from_bytes("é".as_bytes()).unwrap();
+        assert!(!plainly_equal(Some(&raw), Some("é")));
+        assert!(!plainly_equal(None, Some("x")));
     }
 
     #[test]
