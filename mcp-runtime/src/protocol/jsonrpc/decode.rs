@@ -15,6 +15,8 @@ use serde_json::Value;
 use serde_json::error::Category;
 use serde_json::value::RawValue;
 
+#[cfg(feature = "http")]
+use super::RequestIds;
 use super::{ErrorObject, Params, RequestId};
 use crate::protocol::JsonObject;
 
@@ -31,17 +33,19 @@ impl Incoming {
     /// The ids of the requests it holds (a transport cancels their calls when the client goes
     /// away).
     #[cfg(feature = "http")]
-    pub(crate) fn request_ids(&self) -> Vec<RequestId> {
+    pub(crate) fn request_ids(&self) -> RequestIds {
         let id = |message: &Message| match message {
             Message::Request(request) => Some(request.id.clone()),
             _ => None,
         };
         match self {
-            Incoming::Single(message) => id(message).into_iter().collect(),
-            Incoming::Batch(messages) => messages
-                .iter()
-                .filter_map(|message| message.as_ref().ok().and_then(id))
-                .collect(),
+            Incoming::Single(message) => id(message).map_or(RequestIds::None, RequestIds::One),
+            Incoming::Batch(messages) => RequestIds::Many(
+                messages
+                    .iter()
+                    .filter_map(|message| message.as_ref().ok().and_then(id))
+                    .collect(),
+            ),
         }
     }
 }

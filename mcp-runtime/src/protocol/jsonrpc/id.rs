@@ -46,6 +46,30 @@ impl fmt::Display for RequestId {
     }
 }
 
+/// The ids of the requests in one message: none (a notification, a response), one (nearly
+/// every message, kept without a vector: a POST would allocate one for it twice), or a batch's.
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) enum RequestIds {
+    #[default]
+    None,
+    One(RequestId),
+    Many(Vec<RequestId>),
+}
+
+#[cfg(feature = "http")]
+impl std::ops::Deref for RequestIds {
+    type Target = [RequestId];
+
+    fn deref(&self) -> &[RequestId] {
+        match self {
+            RequestIds::None => &[],
+            RequestIds::One(id) => std::slice::from_ref(id),
+            RequestIds::Many(ids) => ids,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

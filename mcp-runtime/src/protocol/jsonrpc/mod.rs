@@ -20,4 +20,6 @@ pub(crate) use decode::{Incoming, InvalidMessage, Message, Notification, Request
 pub(crate) use encode::Outgoing;
 pub(crate) use error::ErrorObject;
 pub use id::RequestId;
+#[cfg(feature = "http")]
+pub(crate) use id::RequestIds;
 pub(crate) use params::{CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION, Params};

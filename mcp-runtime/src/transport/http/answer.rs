@@ -7,7 +7,7 @@ use std::task::{Context, Poll, ready};
 
 use crate::dispatch::InFlight;
 use crate::future::BoxFuture;
-use crate::protocol::jsonrpc::{Outgoing, RequestId};
+use crate::protocol::jsonrpc::{Outgoing, RequestIds};
 
 /// A call's answer; dropped before it arrives (the client went away, or shutdown gave up on
 /// it), it fires the call's cancellation token first, so the tool sees the cancellation even as
@@ -15,7 +15,7 @@ use crate::protocol::jsonrpc::{Outgoing, RequestId};
 pub(crate) struct UntilAnswered {
     call: BoxFuture<'static, Option<Outgoing>>,
     in_flight: InFlight,
-    ids: Vec<RequestId>,
+    ids: RequestIds,
     answered: bool,
 }
 
@@ -34,7 +34,7 @@ impl Drop for UntilAnswered {
     fn drop(&mut self) {
         if !self.answered {
             tracing::debug!("the client went away; cancelling its call");
-            for id in &self.ids {
+            for id in self.ids.iter() {
                 self.in_flight.cancel(id);
             }
         }
@@ -45,7 +45,7 @@ impl Drop for UntilAnswered {
 pub(crate) fn until_answered(
     call: BoxFuture<'static, Option<Outgoing>>,
     in_flight: InFlight,
-    ids: Vec<RequestId>,
+    ids: RequestIds,
 ) -> UntilAnswered {
     UntilAnswered {
         call,

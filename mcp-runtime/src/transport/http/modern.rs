@@ -19,7 +19,9 @@ use crate::context::peer::Outbound;
 use crate::dispatch::Reply;
 use crate::dispatch::session::Session;
 use crate::handler::BoxFuture;
-use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing, Params, RequestId};
+use crate::protocol::jsonrpc::{
+    ErrorObject, Incoming, Message, Outgoing, Params, RequestId, RequestIds,
+};
 
 /// Events a listen stream may queue before the client reads them.
 const STREAM_CAPACITY: usize = 64;
@@ -101,11 +103,12 @@ pub(crate) fn post(
                 Reply::Pending(call) if listen => Ok(listen_stream(inner, session, call, id)),
                 Reply::Pending(call) if notifications.is_some() => {
                     let notifications = notifications.unwrap_or_else(|| unreachable!());
-                    let answer = until_answered(call, session.in_flight().clone(), vec![id]);
+                    let answer =
+                        until_answered(call, session.in_flight().clone(), RequestIds::One(id));
                     Ok(notifying_stream(session, answer, notifications))
                 }
                 Reply::Pending(call) => Err(Waiting {
-                    answer: until_answered(call, session.in_flight().clone(), vec![id]),
+                    answer: until_answered(call, session.in_flight().clone(), RequestIds::One(id)),
                     _session: session,
                 }),
             }
@@ -235,7 +238,7 @@ fn listen_stream(
     let (sender, receiver) = mpsc::channel(STREAM_CAPACITY);
     let shutdown = inner.shutdown.clone();
     tokio::spawn(async move {
-        let answer = until_answered(call, session.in_flight().clone(), vec![id]);
+        let answer = until_answered(call, session.in_flight().clone(), RequestIds::One(id));
         tokio::pin!(answer);
         let mut announcing = true;
         let mut closing = false;

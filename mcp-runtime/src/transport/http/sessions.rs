@@ -158,13 +158,29 @@ type Routes = Arc<Mutex<crate::fast_hash::FastMap<RouteKey, RouteSender>>>;
 /// Sends the messages about some requests to their POST's stream until dropped.
 pub(crate) struct Route {
     routes: Routes,
-    keys: Vec<RouteKey>,
+    keys: RouteKeys,
+}
+
+/// The keys of one POST's route. Nearly every POST is one request without a progress token:
+/// its one key is kept without a vector, which would be an allocation per POST.
+enum RouteKeys {
+    One(RouteKey),
+    Many(Vec<RouteKey>),
+}
+
+impl RouteKeys {
+    fn iter(&self) -> std::slice::Iter<'_, RouteKey> {
+        match self {
+            RouteKeys::One(key) => std::slice::from_ref(key).iter(),
+            RouteKeys::Many(keys) => keys.iter(),
+        }
+    }
 }
 
 impl Drop for Route {
     fn drop(&mut self) {
         let mut routes = lock(&self.routes);
-        for key in &self.keys {
+        for key in self.keys.iter() {
             routes.remove(key);
         }
     }
@@ -253,18 +269,22 @@ impl Entry {
         tokens: &[serde_json::Value],
         stream: &RouteSender,
     ) -> Route {
-        let keys: Vec<RouteKey> = ids
-            .iter()
-            .cloned()
-            .map(RouteKey::Request)
-            .chain(
-                tokens
-                    .iter()
-                    .map(|token| RouteKey::Token(token.to_string())),
-            )
-            .collect();
+        let keys = match (ids, tokens) {
+            ([id], []) => RouteKeys::One(RouteKey::Request(id.clone())),
+            _ => RouteKeys::Many(
+                ids.iter()
+                    .cloned()
+                    .map(RouteKey::Request)
+                    .chain(
+                        tokens
+                            .iter()
+                            .map(|token| RouteKey::Token(token.to_string())),
+                    )
+                    .collect(),
+            ),
+        };
         let mut routes = lock(&self.routes);
-        for key in &keys {
+        for key in keys.iter() {
             routes.insert(key.clone(), stream.clone());
         }
         Route {
