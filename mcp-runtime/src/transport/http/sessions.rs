@@ -62,10 +62,11 @@ struct Table {
 }
 
 impl Table {
-    fn expired(&self, entry: &Entry) -> bool {
+    /// Whether `entry` has been idle longer than the timeout at `now`.
+    fn expired(&self, entry: &Entry, now: Instant) -> bool {
         entry
             .idle_since()
-            .is_some_and(|since| since.elapsed() > self.idle_timeout)
+            .is_some_and(|since| now.saturating_duration_since(since) > self.idle_timeout)
     }
 
     /// End the session `id`; `false` when there was none.
@@ -76,9 +77,10 @@ impl Table {
 
     /// Forget sessions idle for too long: what the sweeper does, off the request path.
     fn expire(&self) {
+        let now = Instant::now();
         let expired: Vec<String> = lock(&self.open)
             .iter()
-            .filter(|(_, entry)| self.expired(entry))
+            .filter(|(_, entry)| self.expired(entry, now))
             .map(|(id, _)| id.clone())
             .collect();
         for id in expired {
@@ -596,11 +598,13 @@ impl Sessions {
         if !super::principal::may_use(&entry.session(), caller) {
             return None;
         }
-        if self.table.expired(&entry) {
+        // One reading of the clock for both: every legacy POST comes here.
+        let now = Instant::now();
+        if self.table.expired(&entry, now) {
             self.table.close(id);
             return None;
         }
-        *lock(&entry.last_used) = Instant::now();
+        *lock(&entry.last_used) = now;
         Some(entry)
     }
 
