@@ -49,9 +49,8 @@ impl fmt::Display for RequestId {
 /// The ids of the requests in one message: none (a notification, a response), one (nearly
 /// every message, kept without a vector: a POST would allocate one for it twice), or a batch's.
 #[cfg(feature = "http")]
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) enum RequestIds {
-    #[default]
     None,
     One(RequestId),
     Many(Vec<RequestId>),

@@ -130,8 +130,7 @@ fn decoded<'h>(
 }
 
 /// Whether `header` is, byte for byte, `body` written as plain text: what [`decoded`] would
-/// give back unchanged, so that [`agree`] would find them equal. Checked first, on every
-/// 2026-07-28 request, because it needs no decoding (all three headers usually are).
+/// give back unchanged, so that [`agree`] would find them equal.
 fn plainly_equal(header: Option<&HeaderValue>, body: Option<&str>) -> bool {
     let (Some(header), Some(body)) = (header, body) else {
         return false;
@@ -162,22 +161,18 @@ pub(crate) fn check_modern(
         .and_then(Params::meta)
         .and_then(|meta| meta.protocol_version.as_ref())
         .and_then(Value::as_str);
-    if !plainly_equal(headers.protocol_version, meta_version) {
-        agree(
-            "MCP-Protocol-Version",
-            decoded(headers.protocol_version, "mcp-protocol-version")?,
-            meta_version,
-            "`_meta[\"io.modelcontextprotocol/protocolVersion\"]`",
-        )?;
-    }
-    if !plainly_equal(headers.method, Some(method)) {
-        agree(
-            "Mcp-Method",
-            decoded(headers.method, "mcp-method")?,
-            Some(method),
-            "the method",
-        )?;
-    }
+    header_agrees(
+        headers.protocol_version,
+        ("MCP-Protocol-Version", "mcp-protocol-version"),
+        meta_version,
+        "`_meta[\"io.modelcontextprotocol/protocolVersion\"]`",
+    )?;
+    header_agrees(
+        headers.method,
+        ("Mcp-Method", "mcp-method"),
+        Some(method),
+        "the method",
+    )?;
     // The member, and how an error names it (no message is made unless one is sent).
     let named = match method {
         "tools/call" | "prompts/get" => Some(("name", "`params.name`")),
@@ -192,13 +187,14 @@ pub(crate) fn check_modern(
         match body {
             // A missing or mistyped field is the params' fault, reported by the dispatcher.
             None | Some(Value::Null) => {}
-            Some(value) if plainly_equal(headers.name, value.as_str()) => {}
-            Some(value) => agree(
-                "Mcp-Name",
-                decoded(headers.name, "mcp-name")?,
-                value.as_str(),
-                field,
-            )?,
+            Some(value) => {
+                header_agrees(
+                    headers.name,
+                    ("Mcp-Name", "mcp-name"),
+                    value.as_str(),
+                    field,
+                )?;
+            }
         }
     }
     Ok(())
@@ -320,6 +316,21 @@ fn same_value(text: &str, body: &Value) -> bool {
         },
         other => serde_json::from_str::<Value>(text).is_ok_and(|text| &text == other),
     }
+}
+
+/// Whether the header `value` (named `names`: as messages write it, and lowercase) says what
+/// the body says (`body`, described as `what`): by one comparison when it is written plainly,
+/// else decoded first.
+fn header_agrees(
+    value: Option<&HeaderValue>,
+    (name, lowercase): (&str, &str),
+    body: Option<&str>,
+    what: &str,
+) -> Result<(), ErrorObject> {
+    if plainly_equal(value, body) {
+        return Ok(());
+    }
+    agree(name, decoded(value, lowercase)?, body, what)
 }
 
 fn agree(
