@@ -112,6 +112,23 @@ fn answered_already(stream: &mut TcpStream) -> bool {
     answered
 }
 
+/// Whether `stream` is still open: whatever the server sent so far is read, without waiting,
+/// and no end follows it.
+fn still_open(stream: &mut TcpStream) -> bool {
+    stream.set_nonblocking(true).unwrap();
+    let mut buffer = [0; 4096];
+    let open = loop {
+        match stream.read(&mut buffer) {
+            Ok(0) => break false,
+            Ok(_) => continue,
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => break true,
+            Err(_) => break false,
+        }
+    };
+    stream.set_nonblocking(false).unwrap();
+    open
+}
+
 /// Repeat `attempt` until it holds; the server reacts to an earlier event (a connection
 /// accepted, a body's memory given back) on its own tasks, so the test waits for the effect.
 fn eventually(what: &str, mut attempt: impl FnMut() -> bool) {
@@ -146,6 +163,35 @@ fn connections_that_send_nothing_or_send_their_headers_slowly_are_closed() {
     assert_eq!(&head, b"HTTP/1.1 200");
     assert!(closed_by_server(&mut kept), "idle after its answer");
     assert!(served(&list_from(1, server.addr, 300)));
+    server.shut_down();
+}
+
+#[test]
+fn a_call_that_runs_longer_than_the_idle_timeout_keeps_its_connection() {
+    let server = serve(HttpConfig::new().idle_timeout(Duration::from_millis(300)));
+    let mut busy = connect_from(1, server.addr);
+    let call = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "wait_for_cancel", "arguments": {},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}}}))
+    .unwrap();
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "wait_for_cancel"),
+    ];
+    busy.write_all(&request_bytes_to("/mcp", "POST", &headers, &call, false))
+        .unwrap();
+    // A connection opened after the call is closed once idle for the timeout; by then the
+    // call's connection, older, has been without traffic longer, and is still open.
+    let mut silent = connect_from(1, server.addr);
+    assert!(closed_by_server(&mut silent), "the silent connection");
+    assert!(
+        still_open(&mut busy),
+        "the connection of a call still running was closed"
+    );
     server.shut_down();
 }
 

@@ -28,6 +28,7 @@ mod endpoint;
 mod event;
 mod expiry;
 mod headers;
+mod idle;
 mod legacy;
 mod modern;
 mod principal;

@@ -8,10 +8,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 
+use super::idle::{self, Activity, Watched};
 use super::service::HttpService;
 use crate::cancel::CancellationToken;
 
@@ -42,11 +43,16 @@ pub(crate) async fn serve(
                         continue;
                     };
                     let service = service.clone().for_address(peer.ip());
+                    let idle_timeout = service.idle_timeout();
+                    let activity = Arc::new(Activity::default());
+                    let watched = Arc::downgrade(&activity);
+                    let service = Watched::new(service, activity);
                     let closing = closing.clone();
-                    connections.spawn(async move {
+                    let connection = connections.spawn(async move {
                         let _slot = slot;
                         connection(stream, service, closing).await;
                     });
+                    tokio::spawn(idle::close_when_idle(watched, idle_timeout, connection));
                 }
                 Err(error) => {
                     // Out of file descriptors, usually: back off rather than spin.
@@ -82,19 +88,12 @@ pub(crate) async fn serve(
     Ok(())
 }
 
-async fn connection(
-    stream: tokio::net::TcpStream,
-    service: HttpService,
-    closing: CancellationToken,
-) {
+async fn connection(stream: tokio::net::TcpStream, service: Watched, closing: CancellationToken) {
     let _ = stream.set_nodelay(true);
-    let idle_timeout = service.idle_timeout();
+    // Connections that send nothing, or send their headers a byte at a time, are closed by
+    // their watchdog (`idle`), not by hyper's timer for every request.
     let connection = http1::Builder::new()
-        .timer(TokioTimer::new())
-        // hyper starts this clock whenever it waits for a request's head: on a new connection
-        // and between requests. So it closes both connections that send nothing and
-        // slow-loris ones that send their headers a byte at a time.
-        .header_read_timeout(idle_timeout)
+        .header_read_timeout(None)
         .serve_connection(TokioIo::new(stream), service);
     tokio::pin!(connection);
     let outcome = tokio::select! {
