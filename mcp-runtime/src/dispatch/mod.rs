@@ -409,14 +409,14 @@ impl Dispatcher {
 
     fn untraced_notification(&self, notification: Notification, session: &mut Session) {
         let Notification { method, params } = notification;
-        match method.as_str() {
+        match &*method {
             "notifications/cancelled" => cancel(params.as_deref(), session.in_flight()),
             "notifications/initialized" if !classify::is_modern(params.as_deref()) => {
                 if !session.mark_initialized() {
                     tracing::debug!("`notifications/initialized` before `initialize`; ignored");
                 }
             }
-            _ => tracing::debug!(method, "ignoring a notification"),
+            _ => tracing::debug!(method = &*method, "ignoring a notification"),
         }
     }
 

@@ -65,7 +65,8 @@ pub(crate) enum Message {
 #[derive(Debug)]
 pub(crate) struct Request {
     pub(crate) id: RequestId,
-    pub(crate) method: String,
+    /// Borrowed from a list of the usual ones when it is one of them (see [`method_name`]).
+    pub(crate) method: Cow<'static, str>,
     /// `None` when absent or `null`. Boxed: a message is moved a few times on its way.
     pub(crate) params: Option<Box<Params>>,
 }
@@ -73,7 +74,8 @@ pub(crate) struct Request {
 /// A notification: a method and maybe params, no id.
 #[derive(Debug)]
 pub(crate) struct Notification {
-    pub(crate) method: String,
+    /// As a request's.
+    pub(crate) method: Cow<'static, str>,
     /// `None` when absent or `null`. Boxed: a message is moved a few times on its way.
     pub(crate) params: Option<Box<Params>>,
 }
@@ -87,6 +89,28 @@ pub(crate) struct Response {
     pub(crate) result: Option<Value>,
     /// The `error` member.
     pub(crate) error: Option<Value>,
+}
+
+/// `method`, not copied when it is one a server is sent all the time.
+fn method_name(method: Cow<'_, str>) -> Cow<'static, str> {
+    const USUAL: [&str; 12] = [
+        "tools/call",
+        "tools/list",
+        "resources/read",
+        "resources/list",
+        "prompts/get",
+        "prompts/list",
+        "initialize",
+        "ping",
+        "notifications/initialized",
+        "notifications/cancelled",
+        "tasks/get",
+        "completion/complete",
+    ];
+    match USUAL.iter().find(|usual| **usual == method) {
+        Some(usual) => Cow::Borrowed(usual),
+        None => Cow::Owned(method.into_owned()),
+    }
 }
 
 /// A message that cannot be served, and the error to answer it with.
@@ -421,7 +445,7 @@ impl Envelope<'_> {
             )));
         }
         let method = match self.method {
-            Some(Member::Str(method)) => method.into_owned(),
+            Some(Member::Str(method)) => method_name(method),
             Some(_) => {
                 return Err(invalid(ErrorObject::invalid_request(
                     "`method` must be a string",

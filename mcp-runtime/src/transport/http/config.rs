@@ -441,10 +441,13 @@ impl HttpConfig {
         self
     }
 
-    /// Close a connection (when serving on its own) that has been silent this long without
-    /// completing a request's headers: just opened, or idle since its last response (default
-    /// 10 s). Connections nobody uses then cannot hold the server's connection slots, and a
-    /// client that sends its headers slowly is cut off. Streams being read are not affected.
+    /// Close a connection (when serving on its own) that has gone this long without a request
+    /// being answered: just opened, idle since its last response, or sending its headers
+    /// slowly (default 10 s). Connections nobody uses then cannot hold the server's
+    /// connection slots, and a client that sends its headers slowly is cut off. A connection
+    /// is looked at four times per timeout, so it closes between the timeout and a quarter
+    /// more after it fell idle. Calls running and streams being read, however long, keep
+    /// their connection.
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout;
         self

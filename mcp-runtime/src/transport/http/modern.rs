@@ -49,7 +49,7 @@ pub(crate) fn post(
             }
             // Nothing a 2026-07-28 client notifies outlives its request: HTTP cancels by
             // closing the stream, so there is no running call to reach.
-            tracing::debug!(method = notification.method, "ignoring a notification");
+            tracing::debug!(method = &*notification.method, "ignoring a notification");
             Ok(accepted())
         }
         Message::Response(_) => Ok(rpc_error(
