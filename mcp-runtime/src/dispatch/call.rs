@@ -11,7 +11,6 @@ use super::classify::RequestScope;
 use super::run::BecomeTask;
 use super::run::Run;
 use super::{Dispatcher, InFlight, Reply};
-use crate::cancel::CancellationToken;
 use crate::handler::{JsonObject, ToolCall};
 use crate::middleware::Method;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, Params, RequestId};
@@ -90,7 +89,7 @@ impl Dispatcher {
             unreachable!("checked to be an object above")
         };
 
-        let token = CancellationToken::new();
+        let token = in_flight.token();
         let piped = self
             .piped(id, Method::CallTool, &scope, tool.layers.as_ref(), &token)
             .map(|mut piped| {

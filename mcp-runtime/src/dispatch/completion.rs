@@ -12,7 +12,6 @@ use super::offerings::{context, panicked, required_str};
 use super::piped::{another_kind, answer_now};
 use super::prompts::string_arguments;
 use super::{Dispatcher, InFlight, Reply};
-use crate::cancel::CancellationToken;
 use crate::handler::{CompletionContext, CompletionRequest, JsonObject, ResourceDefinition};
 use crate::middleware::{Method, Response};
 use crate::protocol::Completion;
@@ -58,7 +57,7 @@ impl Dispatcher {
             .and_then(Value::as_object);
         scope.permit(&self.reference_scopes(reference))?;
         let revision = scope.revision;
-        let token = CancellationToken::new();
+        let token = in_flight.token();
         let piped = self.piped(id, Method::Complete, &scope, None, &token);
         let request = CompletionRequest {
             argument: name,

@@ -8,7 +8,22 @@ use crate::protocol::jsonrpc::RequestId;
 /// Running calls of one connection by request id. Cheap to clone; clones share the table.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct InFlight {
-    calls: Arc<Mutex<Table>>,
+    calls: Calls,
+}
+
+#[derive(Debug, Clone)]
+enum Calls {
+    /// A connection's: any number of calls, each with its own token.
+    Table(Arc<Mutex<Table>>),
+    /// A single request's (a stateless 2026-07-28 POST): its one call takes this token, made
+    /// with the session, so the request allocates no table besides the token it needs anyway.
+    One(CancellationToken),
+}
+
+impl Default for Calls {
+    fn default() -> Self {
+        Calls::Table(Arc::default())
+    }
 }
 
 /// Every `tools/call` inserts and removes its id. Most connections run one call at a time
@@ -52,13 +67,33 @@ impl Table {
 pub(crate) struct DuplicateId;
 
 impl InFlight {
-    /// Record a call under `id` until the returned guard drops.
+    /// The calls of a session that serves one request.
+    pub(crate) fn one_request() -> Self {
+        InFlight {
+            calls: Calls::One(CancellationToken::new()),
+        }
+    }
+
+    /// The cancellation token for a new call to [`register`](Self::register) under: a fresh
+    /// one, or the single request's.
+    pub(crate) fn token(&self) -> CancellationToken {
+        match &self.calls {
+            Calls::Table(_) => CancellationToken::new(),
+            Calls::One(token) => token.clone(),
+        }
+    }
+
+    /// Record a call under `id` until the returned guard drops. A single request's session
+    /// has no table: its call is the one its token cancels.
     pub(crate) fn register(
         &self,
         id: RequestId,
         token: CancellationToken,
     ) -> Result<InFlightGuard, DuplicateId> {
-        let mut table = self.table();
+        let Calls::Table(calls) = &self.calls else {
+            return Ok(InFlightGuard { calls: None, id });
+        };
+        let mut table = lock(calls);
         if table.get(&id).is_some() {
             return Err(DuplicateId);
         }
@@ -69,15 +104,23 @@ impl InFlight {
         }
         drop(table);
         Ok(InFlightGuard {
-            in_flight: self.clone(),
+            calls: Some(calls.clone()),
             id,
         })
     }
 
     /// Fire the token of the call `id`; `false` if no such call is running (it may have
-    /// finished already: cancellation always races completion).
+    /// finished already: cancellation always races completion). A single request's session
+    /// fires its one token, whatever the id: it has no other call.
     pub(crate) fn cancel(&self, id: &RequestId) -> bool {
-        match self.table().get(id) {
+        let calls = match &self.calls {
+            Calls::Table(calls) => calls,
+            Calls::One(token) => {
+                token.cancel();
+                return true;
+            }
+        };
+        match lock(calls).get(id) {
             Some(token) => {
                 token.cancel();
                 true
@@ -88,37 +131,48 @@ impl InFlight {
 
     /// Fire every running call's token.
     pub(crate) fn cancel_all(&self) {
-        for token in self.table().tokens() {
-            token.cancel();
+        match &self.calls {
+            Calls::Table(calls) => {
+                for token in lock(calls).tokens() {
+                    token.cancel();
+                }
+            }
+            Calls::One(token) => token.cancel(),
         }
     }
 
-    /// How many calls are running.
+    /// How many calls are running (a single request's session counts none).
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        let table = self.table();
+        let Calls::Table(calls) = &self.calls else {
+            return 0;
+        };
+        let table = lock(calls);
         usize::from(table.first.is_some()) + table.others.len()
     }
+}
 
-    fn table(&self) -> MutexGuard<'_, Table> {
-        // The table stays consistent even if a holder panicked: every operation is one call.
-        self.calls
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
+fn lock(calls: &Mutex<Table>) -> MutexGuard<'_, Table> {
+    // The table stays consistent even if a holder panicked: every operation is one call.
+    calls
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Removes its call from the table when dropped: on completion, and also when the call's
 /// task is aborted.
 #[derive(Debug)]
 pub(crate) struct InFlightGuard {
-    in_flight: InFlight,
+    /// `None` for a single request's call, which is in no table.
+    calls: Option<Arc<Mutex<Table>>>,
     id: RequestId,
 }
 
 impl Drop for InFlightGuard {
     fn drop(&mut self) {
-        self.in_flight.table().remove(&self.id);
+        if let Some(calls) = &self.calls {
+            lock(calls).remove(&self.id);
+        }
     }
 }
 
@@ -137,6 +191,27 @@ mod tests {
         let _guard = in_flight.register(id(1), token.clone()).unwrap();
         assert!(in_flight.cancel(&id(1)));
         assert!(token.is_cancelled());
+    }
+
+    #[test]
+    fn a_single_request_s_call_takes_its_token_and_any_cancel_fires_it() {
+        let in_flight = InFlight::one_request();
+        let token = in_flight.token();
+        assert!(!token.is_cancelled());
+        let guard = in_flight.register(id(1), token.clone()).unwrap();
+        assert_eq!(in_flight.len(), 0);
+        drop(guard);
+        assert!(in_flight.cancel(&id(7)));
+        assert!(token.is_cancelled());
+        assert!(
+            in_flight.token().is_cancelled(),
+            "the same token, every time"
+        );
+        // A connection's table hands out a new token per call.
+        let table = InFlight::default();
+        let first = table.token();
+        first.cancel();
+        assert!(!table.token().is_cancelled());
     }
 
     #[test]

@@ -15,7 +15,6 @@ use super::offerings::{
 };
 use super::run::{Run, Through};
 use super::{Dispatcher, InFlight, Reply};
-use crate::cancel::CancellationToken;
 use crate::handler::PromptError;
 use crate::handler::Prompts;
 use crate::handler::{JsonObject, PromptDefinition, PromptHandler, PromptRequest};
@@ -255,7 +254,7 @@ impl Dispatcher {
             params.as_ref(),
         )?;
         let revision = scope.revision;
-        let token = CancellationToken::new();
+        let token = in_flight.token();
         let piped = self
             .piped(id, Method::GetPrompt, &scope, None, &token)
             .map(|mut piped| {

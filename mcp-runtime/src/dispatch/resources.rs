@@ -15,7 +15,6 @@ use super::offerings::{
 };
 use super::run::{Run, Through};
 use super::{Dispatcher, InFlight, Reply};
-use crate::cancel::CancellationToken;
 use crate::dispatch::routing::{ResourceRouter, Route, RouteConflict};
 use crate::dispatch::session::Session;
 use crate::handler::{
@@ -185,7 +184,7 @@ impl Dispatcher {
     ) -> Result<Reply, ErrorObject> {
         let cursor = cursor(params)?.map(str::to_owned);
         let revision = scope.revision;
-        let token = CancellationToken::new();
+        let token = session.in_flight().token();
         let piped = self.piped(id, Method::ListResources, &scope, None, &token);
         let catalog = self.resources.get();
         let (for_caller, filtered) = self.list_for_caller(catalog.scoped, &scope);
@@ -363,7 +362,7 @@ impl Dispatcher {
             &Value::Null,
             params.as_ref(),
         )?;
-        let token = CancellationToken::new();
+        let token = in_flight.token();
         let piped = self
             .piped(id, Method::ReadResource, &scope, None, &token)
             .map(|mut piped| {

@@ -101,7 +101,10 @@ impl Session {
     /// it, so none is named.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn for_one_request() -> Self {
-        Self::default()
+        Session {
+            in_flight: InFlight::one_request(),
+            ..Self::default()
+        }
     }
 
     /// The connection's number, unless it serves one stateless request.
