@@ -74,6 +74,15 @@ const LIST_HEADERS: [(&str, &str); 4] = [
     ("Mcp-Method", "tools/list"),
 ];
 
+/// The headers of a 2026-07-28 `tools/call` of `wait_for_cancel`.
+const WAIT_HEADERS: [(&str, &str); 5] = [
+    ("Content-Type", "application/json"),
+    ("Accept", "application/json, text/event-stream"),
+    ("MCP-Protocol-Version", "2026-07-28"),
+    ("Mcp-Method", "tools/call"),
+    ("Mcp-Name", "wait_for_cancel"),
+];
+
 /// Send a whole request on `stream` and read its whole answer (`Connection: close`).
 fn exchange(mut stream: TcpStream, request: &[u8]) -> Reply {
     stream.write_all(request).unwrap();
@@ -175,15 +184,14 @@ fn a_call_that_runs_longer_than_the_idle_timeout_keeps_its_connection() {
             "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                 "io.modelcontextprotocol/clientCapabilities": {}}}}))
     .unwrap();
-    let headers = [
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-        ("MCP-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "wait_for_cancel"),
-    ];
-    busy.write_all(&request_bytes_to("/mcp", "POST", &headers, &call, false))
-        .unwrap();
+    busy.write_all(&request_bytes_to(
+        "/mcp",
+        "POST",
+        &WAIT_HEADERS,
+        &call,
+        false,
+    ))
+    .unwrap();
     // A connection opened after the call is closed once idle for the timeout; by then the
     // call's connection, older, has been without traffic longer, and is still open.
     let mut silent = connect_from(1, server.addr);
@@ -277,16 +285,9 @@ fn a_body_that_would_expand_past_the_parse_budget_is_refused_before_parsing() {
         "name": "wait_for_cancel", "arguments": {"unused": zeros},
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let headers = [
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-        ("MCP-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "wait_for_cancel"),
-    ];
     let body = call.to_string();
     assert!(body.len() < 64 * K, "small enough for every other limit");
-    let request = request_bytes_to("/mcp", "POST", &headers, body.as_bytes(), true);
+    let request = request_bytes_to("/mcp", "POST", &WAIT_HEADERS, body.as_bytes(), true);
     let reply = exchange(connect_from(1, server.addr), &request);
     assert_eq!(reply.status, 400);
     let answer = reply.json();

@@ -110,7 +110,6 @@ pub(crate) async fn close_when_idle(
 }
 
 /// The endpoint's service for one connection, counting the requests it answers.
-#[derive(Clone)]
 pub(crate) struct Watched {
     service: HttpService,
     activity: Arc<Activity>,
@@ -210,17 +209,13 @@ impl Body for WatchedBody {
 mod tests {
     use super::*;
 
-    fn snapshot(activity: &Arc<Activity>) -> Snapshot {
-        activity.snapshot()
-    }
-
     #[test]
     fn counts_what_is_being_answered_and_every_change() {
         let activity = Arc::new(Activity::default());
         let first = Answering::start(&activity);
         let second = Answering::start(&activity);
         assert_eq!(
-            snapshot(&activity),
+            activity.snapshot(),
             Snapshot {
                 answering: 2,
                 changes: 2
@@ -229,7 +224,7 @@ mod tests {
         drop(first);
         drop(second);
         assert_eq!(
-            snapshot(&activity),
+            activity.snapshot(),
             Snapshot {
                 answering: 0,
                 changes: 4
@@ -242,7 +237,7 @@ mod tests {
         let activity = Arc::new(Activity(AtomicU64::new(u64::from(u32::MAX) << 32)));
         let answering = Answering::start(&activity);
         assert_eq!(
-            snapshot(&activity),
+            activity.snapshot(),
             Snapshot {
                 answering: 1,
                 changes: 0
@@ -250,7 +245,7 @@ mod tests {
         );
         drop(answering);
         assert_eq!(
-            snapshot(&activity),
+            activity.snapshot(),
             Snapshot {
                 answering: 0,
                 changes: 1
@@ -261,31 +256,31 @@ mod tests {
     #[test]
     fn idle_only_after_every_look_of_a_timeout_found_nothing() {
         let activity = Arc::new(Activity::default());
-        let mut quiet = Quiet::new(snapshot(&activity));
+        let mut quiet = Quiet::new(activity.snapshot());
         for _ in 1..LOOKS {
-            assert!(!quiet.look(snapshot(&activity)));
+            assert!(!quiet.look(activity.snapshot()));
         }
         // A request that came and went between two looks starts the count again.
         drop(Answering::start(&activity));
-        assert!(!quiet.look(snapshot(&activity)));
+        assert!(!quiet.look(activity.snapshot()));
         for _ in 1..LOOKS {
-            assert!(!quiet.look(snapshot(&activity)));
+            assert!(!quiet.look(activity.snapshot()));
         }
-        assert!(quiet.look(snapshot(&activity)));
+        assert!(quiet.look(activity.snapshot()));
     }
 
     #[test]
     fn never_idle_while_an_answer_is_in_progress() {
         let activity = Arc::new(Activity::default());
-        let mut quiet = Quiet::new(snapshot(&activity));
+        let mut quiet = Quiet::new(activity.snapshot());
         let answering = Answering::start(&activity);
         for _ in 0..LOOKS * 3 {
-            assert!(!quiet.look(snapshot(&activity)));
+            assert!(!quiet.look(activity.snapshot()));
         }
         drop(answering);
         for _ in 1..=LOOKS {
-            assert!(!quiet.look(snapshot(&activity)));
+            assert!(!quiet.look(activity.snapshot()));
         }
-        assert!(quiet.look(snapshot(&activity)));
+        assert!(quiet.look(activity.snapshot()));
     }
 }
