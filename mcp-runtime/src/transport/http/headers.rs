@@ -26,6 +26,23 @@ fn text(value: Option<&HeaderValue>) -> Result<Option<&str>, ()> {
     value.to_str().map(|text| Some(text.trim())).map_err(|_| ())
 }
 
+/// [`text`] for values that run long, as session ids do: `HeaderValue::to_str` checks one
+/// byte at a time, `is_ascii` a word at a time (dearer than `to_str` for a value of a few
+/// bytes). A `HeaderValue` holds no control character but tab, so it is the visible ASCII
+/// `to_str` accepts exactly when it is ASCII.
+fn long_text(value: Option<&HeaderValue>) -> Result<Option<&str>, ()> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    let bytes = value.as_bytes();
+    if !bytes.is_ascii() {
+        return Err(());
+    }
+    std::str::from_utf8(bytes)
+        .map(|text| Some(text.trim()))
+        .map_err(|_| ())
+}
+
 /// The headers the endpoint reads, found in one walk over a request's headers: a lookup by
 /// name hashes the name, and a POST asks for some nine of them. Several values: the first.
 #[derive(Clone, Copy)]
@@ -89,7 +106,7 @@ impl<'h> Known<'h> {
 
     /// `Mcp-Session-Id`, as [`text`] reads it.
     pub(crate) fn session_id(&self) -> Result<Option<&'h str>, ()> {
-        text(self.session_id)
+        long_text(self.session_id)
     }
 
     /// `Content-Length`, when it is a number.
@@ -926,6 +943,20 @@ mod tests {
         let raw = HeaderValue::from_bytes("é".as_bytes()).unwrap();
         assert!(!plainly_equal(Some(&raw), Some("é")));
         assert!(!plainly_equal(None, Some("x")));
+    }
+
+    #[test]
+    fn long_header_text_is_what_to_str_accepts_for_every_byte() {
+        for byte in 0..=u8::MAX {
+            let Ok(value) = HeaderValue::from_bytes(&[b'a', byte, b'z']) else {
+                continue;
+            };
+            assert_eq!(
+                long_text(Some(&value)),
+                text(Some(&value)),
+                "byte {byte:#04x}"
+            );
+        }
     }
 
     #[test]

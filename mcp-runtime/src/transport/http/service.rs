@@ -19,8 +19,8 @@ use super::config::{HttpConfig, WELL_KNOWN};
 use super::endpoint::Inner;
 use super::headers;
 use super::response::{
-    closing, forbidden, missing_session, not_allowed, plain, request_id, respond, rpc_error,
-    too_large,
+    JSON_TYPE, closing, forbidden, missing_session, not_allowed, plain, request_id, respond,
+    rpc_error, too_large,
 };
 use super::sessions::{SessionIds, Sessions};
 use super::sse::SseSessions;
@@ -174,7 +174,7 @@ impl HttpService {
                     || path == format!("{WELL_KNOWN}{}", resource.resource_path()))
             {
                 let document = resource.document(&inner.dispatcher.declared_scopes());
-                return respond(StatusCode::OK, Some("application/json"), document);
+                return respond(StatusCode::OK, Some(JSON_TYPE), document);
             }
             let sse_route = inner
                 .config
