@@ -9,6 +9,7 @@ pub(crate) mod peer;
 pub(crate) mod state;
 
 use crate::auth::Principal;
+use std::ops::Deref;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -27,6 +28,34 @@ use logging::LogLevel;
 use peer::RequestPeer;
 use state::{State, States};
 
+/// The client's capabilities as a request holds them. A legacy session's are shared by every
+/// request made in it: a deep copy of them on every call cost some 1.6 k instructions and as
+/// many allocations as the object has members and levels, and as much again to drop.
+#[derive(Debug, Clone)]
+pub(crate) enum Capabilities {
+    /// Declared by the request itself (2026-07-28 `_meta`), or set by hand.
+    Own(Value),
+    /// The session's, from its `initialize`.
+    Session(Arc<Value>),
+}
+
+impl Default for Capabilities {
+    fn default() -> Self {
+        Capabilities::Own(Value::Object(Default::default()))
+    }
+}
+
+impl Deref for Capabilities {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        match self {
+            Capabilities::Own(capabilities) => capabilities,
+            Capabilities::Session(capabilities) => capabilities,
+        }
+    }
+}
+
 /// What one request carries besides its arguments: the revision it is spoken in, the client's
 /// capabilities as they apply to it, its progress token and its cancellation.
 ///
@@ -39,8 +68,8 @@ use state::{State, States};
 pub struct RequestContext {
     /// The revision this request is answered in.
     pub revision: ProtocolVersion,
-    /// The client's capabilities (a `ClientCapabilities` object; `{}` when none were declared).
-    pub client_capabilities: Value,
+    /// The client's capabilities (see [`RequestContext::client_capabilities`]).
+    pub(crate) client_capabilities: Capabilities,
     /// The `progressToken` the request carried, if any.
     pub progress_token: Option<Value>,
     /// Fires when the client cancels the request (`notifications/cancelled`, or a dropped
@@ -80,7 +109,7 @@ impl RequestContext {
     pub fn new(revision: ProtocolVersion) -> Self {
         RequestContext {
             revision,
-            client_capabilities: Value::Object(Default::default()),
+            client_capabilities: Capabilities::default(),
             progress_token: None,
             cancellation: CancellationToken::new(),
             peer: None,
@@ -108,6 +137,29 @@ impl RequestContext {
 }
 
 impl RequestContext {
+    /// The client's capabilities (a `ClientCapabilities` object; `{}` when none were declared):
+    /// this request's own in 2026-07-28, the session's `initialize` for a legacy client.
+    ///
+    /// ```
+    /// use mcp_runtime::RequestContext;
+    /// use mcp_runtime::protocol::ProtocolVersion;
+    /// use serde_json::json;
+    ///
+    /// let mut context = RequestContext::new(ProtocolVersion::V2025_11_25);
+    /// assert_eq!(context.client_capabilities(), &json!({}));
+    /// context.set_client_capabilities(json!({"sampling": {}}));
+    /// assert!(context.client_capabilities().get("sampling").is_some());
+    /// ```
+    pub fn client_capabilities(&self) -> &Value {
+        &self.client_capabilities
+    }
+
+    /// Replace the client's capabilities: for a context made with [`RequestContext::new`],
+    /// in tests.
+    pub fn set_client_capabilities(&mut self, capabilities: Value) {
+        self.client_capabilities = Capabilities::Own(capabilities);
+    }
+
     /// The settings the client declared for the extension `id` (`capabilities.extensions`),
     /// `None` when it did not declare it: from this request's own capabilities in 2026-07-28,
     /// from the session's `initialize` for a legacy client.
@@ -120,8 +172,8 @@ impl RequestContext {
     ///
     /// let mut context = RequestContext::new(ProtocolVersion::V2026_07_28);
     /// assert!(!context.client_declares(apps::EXTENSION));
-    /// context.client_capabilities = json!({"extensions": {apps::EXTENSION:
-    ///     {"mimeTypes": [apps::MIME_TYPE]}}});
+    /// context.set_client_capabilities(json!({"extensions": {apps::EXTENSION:
+    ///     {"mimeTypes": [apps::MIME_TYPE]}}}));
     /// assert_eq!(context.client_extension(apps::EXTENSION).unwrap()["mimeTypes"][0], apps::MIME_TYPE);
     /// ```
     pub fn client_extension(&self, id: &str) -> Option<&crate::protocol::JsonObject> {

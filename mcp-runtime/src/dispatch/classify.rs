@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::negotiate;
 use crate::ask::pending::OutgoingRequests;
+use crate::context::Capabilities;
 use crate::context::logging::{LogGate, LogLevel};
 use crate::context::peer::Outbound;
 use crate::context::state::States;
@@ -48,7 +49,7 @@ pub(crate) struct RequestScope {
     /// The revision to answer in.
     pub(crate) revision: ProtocolVersion,
     /// The client's capabilities: from `initialize` (legacy) or from this request (modern).
-    pub(crate) client_capabilities: Value,
+    pub(crate) client_capabilities: Capabilities,
     /// The request's progress token.
     pub(crate) progress_token: Option<Value>,
     /// Which of its log messages reach the client.
@@ -140,7 +141,7 @@ impl RequestScope {
             })));
         };
         let client_capabilities = match meta.client_capabilities.take() {
-            Some(capabilities @ Value::Object(_)) => capabilities,
+            Some(capabilities @ Value::Object(_)) => Capabilities::Own(capabilities),
             Some(_) => {
                 return Err(ErrorObject::invalid_params(format!(
                     "`_meta[\"{CLIENT_CAPABILITIES}\"]` must be an object"
@@ -203,7 +204,7 @@ impl RequestScope {
     pub(crate) fn legacy(
         request: &RequestId,
         revision: ProtocolVersion,
-        client_capabilities: Value,
+        client_capabilities: Arc<Value>,
         params: Option<&Params>,
         session: &crate::dispatch::session::Session,
         states: &States,
@@ -219,7 +220,7 @@ impl RequestScope {
         );
         RequestScope {
             revision,
-            client_capabilities,
+            client_capabilities: Capabilities::Session(client_capabilities),
             progress_token: progress_token(params),
             log: LogGate::Session(session.log_level().clone()),
             outbound: session.outbound().cloned(),
@@ -297,9 +298,31 @@ mod tests {
         }, "name": "add"}));
         let scope = RequestScope::take(&mut p, &SUPPORTED).unwrap();
         assert_eq!(scope.revision, ProtocolVersion::V2026_07_28);
-        assert_eq!(scope.client_capabilities, json!({"elicitation": {}}));
+        assert_eq!(*scope.client_capabilities, json!({"elicitation": {}}));
         assert_eq!(scope.progress_token, Some(json!("p1")));
         assert_eq!(p.name, Some(json!("add")));
+    }
+
+    #[test]
+    fn a_legacy_request_shares_its_session_capabilities() {
+        let mut session = crate::dispatch::session::Session::new();
+        session
+            .begin_legacy(ProtocolVersion::V2025_11_25, json!({"sampling": {}}))
+            .unwrap();
+        let shared = Arc::clone(&session.legacy().unwrap().client_capabilities);
+        let scope = RequestScope::legacy(
+            &RequestId::Number(1.into()),
+            ProtocolVersion::V2025_11_25,
+            Arc::clone(&shared),
+            None,
+            &session,
+            &States::default(),
+        );
+        assert_eq!(*scope.client_capabilities, json!({"sampling": {}}));
+        let context = crate::dispatch::offerings::context(scope, Default::default());
+        assert_eq!(context.client_capabilities(), &json!({"sampling": {}}));
+        // The session's object itself, not a copy of it.
+        assert!(std::ptr::eq(context.client_capabilities(), &*shared));
     }
 
     #[test]

@@ -77,8 +77,9 @@ enum Era {
 pub(crate) struct LegacySession {
     /// The negotiated revision.
     pub(crate) version: ProtocolVersion,
-    /// The client's `capabilities` from `initialize` (`{}` when it sent none).
-    pub(crate) client_capabilities: Value,
+    /// The client's `capabilities` from `initialize` (`{}` when it sent none), shared with
+    /// every request's context.
+    pub(crate) client_capabilities: Arc<Value>,
     /// Whether `notifications/initialized` arrived.
     pub(crate) initialized: bool,
 }
@@ -185,7 +186,7 @@ impl Session {
         }
         self.era = Era::Legacy(LegacySession {
             version,
-            client_capabilities,
+            client_capabilities: Arc::new(client_capabilities),
             initialized: false,
         });
         Ok(())
@@ -281,7 +282,7 @@ mod tests {
             .unwrap();
         let legacy = session.legacy().unwrap();
         assert_eq!(legacy.version, ProtocolVersion::V2025_06_18);
-        assert_eq!(legacy.client_capabilities, json!({"roots": {}}));
+        assert_eq!(*legacy.client_capabilities, json!({"roots": {}}));
         assert!(!legacy.initialized);
         assert!(session.mark_initialized());
         assert!(session.legacy().unwrap().initialized);

@@ -83,7 +83,7 @@ impl ToolHandler for TestTool {
                         content: vec![Content::text("probe")],
                         structured_content: Some(json!({
                             "revision": context.revision.as_str(),
-                            "capabilities": context.client_capabilities,
+                            "capabilities": context.client_capabilities(),
                             "progressToken": context.progress_token,
                         })),
                         is_error: false,

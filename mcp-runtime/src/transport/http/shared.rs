@@ -120,7 +120,7 @@ impl Persist {
             SessionDocument {
                 version: version.as_str().to_owned(),
                 client_capabilities: legacy
-                    .map(|legacy| legacy.client_capabilities.clone())
+                    .map(|legacy| serde_json::Value::clone(&legacy.client_capabilities))
                     .unwrap_or_default(),
                 client_name: client.map(|client| client.name.to_string()),
                 client_version: client.and_then(|client| client.version.as_deref().map(Into::into)),
