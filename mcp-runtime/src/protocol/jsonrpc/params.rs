@@ -3,9 +3,10 @@
 //!
 //! The envelope is read before its method is known (members come in any order), so every
 //! `params` object takes this one shape. `name`, `arguments`, `_meta`, `requestState` and
-//! `inputResponses`, and the members a 2026-07-28 request declares itself with in `_meta`, land
-//! in fields of their own; any other member goes, in order, into a map made only when there is
-//! one. `_meta` is read the same way, one level down. A `tools/call` then builds no map for
+//! `inputResponses` land in fields of their own; any other member goes, in order, into a map
+//! made only when there is one. `_meta` is read the same way into [`MetaFields`], kept in the
+//! same allocation: its members a 2026-07-28 request declares itself with, and a map of the
+//! others. A `tools/call` then builds no map for
 //! `params` or `_meta` (with serde_json's `preserve_order`, an `IndexMap` hashing every key with
 //! SipHash): only its arguments (and declared capabilities) are objects. Methods that want the
 //! whole object get it back through [`Params::into_object`].
@@ -15,7 +16,6 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
-use super::decode::Member;
 use crate::protocol::JsonObject;
 
 /// `io.modelcontextprotocol/protocolVersion`: the revision a 2026-07-28 request speaks.
@@ -25,7 +25,7 @@ pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapa
 /// `io.modelcontextprotocol/logLevel`: the log messages a 2026-07-28 request wants.
 pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
-/// A `params` object, or the `_meta` object in one.
+/// A `params` object.
 ///
 /// As with a map, a member given twice keeps its last value; `null` members are kept as
 /// `null` (what they mean is each method's business).
@@ -41,14 +41,6 @@ pub(crate) struct Params {
     pub(crate) request_state: Option<Value>,
     /// `inputResponses` (2026-07-28 retries).
     pub(crate) input_responses: Option<Value>,
-    /// [`PROTOCOL_VERSION`] (a member of `_meta`).
-    pub(crate) protocol_version: Option<Value>,
-    /// [`CLIENT_CAPABILITIES`] (a member of `_meta`).
-    pub(crate) client_capabilities: Option<Value>,
-    /// [`LOG_LEVEL`] (a member of `_meta`).
-    pub(crate) log_level: Option<Value>,
-    /// `progressToken` (a member of `_meta`).
-    pub(crate) progress_token: Option<Value>,
     /// Every other member, in order; `None` when there is none.
     pub(crate) rest: Option<JsonObject>,
 }
@@ -56,20 +48,42 @@ pub(crate) struct Params {
 /// A `_meta` member.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Meta {
-    /// An object, read as `params` is.
-    Object(Box<Params>),
+    /// An object. In place rather than boxed: a 2026-07-28 request always has one, and a box
+    /// of its own cost an allocation per request.
+    Object(MetaFields),
     /// Anything else. Every reader takes a `_meta` that is no object for an absent one, so
     /// only that it was there is kept (given back as `null`).
     Other,
 }
 
-/// The members with a field of their own, in the order [`Params::into_object`] puts them.
-const FIELDS: [&str; 9] = [
+/// The members of a `_meta` object.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct MetaFields {
+    /// [`PROTOCOL_VERSION`].
+    pub(crate) protocol_version: Option<Value>,
+    /// [`CLIENT_CAPABILITIES`].
+    pub(crate) client_capabilities: Option<Value>,
+    /// [`LOG_LEVEL`].
+    pub(crate) log_level: Option<Value>,
+    /// `progressToken`.
+    pub(crate) progress_token: Option<Value>,
+    /// Every other member, in order; `None` when there is none.
+    pub(crate) rest: Option<JsonObject>,
+}
+
+/// The members of `params` with a field of their own, in the order [`Params::into_object`]
+/// puts them.
+const FIELDS: [&str; 5] = [
     "name",
     "arguments",
     "_meta",
     "requestState",
     "inputResponses",
+];
+
+/// The members of `_meta` with a field of their own, in the order
+/// [`MetaFields::into_object`] puts them.
+const META_FIELDS: [&str; 4] = [
     PROTOCOL_VERSION,
     CLIENT_CAPABILITIES,
     LOG_LEVEL,
@@ -93,13 +107,9 @@ impl Params {
         let mut params = Box::<Params>::default();
         while let Some(key) = map.next_key::<Key>()? {
             match key {
-                // The same reader as `params` itself: an object becomes `Params` again.
-                Key::Meta => {
-                    params.meta = Some(match map.next_value::<Member<'de>>()? {
-                        Member::Object(meta) => Meta::Object(meta),
-                        _ => Meta::Other,
-                    });
-                }
+                // Read into its place: `MetaFields` returned by value would be copied on each
+                // step out of the reader.
+                Key::Meta => map.next_value_seed(MetaSeed(&mut params.meta))?,
                 key => {
                     let value = map.next_value::<Value>()?;
                     params.set(key, value);
@@ -110,7 +120,7 @@ impl Params {
     }
 
     /// `_meta`, when it is an object.
-    pub(crate) fn meta(&self) -> Option<&Params> {
+    pub(crate) fn meta(&self) -> Option<&MetaFields> {
         match self.meta.as_ref()? {
             Meta::Object(meta) => Some(meta),
             Meta::Other => None,
@@ -118,7 +128,7 @@ impl Params {
     }
 
     /// `_meta`, when it is an object, to take members out of.
-    pub(crate) fn meta_mut(&mut self) -> Option<&mut Params> {
+    pub(crate) fn meta_mut(&mut self) -> Option<&mut MetaFields> {
         match self.meta.as_mut()? {
             Meta::Object(meta) => Some(meta),
             Meta::Other => None,
@@ -136,10 +146,6 @@ impl Params {
         put(&mut object, FIELDS[2], self.meta.map(Meta::into_value));
         put(&mut object, FIELDS[3], self.request_state);
         put(&mut object, FIELDS[4], self.input_responses);
-        put(&mut object, FIELDS[5], self.protocol_version);
-        put(&mut object, FIELDS[6], self.client_capabilities);
-        put(&mut object, FIELDS[7], self.log_level);
-        put(&mut object, FIELDS[8], self.progress_token);
         if let Some(rest) = self.rest {
             object.extend(rest);
         }
@@ -153,10 +159,6 @@ impl Params {
             Key::Arguments => &self.arguments,
             Key::RequestState => &self.request_state,
             Key::InputResponses => &self.input_responses,
-            Key::ProtocolVersion => &self.protocol_version,
-            Key::ClientCapabilities => &self.client_capabilities,
-            Key::LogLevel => &self.log_level,
-            Key::ProgressToken => &self.progress_token,
             Key::Meta | Key::Other(_) => &None,
         }
     }
@@ -170,19 +172,126 @@ impl Params {
             Key::Meta => unreachable!("`_meta` is kept by its readers"),
             Key::RequestState => &mut self.request_state,
             Key::InputResponses => &mut self.input_responses,
-            Key::ProtocolVersion => &mut self.protocol_version,
-            Key::ClientCapabilities => &mut self.client_capabilities,
-            Key::LogLevel => &mut self.log_level,
-            Key::ProgressToken => &mut self.progress_token,
             Key::Other(key) => {
-                self.rest
-                    .get_or_insert_with(JsonObject::new)
-                    .insert(key, value);
+                other(&mut self.rest, key, value);
                 return;
             }
         };
         *slot = Some(value);
     }
+}
+
+impl MetaFields {
+    /// The whole object: the members with fields of their own first, then the others in
+    /// order.
+    pub(crate) fn into_object(self) -> JsonObject {
+        let mut object = JsonObject::new();
+        put(&mut object, META_FIELDS[0], self.protocol_version);
+        put(&mut object, META_FIELDS[1], self.client_capabilities);
+        put(&mut object, META_FIELDS[2], self.log_level);
+        put(&mut object, META_FIELDS[3], self.progress_token);
+        if let Some(rest) = self.rest {
+            object.extend(rest);
+        }
+        object
+    }
+
+    fn set(&mut self, key: MetaKey, value: Value) {
+        let slot = match key {
+            MetaKey::ProtocolVersion => &mut self.protocol_version,
+            MetaKey::ClientCapabilities => &mut self.client_capabilities,
+            MetaKey::LogLevel => &mut self.log_level,
+            MetaKey::ProgressToken => &mut self.progress_token,
+            MetaKey::Other(key) => {
+                other(&mut self.rest, key, value);
+                return;
+            }
+        };
+        *slot = Some(value);
+    }
+}
+
+/// Reads a `_meta` member into its slot: an object member by member, anything else (which
+/// never fails, as with the envelope's members) as [`Meta::Other`]. A member given twice keeps
+/// the last.
+struct MetaSeed<'a>(&'a mut Option<Meta>);
+
+impl<'de> de::DeserializeSeed<'de> for MetaSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl MetaSeed<'_> {
+    fn other<E>(self) -> Result<(), E> {
+        *self.0 = Some(Meta::Other);
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for MetaSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let slot = self.0.insert(Meta::Object(MetaFields::default()));
+        let Meta::Object(meta) = slot else {
+            unreachable!("just written")
+        };
+        while let Some(key) = map.next_key::<MetaKey>()? {
+            let value = map.next_value::<Value>()?;
+            meta.set(key, value);
+        }
+        Ok(())
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+        self.other()
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        self.other()
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        self.other()
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        self.other()
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        self.other()
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        self.other()
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.other()
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        self.other()
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+/// Keep `value` as the member `key` of the map of members without a field, made with the
+/// first.
+fn other(rest: &mut Option<JsonObject>, key: String, value: Value) {
+    rest.get_or_insert_with(JsonObject::new).insert(key, value);
 }
 
 /// `object[key] = value`, when there is a value.
@@ -211,7 +320,13 @@ impl From<JsonObject> for Params {
             match Key::of(key) {
                 Key::Meta => {
                     params.meta = Some(match value {
-                        Value::Object(object) => Meta::Object(Box::new(object.into())),
+                        Value::Object(object) => {
+                            let mut meta = MetaFields::default();
+                            for (key, value) in object {
+                                meta.set(MetaKey::of(key), value);
+                            }
+                            Meta::Object(meta)
+                        }
                         _ => Meta::Other,
                     });
                 }
@@ -222,17 +337,13 @@ impl From<JsonObject> for Params {
     }
 }
 
-/// A member's name: one of [`FIELDS`] (read without allocating), or any other.
+/// A member's name in `params`: one of [`FIELDS`] (read without allocating), or any other.
 enum Key {
     Name,
     Arguments,
     Meta,
     RequestState,
     InputResponses,
-    ProtocolVersion,
-    ClientCapabilities,
-    LogLevel,
-    ProgressToken,
     Other(String),
 }
 
@@ -244,10 +355,6 @@ impl Key {
             "_meta" => Key::Meta,
             "requestState" => Key::RequestState,
             "inputResponses" => Key::InputResponses,
-            PROTOCOL_VERSION => Key::ProtocolVersion,
-            CLIENT_CAPABILITIES => Key::ClientCapabilities,
-            LOG_LEVEL => Key::LogLevel,
-            "progressToken" => Key::ProgressToken,
             _ => return None,
         })
     }
@@ -279,6 +386,56 @@ impl Visitor<'_> for KeyVisitor {
 
     fn visit_string<E: de::Error>(self, key: String) -> Result<Key, E> {
         Ok(Key::known(&key).unwrap_or(Key::Other(key)))
+    }
+}
+
+/// A member's name in `_meta`: one of [`META_FIELDS`] (read without allocating), or any other.
+enum MetaKey {
+    ProtocolVersion,
+    ClientCapabilities,
+    LogLevel,
+    ProgressToken,
+    Other(String),
+}
+
+impl MetaKey {
+    fn known(key: &str) -> Option<Self> {
+        Some(match key {
+            PROTOCOL_VERSION => MetaKey::ProtocolVersion,
+            CLIENT_CAPABILITIES => MetaKey::ClientCapabilities,
+            LOG_LEVEL => MetaKey::LogLevel,
+            "progressToken" => MetaKey::ProgressToken,
+            _ => return None,
+        })
+    }
+
+    #[cfg(test)]
+    fn of(key: String) -> Self {
+        MetaKey::known(&key).unwrap_or(MetaKey::Other(key))
+    }
+}
+
+impl<'de> Deserialize<'de> for MetaKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(MetaKeyVisitor)
+    }
+}
+
+struct MetaKeyVisitor;
+
+impl Visitor<'_> for MetaKeyVisitor {
+    type Value = MetaKey;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<MetaKey, E> {
+        Ok(MetaKey::known(key).unwrap_or_else(|| MetaKey::Other(key.to_owned())))
+    }
+
+    fn visit_string<E: de::Error>(self, key: String) -> Result<MetaKey, E> {
+        Ok(MetaKey::known(&key).unwrap_or(MetaKey::Other(key)))
     }
 }
 
@@ -353,8 +510,8 @@ mod tests {
         assert_eq!(meta.log_level, Some(json!("info")));
         assert_eq!(meta.progress_token, Some(json!("t")));
         let rest = meta.rest.as_ref().unwrap();
-        assert_eq!(rest.keys().collect::<Vec<_>>(), ["z"]);
-        assert_eq!(meta.name, Some(json!(2)));
+        assert_eq!(rest.keys().collect::<Vec<_>>(), ["z", "name"]);
+        assert_eq!(rest.get("name"), Some(&json!(2)));
         assert_eq!(params.get("progressToken"), Some(&json!(3)));
         let whole = Value::Object(params.clone().into_object());
         assert_eq!(
