@@ -46,6 +46,8 @@ pub(crate) struct Params {
 }
 
 /// A `_meta` member.
+// Large on purpose: it lives in the box of its `params` (see `Object`).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Meta {
     /// An object. In place rather than boxed: a 2026-07-28 request always has one, and a box
