@@ -28,8 +28,9 @@ fn text(value: Option<&HeaderValue>) -> Result<Option<&str>, ()> {
 
 /// [`text`] for values that run long, as session ids do: `HeaderValue::to_str` checks one
 /// byte at a time, `is_ascii` a word at a time (dearer than `to_str` for a value of a few
-/// bytes). A `HeaderValue` holds no control character but tab, so it is the visible ASCII
-/// `to_str` accepts exactly when it is ASCII.
+/// bytes). A `HeaderValue` holds no control character but tab and no DEL (httparse, which
+/// reads hyper's headers, refuses them, as `HeaderValue::from_bytes` does), so it is the
+/// visible ASCII `to_str` accepts exactly when it is ASCII.
 fn long_text(value: Option<&HeaderValue>) -> Result<Option<&str>, ()> {
     let Some(value) = value else {
         return Ok(None);
