@@ -319,10 +319,8 @@ mod tests {
             &States::default(),
         );
         assert_eq!(*scope.client_capabilities, json!({"sampling": {}}));
-        let context = crate::dispatch::offerings::context(scope, Default::default());
-        assert_eq!(context.client_capabilities(), &json!({"sampling": {}}));
         // The session's object itself, not a copy of it.
-        assert!(std::ptr::eq(context.client_capabilities(), &*shared));
+        assert!(std::ptr::eq(&*scope.client_capabilities, &*shared));
     }
 
     #[test]

@@ -165,4 +165,28 @@ mod tests {
         assert_eq!(next_cursor(0, 3).as_deref(), Some("page-1"));
         assert_eq!(next_cursor(2, 3), None);
     }
+
+    #[test]
+    fn a_legacy_context_holds_its_session_capabilities_not_a_copy() {
+        use crate::protocol::ProtocolVersion;
+        use crate::protocol::jsonrpc::RequestId;
+        use serde_json::json;
+
+        let mut session = crate::dispatch::session::Session::new();
+        session
+            .begin_legacy(ProtocolVersion::V2025_11_25, json!({"roots": {}}))
+            .unwrap();
+        let shared = std::sync::Arc::clone(&session.legacy().unwrap().client_capabilities);
+        let scope = RequestScope::legacy(
+            &RequestId::Number(1.into()),
+            ProtocolVersion::V2025_11_25,
+            std::sync::Arc::clone(&shared),
+            None,
+            &session,
+            &Default::default(),
+        );
+        let context = context(scope, CancellationToken::new());
+        assert_eq!(context.client_capabilities(), &json!({"roots": {}}));
+        assert!(std::ptr::eq(context.client_capabilities(), &*shared));
+    }
 }
