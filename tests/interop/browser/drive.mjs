@@ -93,7 +93,9 @@ try {
     await page.goto(`${origin}/?era=${era}`);
 
     const state = () => page.evaluate(() => window.hostState);
-    await page.waitForFunction(() => window.hostState && (window.hostState.step === 'view loading' || window.hostState.error));
+    // 'view loading' can be over before a poll sees it (the view may initialize in between, on
+    // a loaded machine the polls are far apart): either step of the view will do.
+    await page.waitForFunction(() => window.hostState && (['view loading', 'view initialized'].includes(window.hostState.step) || window.hostState.error));
     let host = await state();
     if (host.error) throw new Error(`the host failed: ${host.error}`);
     check(host.era === (era === 'auto' ? 'modern' : 'legacy'), `the SDK client connected over Streamable HTTP (${host.era}, ${host.protocolVersion})`, host);
