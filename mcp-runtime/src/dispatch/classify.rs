@@ -304,26 +304,6 @@ mod tests {
     }
 
     #[test]
-    fn a_legacy_request_shares_its_session_capabilities() {
-        let mut session = crate::dispatch::session::Session::new();
-        session
-            .begin_legacy(ProtocolVersion::V2025_11_25, json!({"sampling": {}}))
-            .unwrap();
-        let shared = Arc::clone(&session.legacy().unwrap().client_capabilities);
-        let scope = RequestScope::legacy(
-            &RequestId::Number(1.into()),
-            ProtocolVersion::V2025_11_25,
-            Arc::clone(&shared),
-            None,
-            &session,
-            &States::default(),
-        );
-        assert_eq!(*scope.client_capabilities, json!({"sampling": {}}));
-        // The session's object itself, not a copy of it.
-        assert!(std::ptr::eq(&*scope.client_capabilities, &*shared));
-    }
-
-    #[test]
     fn an_unsupported_version_lists_the_supported_ones() {
         for requested in ["2030-01-01", "2025-06-18"] {
             let mut p = params(json!({"_meta": {PROTOCOL_VERSION: requested}}));

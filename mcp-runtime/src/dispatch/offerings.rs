@@ -167,7 +167,7 @@ mod tests {
     }
 
     #[test]
-    fn a_legacy_context_holds_its_session_capabilities_not_a_copy() {
+    fn a_legacy_request_shares_its_session_capabilities() {
         use crate::protocol::ProtocolVersion;
         use crate::protocol::jsonrpc::RequestId;
         use serde_json::json;
@@ -185,6 +185,9 @@ mod tests {
             &session,
             &Default::default(),
         );
+        // The request's scope, then its context: the session's object itself, not a copy.
+        assert_eq!(*scope.client_capabilities, json!({"roots": {}}));
+        assert!(std::ptr::eq(&*scope.client_capabilities, &*shared));
         let context = context(scope, CancellationToken::new());
         assert_eq!(context.client_capabilities(), &json!({"roots": {}}));
         assert!(std::ptr::eq(context.client_capabilities(), &*shared));

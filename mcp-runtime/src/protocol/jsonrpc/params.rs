@@ -349,7 +349,7 @@ enum Key {
     Other(String),
 }
 
-impl Key {
+impl MemberName for Key {
     fn known(key: &str) -> Option<Self> {
         Some(match key {
             "name" => Key::Name,
@@ -361,33 +361,14 @@ impl Key {
         })
     }
 
-    #[cfg(test)]
-    fn of(key: String) -> Self {
-        Key::known(&key).unwrap_or(Key::Other(key))
+    fn other(key: String) -> Self {
+        Key::Other(key)
     }
 }
 
 impl<'de> Deserialize<'de> for Key {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_str(KeyVisitor)
-    }
-}
-
-struct KeyVisitor;
-
-impl Visitor<'_> for KeyVisitor {
-    type Value = Key;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a member name")
-    }
-
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
-        Ok(Key::known(key).unwrap_or_else(|| Key::Other(key.to_owned())))
-    }
-
-    fn visit_string<E: de::Error>(self, key: String) -> Result<Key, E> {
-        Ok(Key::known(&key).unwrap_or(Key::Other(key)))
+        deserializer.deserialize_str(NameVisitor(std::marker::PhantomData))
     }
 }
 
@@ -400,7 +381,7 @@ enum MetaKey {
     Other(String),
 }
 
-impl MetaKey {
+impl MemberName for MetaKey {
     fn known(key: &str) -> Option<Self> {
         Some(match key {
             PROTOCOL_VERSION => MetaKey::ProtocolVersion,
@@ -411,33 +392,47 @@ impl MetaKey {
         })
     }
 
-    #[cfg(test)]
-    fn of(key: String) -> Self {
-        MetaKey::known(&key).unwrap_or(MetaKey::Other(key))
+    fn other(key: String) -> Self {
+        MetaKey::Other(key)
     }
 }
 
 impl<'de> Deserialize<'de> for MetaKey {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_str(MetaKeyVisitor)
+        deserializer.deserialize_str(NameVisitor(std::marker::PhantomData))
     }
 }
 
-struct MetaKeyVisitor;
+/// The names of the members one level of `params` keeps fields for ([`Key`], [`MetaKey`]).
+trait MemberName: Sized {
+    /// The name, when it has a field.
+    fn known(key: &str) -> Option<Self>;
 
-impl Visitor<'_> for MetaKeyVisitor {
-    type Value = MetaKey;
+    /// Any other name.
+    fn other(key: String) -> Self;
+
+    #[cfg(test)]
+    fn of(key: String) -> Self {
+        Self::known(&key).unwrap_or_else(|| Self::other(key))
+    }
+}
+
+/// Reads a member's name as `K`, allocating only for one without a field.
+struct NameVisitor<K>(std::marker::PhantomData<K>);
+
+impl<K: MemberName> Visitor<'_> for NameVisitor<K> {
+    type Value = K;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a member name")
     }
 
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<MetaKey, E> {
-        Ok(MetaKey::known(key).unwrap_or_else(|| MetaKey::Other(key.to_owned())))
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<K, E> {
+        Ok(K::known(key).unwrap_or_else(|| K::other(key.to_owned())))
     }
 
-    fn visit_string<E: de::Error>(self, key: String) -> Result<MetaKey, E> {
-        Ok(MetaKey::known(&key).unwrap_or(MetaKey::Other(key)))
+    fn visit_string<E: de::Error>(self, key: String) -> Result<K, E> {
+        Ok(K::known(&key).unwrap_or_else(|| K::other(key)))
     }
 }
 
