@@ -53,6 +53,13 @@ async fn count(context: RequestContext) -> String {
     "counted".to_owned()
 }
 
+/// Report progress once and answer in the same poll: the report still goes first.
+#[mcp_tool]
+async fn tell(context: RequestContext) -> String {
+    context.progress(1.0, Some(1.0), Some("all at once"));
+    "told".to_owned()
+}
+
 /// A fixed note, so the server offers resources (and listen streams).
 #[mcp_resource("note://hello", mime_type = "text/plain")]
 async fn hello() -> String {
@@ -135,7 +142,7 @@ fn wait_for(list: &std::sync::Mutex<Vec<String>>, tag: &str, what: &str) {
 fn serve(config: HttpConfig) -> InProcessServer {
     InProcessServer::start(
         Server::new(server_info!())
-            .tools(tools![echo, nap, wait_for_cancel, count, hold, rest])
+            .tools(tools![echo, nap, wait_for_cancel, count, tell, hold, rest])
             .resources(resources![hello])
             .shutdown_timeout(Duration::from_secs(2)),
         config,
@@ -211,7 +218,7 @@ fn modern_requests_are_served_statelessly() {
     );
     assert_eq!(list.status, 200);
     let list = list.message(ProtocolVersion::V2026_07_28, Some("tools/list"));
-    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 6);
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 7);
 
     let body = modern(
         3,
@@ -445,7 +452,7 @@ fn legacy_clients_get_sessions() {
         let reply = send(addr, "POST", &headers, list);
         assert_eq!(reply.status, 200);
         let message = reply.message(revision, Some("tools/list"));
-        assert_eq!(message["result"]["tools"].as_array().unwrap().len(), 6);
+        assert_eq!(message["result"]["tools"].as_array().unwrap().len(), 7);
 
         let call = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nap","arguments":{"millis":10}}}"#;
         let reply = send(addr, "POST", &headers, call);
@@ -989,6 +996,51 @@ fn progress_of_a_modern_call_streams_before_its_response() {
         reply.message(ProtocolVersion::V2026_07_28, Some("tools/call"))["result"]["content"][0]["text"],
         "counted"
     );
+    server.shut_down();
+}
+
+#[test]
+fn a_modern_call_asking_for_progress_streams_only_once_something_is_reported() {
+    let server = serve(HttpConfig::new());
+    for (id, meta) in [
+        (9, json!({"progressToken": "p9"})),
+        (10, json!({"io.modelcontextprotocol/logLevel": "debug"})),
+    ] {
+        let mut request: Value = serde_json::from_slice(&modern(
+            id,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "quiet"}}),
+        ))
+        .unwrap();
+        for (key, value) in meta.as_object().unwrap() {
+            request["params"]["_meta"][key] = value.clone();
+        }
+        let body = serde_json::to_vec(&request).unwrap();
+        let reply = post_modern(server.addr, "tools/call", Some("echo"), &body);
+        assert_eq!(reply.status, 200);
+        assert_eq!(
+            reply.header("content-type"),
+            Some("application/json"),
+            "{meta}"
+        );
+        let message = reply.message(ProtocolVersion::V2026_07_28, Some("tools/call"));
+        assert_eq!(message["id"], id);
+        assert_eq!(message["result"]["content"][0]["text"], "quiet");
+    }
+
+    // A report made in the poll that also answers still opens the stream, ahead of the answer.
+    let mut request: Value =
+        serde_json::from_slice(&modern(11, "tools/call", json!({"name": "tell"}))).unwrap();
+    request["params"]["_meta"]["progressToken"] = json!("p11");
+    let body = serde_json::to_vec(&request).unwrap();
+    let reply = post_modern(server.addr, "tools/call", Some("tell"), &body);
+    assert_eq!(reply.header("content-type"), Some("text/event-stream"));
+    let events = events(&reply.body);
+    assert_eq!(events.len(), 2, "{events:?}");
+    check_server_message(ProtocolVersion::V2026_07_28, None, &events[0]).unwrap();
+    assert_eq!(events[0]["params"]["progressToken"], "p11");
+    check_server_message(ProtocolVersion::V2026_07_28, Some("tools/call"), &events[1]).unwrap();
+    assert_eq!(events[1]["result"]["content"][0]["text"], "told");
     server.shut_down();
 }
 

@@ -3,7 +3,9 @@
 //! get it; a client that goes away cancels its call.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, ready};
 
 use http::request::Parts;
 use http::{Response, StatusCode};
@@ -83,8 +85,10 @@ pub(crate) fn post(
                 session.set_header_trace_context(headers::trace_context(headers.all()));
             }
             session.set_principal(super::principal::of(parts));
-            // A request that may be told about while it runs (a progress token, a log level) is
-            // answered with an event stream: its notifications, then its response.
+            // A request that may be told about while it runs (a progress token, a log level)
+            // gets its notifications on an event stream, then its response. The stream opens
+            // with the first of them: a call that reports nothing is answered with plain JSON,
+            // one write rather than an event stream's several.
             let notifications = (may_notify(request.params.as_deref())
                 && headers::accepts(headers, "text/event-stream"))
             .then(|| {
@@ -101,30 +105,38 @@ pub(crate) fn post(
                 Reply::None => Ok(accepted()),
                 Reply::Ready(answer) => Ok(answer_with_status(inner, parts, answer)),
                 Reply::Pending(call) if listen => Ok(listen_stream(inner, session, call, id)),
-                Reply::Pending(call) if notifications.is_some() => {
-                    let notifications = notifications.unwrap_or_else(|| unreachable!());
-                    let answer =
-                        until_answered(call, session.in_flight().clone(), RequestIds::One(id));
-                    Ok(notifying_stream(session, answer, notifications))
-                }
                 Reply::Pending(call) => Err(Waiting {
                     answer: until_answered(call, session.in_flight().clone(), RequestIds::One(id)),
-                    _session: session,
+                    notifications,
+                    session,
                 }),
             }
         }
     }
 }
 
-/// A call answered with plain JSON, running.
+/// A call running, answered with plain JSON unless something about it must reach the client
+/// first.
 pub(crate) struct Waiting {
     answer: UntilAnswered,
+    /// What the call reports while it runs, when the request asked for it.
+    notifications: Option<mpsc::UnboundedReceiver<Outgoing>>,
     /// The call's session, alive while it runs.
-    _session: Session,
+    session: Session,
+}
+
+/// How a waiting call settled.
+pub(crate) enum Settled {
+    /// Answered (`None`: cancelled meanwhile) with nothing to send ahead of the answer.
+    Answered(Option<Outgoing>),
+    /// Messages about the call came first: they go out as events, then the answer (here when
+    /// it came in the same poll, else still to come).
+    Notified(Vec<Outgoing>, Option<Option<Outgoing>>),
 }
 
 impl Waiting {
-    /// The call's response, given its answer (202 when it was cancelled meanwhile).
+    /// The response of a call answered with nothing before it (202 when it was cancelled
+    /// meanwhile).
     pub(crate) fn respond(
         inner: &Inner,
         parts: &Parts,
@@ -135,18 +147,48 @@ impl Waiting {
             None => accepted(),
         }
     }
+
+    /// The response of a call that reported something before its answer: an event stream.
+    pub(crate) fn events(
+        self,
+        early: Vec<Outgoing>,
+        answered: Option<Option<Outgoing>>,
+    ) -> Response<ResponseBody> {
+        let Waiting {
+            answer,
+            notifications,
+            session,
+        } = self;
+        let notifications = notifications.expect("only a call with notifications reports them");
+        notifying_stream(session, answer, answered, early, notifications)
+    }
 }
 
-/// The call's answer. Polled in place rather than through an `async fn` taking `self`, which
-/// would hold the waiting call twice in every POST's future.
+/// Polled in place rather than through an `async fn` taking `self`, which would hold the
+/// waiting call twice in every POST's future.
 impl Future for Waiting {
-    type Output = Option<Outgoing>;
+    type Output = Settled;
 
-    fn poll(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Outgoing>> {
-        std::pin::Pin::new(&mut self.answer).poll(cx)
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Settled> {
+        let this = &mut *self;
+        if let Some(notifications) = &mut this.notifications
+            && let Poll::Ready(Some(first)) = notifications.poll_recv(cx)
+        {
+            return Poll::Ready(Settled::Notified(vec![first], None));
+        }
+        let answer = ready!(Pin::new(&mut this.answer).poll(cx));
+        // Sent in the very poll that finished the call: still ahead of the answer.
+        let mut early = Vec::new();
+        if let Some(notifications) = &mut this.notifications {
+            while let Ok(message) = notifications.try_recv() {
+                early.push(message);
+            }
+        }
+        Poll::Ready(if early.is_empty() {
+            Settled::Answered(answer)
+        } else {
+            Settled::Notified(early, Some(answer))
+        })
     }
 }
 
@@ -186,39 +228,48 @@ pub(crate) fn may_notify(params: Option<&Params>) -> bool {
         .is_some_and(|meta| meta.progress_token.is_some() || meta.log_level.is_some())
 }
 
-/// A call's notifications as events while it runs, then its response. The client going away
-/// cancels the call (through `answer`): a 2026-07-28 stream cannot be resumed. `keep` (the
-/// call's session) lives as long as the stream.
+/// A call's notifications as events (`early` first, then whatever comes while it runs), then
+/// its response (`answered`, when it has come already). The client going away cancels the call
+/// (through `answer`): a 2026-07-28 stream cannot be resumed. `keep` (the call's session) lives
+/// as long as the stream.
 fn notifying_stream(
     keep: impl Send + 'static,
     mut answer: impl Future<Output = Option<Outgoing>> + Send + Unpin + 'static,
+    answered: Option<Option<Outgoing>>,
+    early: Vec<Outgoing>,
     mut notifications: mpsc::UnboundedReceiver<Outgoing>,
 ) -> Response<ResponseBody> {
     let (sender, receiver) = mpsc::channel(STREAM_CAPACITY);
     tokio::spawn(async move {
         let _keep = keep;
-        loop {
-            tokio::select! {
-                biased;
-                Some(message) = notifications.recv() => {
-                    if sender.send(super::event::event(&message)).await.is_err() {
-                        return;
-                    }
-                }
-                answer = &mut answer => {
-                    // Whatever was reported before the answer goes out before it.
-                    while let Ok(message) = notifications.try_recv() {
+        for message in &early {
+            if sender.send(super::event::event(message)).await.is_err() {
+                return;
+            }
+        }
+        let answer = match answered {
+            Some(answer) => answer,
+            None => loop {
+                tokio::select! {
+                    biased;
+                    Some(message) = notifications.recv() => {
                         if sender.send(super::event::event(&message)).await.is_err() {
                             return;
                         }
                     }
-                    if let Some(answer) = answer {
-                        let _ = sender.send(super::event::event(&answer)).await;
-                    }
-                    return;
+                    answer = &mut answer => break answer,
+                    () = sender.closed() => return,
                 }
-                () = sender.closed() => return,
+            },
+        };
+        // Whatever was reported before the answer goes out before it.
+        while let Ok(message) = notifications.try_recv() {
+            if sender.send(super::event::event(&message)).await.is_err() {
+                return;
             }
+        }
+        if let Some(answer) = answer {
+            let _ = sender.send(super::event::event(&answer)).await;
         }
     });
     events(receiver)

@@ -18,6 +18,7 @@ use super::body::{self, ReadError, ResponseBody};
 use super::config::{HttpConfig, WELL_KNOWN};
 use super::endpoint::Inner;
 use super::headers;
+use super::modern::Settled;
 use super::response::{
     JSON_TYPE, closing, forbidden, missing_session, not_allowed, plain, request_id, respond,
     rpc_error, too_large,
@@ -371,9 +372,15 @@ impl HttpService {
             Posted::Answered(response) => response,
             // By reference: the running call is awaited where it lies, not moved into a
             // second place in this future.
-            Posted::Modern(ref mut waiting) => {
-                super::modern::Waiting::respond(inner, parts, waiting.await)
-            }
+            Posted::Modern(ref mut waiting) => match waiting.await {
+                Settled::Answered(answer) => super::modern::Waiting::respond(inner, parts, answer),
+                Settled::Notified(early, answer) => {
+                    let Posted::Modern(waiting) = posted else {
+                        unreachable!("matched above")
+                    };
+                    waiting.events(early, answer)
+                }
+            },
             // Boxed: a legacy POST's state (its session, the store) stays out of the future
             // of every 2026-07-28 call, and that future stays small enough for the allocator's
             // per-thread cache.
