@@ -32,7 +32,7 @@ usage: cargo run --release -p mcp-bench-http -- [options]
   --only NAME     measure only the servers whose name contains NAME (the baseline always)
   --load ADDR ERA CONNECTIONS SECONDS
                   only load a server already running at ADDR (e.g. under perf) with ERA
-                  (`modern` or `legacy`) calls over CONNECTIONS for SECONDS, and print what
+                  (`modern`, `declaring` or `legacy`) calls over CONNECTIONS for SECONDS, and print what
                   the client saw
   --also NAME=BINARY
                   also measure BINARY (a build of bench/http/src/bin/runtime-echo.rs, e.g.
@@ -159,6 +159,9 @@ impl Settings {
 
 pub const CONNECTIONS: [usize; 3] = [1, 16, 256];
 
+/// The calls measured, in the report's order.
+pub const ERAS: [Era; 3] = [Era::Modern, Era::ModernDeclaring, Era::Legacy];
+
 /// This runtime with its shared stores on a Redis of the benchmark's own.
 pub const REDIS_SUBJECT: &str = "mcp-runtime, Redis stores";
 
@@ -205,13 +208,15 @@ fn main() {
 
 /// `--load ADDR ERA CONNECTIONS SECONDS`: load a running server, for profiling it.
 fn load_only(arguments: &[String]) -> io::Result<()> {
-    let usage = || io::Error::other("usage: --load ADDR modern|legacy CONNECTIONS SECONDS");
+    let usage =
+        || io::Error::other("usage: --load ADDR modern|declaring|legacy CONNECTIONS SECONDS");
     let [addr, era, connections, seconds] = arguments else {
         return Err(usage());
     };
     let addr: std::net::SocketAddr = addr.parse().map_err(|_| usage())?;
     let era = match era.as_str() {
         "modern" => Era::Modern,
+        "declaring" => Era::ModernDeclaring,
         "legacy" => Era::Legacy,
         _ => return Err(usage()),
     };
@@ -352,13 +357,17 @@ async fn measure(
     pin: Option<usize>,
 ) -> io::Result<Measured> {
     let mut measured = Measured::default();
-    for era in [Era::Modern, Era::Legacy] {
+    for era in ERAS {
         let args = match era {
-            Era::Modern => &subject.modern_args,
+            Era::Modern | Era::ModernDeclaring => &subject.modern_args,
             Era::Legacy => &subject.legacy_args,
         };
         let server = ServerProcess::spawn(&subject.program, args, pin)?;
         for connections in CONNECTIONS {
+            // What declaring costs shows at one load; the others would lengthen every run.
+            if era == Era::ModernDeclaring && connections != 16 {
+                continue;
+            }
             eprintln!(
                 "mcp-bench-http: {} {era:?} over {connections} connection(s)",
                 subject.name

@@ -151,7 +151,7 @@ pub fn render(context: &Context, subjects: &[Subject], measured: &[Measured]) ->
         context.measure.as_secs_f64()
     );
     let base = &measured[0];
-    for era in [Era::Modern, Era::Legacy] {
+    for era in crate::ERAS {
         let _ = writeln!(out, "### {}\n", era.label());
         let _ = writeln!(
             out,

@@ -24,11 +24,26 @@ fn modern_meta(capabilities: &str) -> String {
     )
 }
 
+/// The capabilities clients typically declare.
+const DECLARED_CAPABILITIES: &str =
+    r#"{"roots":{"listChanged":true},"sampling":{},"elicitation":{}}"#;
+
 /// A stateless 2026-07-28 `tools/call` of `echo`, its headers agreeing with its body.
 pub fn modern_echo(addr: SocketAddr) -> Vec<u8> {
+    modern_echo_with(addr, &modern_meta("{}"))
+}
+
+/// `modern_echo` from a client declaring `DECLARED_CAPABILITIES` and asking for progress.
+pub fn modern_echo_declaring(addr: SocketAddr) -> Vec<u8> {
+    let mut meta = modern_meta(DECLARED_CAPABILITIES);
+    meta.pop();
+    meta.push_str(r#","progressToken":"echo-1"}"#);
+    modern_echo_with(addr, &meta)
+}
+
+fn modern_echo_with(addr: SocketAddr, meta: &str) -> Vec<u8> {
     let body = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{ECHO_TEXT}"}},"_meta":{}}}}}"#,
-        modern_meta("{}")
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{ECHO_TEXT}"}},"_meta":{meta}}}}}"#
     );
     let headers = format!(
         "MCP-Protocol-Version: {MODERN_VERSION}\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n"

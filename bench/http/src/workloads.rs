@@ -14,6 +14,9 @@ use crate::server::{ServerProcess, cpu_time_of};
 pub enum Era {
     /// Stateless 2026-07-28 calls.
     Modern,
+    /// Stateless 2026-07-28 calls from a client that declares the capabilities clients
+    /// typically do and asks for progress: what interactive clients send.
+    ModernDeclaring,
     /// 2025-11-25 calls, each connection in a session of its own.
     Legacy,
 }
@@ -22,6 +25,9 @@ impl Era {
     pub fn label(self) -> &'static str {
         match self {
             Era::Modern => "2026-07-28 stateless `tools/call` (echo)",
+            Era::ModernDeclaring => {
+                "2026-07-28 stateless `tools/call` (echo), declaring capabilities and a progress token"
+            }
             Era::Legacy => "2025-11-25 `tools/call` (echo) in a session",
         }
     }
@@ -30,6 +36,7 @@ impl Era {
     pub fn short_label(self) -> &'static str {
         match self {
             Era::Modern => "2026-07-28",
+            Era::ModernDeclaring => "2026-07-28, capabilities and progress token",
             Era::Legacy => "2025-11-25 session",
         }
     }
@@ -105,6 +112,7 @@ async fn prepare(addr: SocketAddr, era: Era) -> io::Result<(Connection, Vec<u8>)
     let mut connection = Connection::open(addr).await?;
     let request = match era {
         Era::Modern => requests::modern_echo(addr),
+        Era::ModernDeclaring => requests::modern_echo_declaring(addr),
         Era::Legacy => {
             let session = open_session(&mut connection, addr).await?;
             requests::legacy_echo(addr, &session)
