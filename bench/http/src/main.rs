@@ -363,11 +363,7 @@ async fn measure(
             Era::Legacy => &subject.legacy_args,
         };
         let server = ServerProcess::spawn(&subject.program, args, pin)?;
-        for connections in CONNECTIONS {
-            // What declaring costs shows at one load; the others would lengthen every run.
-            if era == Era::ModernDeclaring && connections != 16 {
-                continue;
-            }
+        for &connections in era.connections() {
             eprintln!(
                 "mcp-bench-http: {} {era:?} over {connections} connection(s)",
                 subject.name

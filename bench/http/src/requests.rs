@@ -18,9 +18,11 @@ fn post(addr: SocketAddr, headers: &str, body: &str) -> Vec<u8> {
     .into_bytes()
 }
 
-fn modern_meta(capabilities: &str) -> String {
+/// A 2026-07-28 request's `_meta`: the revision, `capabilities`, then the members `more`
+/// (empty, or starting with a comma).
+fn modern_meta(capabilities: &str, more: &str) -> String {
     format!(
-        r#"{{"io.modelcontextprotocol/protocolVersion":"{MODERN_VERSION}","io.modelcontextprotocol/clientCapabilities":{capabilities}}}"#
+        r#"{{"io.modelcontextprotocol/protocolVersion":"{MODERN_VERSION}","io.modelcontextprotocol/clientCapabilities":{capabilities}{more}}}"#
     )
 }
 
@@ -30,14 +32,12 @@ const DECLARED_CAPABILITIES: &str =
 
 /// A stateless 2026-07-28 `tools/call` of `echo`, its headers agreeing with its body.
 pub fn modern_echo(addr: SocketAddr) -> Vec<u8> {
-    modern_echo_with(addr, &modern_meta("{}"))
+    modern_echo_with(addr, &modern_meta("{}", ""))
 }
 
 /// `modern_echo` from a client declaring `DECLARED_CAPABILITIES` and asking for progress.
 pub fn modern_echo_declaring(addr: SocketAddr) -> Vec<u8> {
-    let mut meta = modern_meta(DECLARED_CAPABILITIES);
-    meta.pop();
-    meta.push_str(r#","progressToken":"echo-1"}"#);
+    let meta = modern_meta(DECLARED_CAPABILITIES, r#","progressToken":"echo-1""#);
     modern_echo_with(addr, &meta)
 }
 
@@ -57,7 +57,7 @@ pub fn modern_task(addr: SocketAddr, id: u64) -> Vec<u8> {
     let capabilities = r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#;
     let body = format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"wait","arguments":{{}},"_meta":{}}}}}"#,
-        modern_meta(capabilities)
+        modern_meta(capabilities, "")
     );
     let headers = format!(
         "MCP-Protocol-Version: {MODERN_VERSION}\r\nMcp-Method: tools/call\r\nMcp-Name: wait\r\n"

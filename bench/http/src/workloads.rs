@@ -32,6 +32,15 @@ impl Era {
         }
     }
 
+    /// The numbers of connections it is measured over: the declaring client's cost shows at
+    /// one load, and more would lengthen every run.
+    pub fn connections(self) -> &'static [usize] {
+        match self {
+            Era::ModernDeclaring => &[16],
+            Era::Modern | Era::Legacy => &crate::CONNECTIONS,
+        }
+    }
+
     /// The era in a table's column.
     pub fn short_label(self) -> &'static str {
         match self {
