@@ -405,6 +405,33 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        what: "an argument serde_json cannot hold",
+        session: Session::Legacy,
+        send: &[Line::Text(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":1e400}}}"#,
+        )],
+        answers: &[
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"invalid arguments: `arguments`: cannot be read: number out of range at line 1 column 13"}],"isError":true}}"#,
+        ],
+    },
+    Case {
+        // Read from the text as sent: what the tool takes no parameter for is never built.
+        what: "an argument the tool does not take, which serde_json cannot hold",
+        session: Session::Legacy,
+        send: &[Line::Text(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"n":1e400,"text":"x"}}}"#,
+        )],
+        answers: &[r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x"}]}}"#],
+    },
+    Case {
+        what: "an argument given twice",
+        session: Session::Legacy,
+        send: &[Line::Text(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a","te\u0078t":"b"}}}"#,
+        )],
+        answers: &[r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"b"}]}}"#],
+    },
+    Case {
         what: "a required argument missing",
         session: Session::Legacy,
         send: &[Line::Text(

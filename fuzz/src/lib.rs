@@ -685,7 +685,23 @@ pub fn tool_arguments(input: &[u8]) -> usize {
     let tools = &ArgumentTools::get().tools;
     let (handler, validator) = &tools[usize::from(selector) % tools.len()];
     let arguments = match value {
-        Value::Object(arguments) => arguments,
+        Value::Object(arguments) => {
+            // As the dispatcher hands them to a generated tool: the text as sent, each
+            // argument read from it. Whatever it comes to must be what the built object does.
+            let text = std::str::from_utf8(json).expect("JSON is UTF-8");
+            let call = fuzzing::call_with_arguments_text(
+                text,
+                RequestContext::new(ProtocolVersion::V2025_06_18),
+            )
+            .expect("the text is JSON");
+            let from_text = outcome(handler.as_ref(), call);
+            let built = check_tool_call(handler.as_ref(), validator, arguments.clone());
+            assert_eq!(
+                from_text, built,
+                "arguments {text} read from the text and built disagree"
+            );
+            return 1;
+        }
         other => {
             let definition = handler.definition();
             let Some(first) = definition.input_schema["properties"]
@@ -701,31 +717,24 @@ pub fn tool_arguments(input: &[u8]) -> usize {
     1
 }
 
-/// Call `handler` with `arguments` and compare the outcome with the schema's verdict.
+/// Call `handler` with `arguments` and compare the outcome with the schema's verdict; the
+/// outcome (see [`outcome`]).
 pub fn check_tool_call(
     handler: &dyn ToolHandler,
     validator: &jsonschema::Validator,
     arguments: Map<String, Value>,
-) {
+) -> (bool, String) {
     let instance = Value::Object(arguments.clone());
     let verdict = Verdict::of(validator, &instance);
     let call = ToolCall {
         arguments,
         context: RequestContext::new(ProtocolVersion::V2025_06_18),
     };
-    let result = runtime().block_on(handler.call(call));
-    let text: String = result
-        .content
-        .iter()
-        .filter_map(|content| match content {
-            Content::Text { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    let argument_error = result.is_error && text.starts_with("invalid arguments");
+    let (is_error, text) = outcome(handler, call);
+    let argument_error = is_error && text.starts_with("invalid arguments");
     let name = handler.definition().name;
     assert!(
-        !result.is_error || argument_error,
+        !is_error || argument_error,
         "tool `{name}` failed other than on its arguments: {text}"
     );
     match verdict {
@@ -740,6 +749,21 @@ pub fn check_tool_call(
         ),
         Verdict::FitsWithoutNulls => {}
     }
+    (is_error, text)
+}
+
+/// What `call` of `handler` comes to: whether it is an error, and its text.
+fn outcome(handler: &dyn ToolHandler, call: ToolCall) -> (bool, String) {
+    let result = runtime().block_on(handler.call(call));
+    let text = result
+        .content
+        .iter()
+        .filter_map(|content| match content {
+            Content::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    (result.is_error, text)
 }
 
 /// What the input schema says of some arguments.

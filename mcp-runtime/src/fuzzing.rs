@@ -108,3 +108,18 @@ impl Connection {
         }
     }
 }
+
+/// A call of a tool with its `arguments` as the client's JSON `text`, the way the dispatcher
+/// hands them to a tool that reads them so (`#[mcp_tool]`'s): `call.arguments` is empty and
+/// each argument is read from the text. `None` when `text` is not JSON.
+pub fn call_with_arguments_text(
+    text: &str,
+    context: crate::RequestContext,
+) -> Option<crate::handler::ToolCall> {
+    let mut context = context;
+    context.arguments_text = Some(serde_json::value::RawValue::from_string(text.to_owned()).ok()?);
+    Some(crate::handler::ToolCall {
+        arguments: crate::protocol::JsonObject::new(),
+        context,
+    })
+}

@@ -160,6 +160,10 @@ fn handler_impl(
                 #call
             }
 
+            fn reads_arguments_text(&self) -> bool {
+                true
+            }
+
             #layers
         }
     }

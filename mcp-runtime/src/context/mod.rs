@@ -92,6 +92,10 @@ pub struct RequestContext {
     /// Set when the call may become a task (see [`RequestContext::start_task`]).
     #[cfg(feature = "tasks")]
     pub(crate) task: Option<Arc<crate::task::slot::TaskSlot>>,
+    /// A `tools/call`'s `arguments` as the client wrote them, for a tool that reads them so
+    /// (`ToolHandler::reads_arguments_text`); taken by the tool's `ArgumentReader` before
+    /// anything could clone it.
+    pub(crate) arguments_text: Option<Box<serde_json::value::RawValue>>,
 }
 
 impl RequestContext {
@@ -119,6 +123,7 @@ impl RequestContext {
             principal: None,
             #[cfg(feature = "tasks")]
             task: None,
+            arguments_text: None,
         }
     }
 

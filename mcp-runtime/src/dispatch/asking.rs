@@ -94,16 +94,23 @@ impl Dispatcher {
     /// `resources/read` take a round all the same: their runs read only that.)
     ///
     /// `resume` holds the call's `requestState` and `inputResponses`, when it has either.
+    /// `arguments` may be left unbuilt (`None`) unless [`call_binds_arguments`].
     pub(super) fn call_asking(
         &self,
         id: &RequestId,
         scope: &RequestScope,
         target: &str,
-        arguments: &Value,
+        arguments: Option<&Value>,
         resume: Option<&JsonObject>,
     ) -> Result<Asking, ErrorObject> {
-        let resumes = resume.is_some_and(|resume| resume.contains_key("requestState"));
-        if scope.revision.is_modern() && !askable(scope) && !resumes {
+        let binds = call_binds_arguments(scope, resume);
+        assert!(
+            arguments.is_some() || !binds,
+            "a call binding its arguments has them built"
+        );
+        // A legacy request's asker binds nothing: its arguments are never read.
+        let arguments = arguments.unwrap_or(&Value::Null);
+        if scope.revision.is_modern() && !binds {
             let wanted = Arc::new(MissingCapabilities::default());
             return Ok(Asking {
                 asker: Some(Asker::Unasked(wanted.clone())),
@@ -113,6 +120,14 @@ impl Dispatcher {
         }
         self.asking(id, scope, "tools/call", target, arguments, resume)
     }
+}
+
+/// Whether a `tools/call` in `scope` binds its arguments into the round it asks in (their
+/// digest is part of every `requestState` it issues or resumes), and so needs them built: a
+/// 2026-07-28 request from a client that can be asked, or one resuming a `requestState`.
+pub(super) fn call_binds_arguments(scope: &RequestScope, resume: Option<&JsonObject>) -> bool {
+    let resumes = resume.is_some_and(|resume| resume.contains_key("requestState"));
+    scope.revision.is_modern() && (askable(scope) || resumes)
 }
 
 /// Whether the request's client declared any capability a question needs.

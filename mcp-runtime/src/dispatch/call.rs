@@ -5,6 +5,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::asking::call_binds_arguments;
 use super::catch_unwind::{PanicPayload, panic_message};
 use super::classify::RequestScope;
 #[cfg(feature = "tasks")]
@@ -13,7 +14,7 @@ use super::run::Run;
 use super::{Dispatcher, InFlight, Reply};
 use crate::handler::{JsonObject, ToolCall};
 use crate::middleware::Method;
-use crate::protocol::jsonrpc::{ErrorObject, Outgoing, Params, RequestId};
+use crate::protocol::jsonrpc::{Arguments, ErrorObject, Outgoing, Params, RequestId};
 use crate::protocol::wire::{CallToolResultWire, ModernResult};
 use crate::protocol::{CallToolResult, ProtocolVersion};
 #[cfg(feature = "tasks")]
@@ -77,12 +78,35 @@ impl Dispatcher {
             _ => return Err(ErrorObject::invalid_params("`name` must be a tool's name")),
         };
         scope.permit(tool.handler.scopes())?;
+        // Text is well-formed JSON (the decoder checked), so its first byte tells what it is.
         let arguments = match arguments {
-            None | Some(Value::Null) => Value::Object(JsonObject::new()),
-            Some(arguments @ Value::Object(_)) => arguments,
+            None => None,
+            Some(Arguments::Text(text)) if text.get() == "null" => None,
+            Some(Arguments::Value(Value::Null)) => None,
+            Some(arguments @ Arguments::Text(_)) if arguments.is_object() => Some(arguments),
+            Some(arguments @ Arguments::Value(Value::Object(_))) => Some(arguments),
             Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
         };
-        let mut asking = self.call_asking(id, &scope, &tool.name, &arguments, resume.as_ref())?;
+        // A generated tool reads each argument from the text into its own type, unless
+        // something before it needs the object built: layers, or a round's binding.
+        let keep_text = tool.handler.reads_arguments_text()
+            && self.pipeline.is_none()
+            && tool.layers.is_none()
+            && !call_binds_arguments(&scope, resume.as_ref());
+        let (arguments, arguments_text) = match arguments {
+            Some(Arguments::Text(text)) if keep_text => {
+                (Value::Object(JsonObject::new()), Some(text))
+            }
+            Some(arguments) => (arguments.into_value()?, None),
+            None => (Value::Object(JsonObject::new()), None),
+        };
+        let mut asking = self.call_asking(
+            id,
+            &scope,
+            &tool.name,
+            arguments_text.is_none().then_some(&arguments),
+            resume.as_ref(),
+        )?;
         #[cfg(feature = "tasks")]
         let task_start = self.task_start(tool, &scope, &asking)?;
         let Value::Object(arguments) = arguments else {
@@ -105,6 +129,7 @@ impl Dispatcher {
             });
         let mut context = super::offerings::context(scope, token);
         context.asker = asking.asker.take();
+        context.arguments_text = arguments_text;
         #[cfg(feature = "tasks")]
         {
             context.task = task_start.as_ref().map(|start| start.slot.clone());

@@ -21,7 +21,7 @@ impl Dispatcher {
         match method {
             "initialize" => self.initialize(
                 id,
-                params.map(|params| params.into_object()),
+                params.map(|params| params.into_object()).transpose()?,
                 session,
                 in_batch,
             ),
@@ -62,7 +62,7 @@ impl Dispatcher {
                         self.call_tool(id, params, scope, session.in_flight())
                     }
                     "logging/setLevel" => {
-                        let params = params.map(|params| params.into_object());
+                        let params = params.map(|params| params.into_object()).transpose()?;
                         self.set_log_level(id, params.as_ref(), session)
                     }
                     other => {
@@ -75,7 +75,7 @@ impl Dispatcher {
                             &self.states,
                         );
                         scope.forward_tracing = self.forward_tracing;
-                        let params = params.map(|params| params.into_object());
+                        let params = params.map(|params| params.into_object()).transpose()?;
                         self.offering_request(id, other, params, scope, session)
                             .unwrap_or_else(|| Err(ErrorObject::method_not_found(method)))
                     }

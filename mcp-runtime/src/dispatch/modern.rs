@@ -64,7 +64,7 @@ impl Dispatcher {
                 ),
             )),
             other => {
-                let params = params.into_object();
+                let params = params.into_object()?;
                 #[cfg(feature = "tasks")]
                 if let Some(answer) = self.task_request(id, other, &params, &scope) {
                     return answer;

@@ -77,6 +77,7 @@ pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestC
         principal: scope.principal,
         #[cfg(feature = "tasks")]
         task: None,
+        arguments_text: None,
     }
 }
 

@@ -19,6 +19,7 @@ pub(crate) mod resource;
 pub mod service;
 pub(crate) mod sets;
 mod state;
+mod text;
 mod tool;
 
 pub use crate::protocol::{

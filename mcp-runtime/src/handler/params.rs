@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::context::{CancellationToken, RequestContext};
 use crate::handler::ToolCall;
+use crate::handler::text::ArgumentsText;
 use crate::protocol::CallToolResult;
 
 /// A type an `#[mcp_tool]` function can take as a parameter.
@@ -60,6 +61,32 @@ pub trait ToolParam: Sized + Send + 'static {
     /// Like [`extract`](Self::extract), for a parameter the client may leave out: an absent (or
     /// `null`) argument gives `None` instead of an error.
     fn extract_optional(call: &mut ToolCall, name: &str) -> Result<Option<Self>, ArgumentError>;
+
+    /// Like [`extract`](Self::extract), with the argument given as the client's JSON text
+    /// (`None` when absent) while `call.arguments` is empty. `None` when this way cannot read
+    /// it: the reader then builds `call.arguments` and asks [`extract`](Self::extract), which
+    /// has the final word (and the error messages). Not an API.
+    #[doc(hidden)]
+    fn extract_text(
+        call: &mut ToolCall,
+        name: &str,
+        argument: Option<&str>,
+    ) -> Option<Result<Self, ArgumentError>> {
+        let _ = (call, name, argument);
+        None
+    }
+
+    /// [`extract_optional`](Self::extract_optional) as [`extract_text`](Self::extract_text)
+    /// is to [`extract`](Self::extract). Not an API.
+    #[doc(hidden)]
+    fn extract_optional_text(
+        call: &mut ToolCall,
+        name: &str,
+        argument: Option<&str>,
+    ) -> Option<Result<Option<Self>, ArgumentError>> {
+        let _ = (call, name, argument);
+        None
+    }
 }
 
 #[diagnostic::do_not_recommend]
@@ -84,7 +111,51 @@ where
             Some(value) => deserialize_argument(value).map(Some),
         }
     }
+
+    // Straight from the text into `T`, with no `Value` in between. Anything it refuses goes
+    // the way above, which retries integers written as floats and words the error.
+    fn extract_text(
+        _: &mut ToolCall,
+        _: &str,
+        argument: Option<&str>,
+    ) -> Option<Result<Self, ArgumentError>> {
+        serde_json::from_str(argument?).ok().map(Ok)
+    }
+
+    fn extract_optional_text(
+        _: &mut ToolCall,
+        _: &str,
+        argument: Option<&str>,
+    ) -> Option<Result<Option<Self>, ArgumentError>> {
+        match argument {
+            None | Some("null") => Some(Ok(None)),
+            Some(text) => serde_json::from_str(text).ok().map(|value| Ok(Some(value))),
+        }
+    }
 }
+
+/// The text-reading methods of a [`ToolParam`] that never reads the arguments: its
+/// `extract` and `extract_optional` as they are.
+macro_rules! injected_reads_text {
+    () => {
+        fn extract_text(
+            call: &mut ToolCall,
+            name: &str,
+            _: Option<&str>,
+        ) -> Option<Result<Self, ArgumentError>> {
+            Some(Self::extract(call, name))
+        }
+
+        fn extract_optional_text(
+            call: &mut ToolCall,
+            name: &str,
+            _: Option<&str>,
+        ) -> Option<Result<Option<Self>, ArgumentError>> {
+            Some(Self::extract_optional(call, name))
+        }
+    };
+}
+pub(crate) use injected_reads_text;
 
 impl ToolParam for RequestContext {
     fn argument_schema(_: &mut SchemaGenerator) -> Option<Schema> {
@@ -98,6 +169,8 @@ impl ToolParam for RequestContext {
     fn extract_optional(call: &mut ToolCall, name: &str) -> Result<Option<Self>, ArgumentError> {
         Self::extract(call, name).map(Some)
     }
+
+    injected_reads_text!();
 }
 
 impl ToolParam for CancellationToken {
@@ -112,6 +185,8 @@ impl ToolParam for CancellationToken {
     fn extract_optional(call: &mut ToolCall, name: &str) -> Result<Option<Self>, ArgumentError> {
         Self::extract(call, name).map(Some)
     }
+
+    injected_reads_text!();
 }
 
 fn deserialize_argument<T: DeserializeOwned>(value: Value) -> Result<T, ArgumentError> {
@@ -262,28 +337,92 @@ fn describe_expected(expected: &str) -> String {
 #[derive(Debug)]
 pub struct ArgumentReader {
     call: ToolCall,
+    arguments: Arguments,
     problems: Vec<(&'static str, ArgumentError)>,
 }
 
+/// Where an [`ArgumentReader`] reads the arguments from.
+#[derive(Debug)]
+enum Arguments {
+    /// The client's text, while every parameter so far could be read from it.
+    Text(ArgumentsText),
+    /// `call.arguments`: the call came with them built, or a parameter needed them so.
+    Built,
+    /// Nowhere: serde_json cannot hold them as a value (recorded as the one problem).
+    Unreadable,
+}
+
+/// What the one problem is recorded under when the arguments cannot be read at all.
+const UNREADABLE: &str = "arguments";
+
 impl ArgumentReader {
     /// Start reading `call`.
-    pub fn new(call: ToolCall) -> Self {
+    pub fn new(mut call: ToolCall) -> Self {
+        let arguments = match call.context.arguments_text.take() {
+            Some(text) => Arguments::Text(ArgumentsText::new(text)),
+            None => Arguments::Built,
+        };
         ArgumentReader {
             call,
+            arguments,
             problems: Vec::new(),
         }
     }
 
     /// Read a parameter the client must send; `None` when it is missing or invalid (recorded).
     pub fn required<T>(&mut self, param: ParamFns<T>, name: &'static str) -> Option<T> {
-        let value = (param.extract)(&mut self.call, name);
-        self.record(name, value)
+        self.read(name, param.extract_text, param.extract)
     }
 
     /// Read a parameter the client may leave out: `Some(None)` when absent, `None` when invalid.
     pub fn optional<T>(&mut self, param: ParamFns<T>, name: &'static str) -> Option<Option<T>> {
-        let value = (param.extract_optional)(&mut self.call, name);
+        self.read(name, param.extract_optional_text, param.extract_optional)
+    }
+
+    /// Read the parameter `name` with `from_text` while the arguments are text and it can,
+    /// else with `from_built` from `call.arguments`.
+    fn read<V>(
+        &mut self,
+        name: &'static str,
+        from_text: TextRead<V>,
+        from_built: fn(&mut ToolCall, &str) -> Result<V, ArgumentError>,
+    ) -> Option<V> {
+        match &self.arguments {
+            Arguments::Text(text) => {
+                let argument = text.member(name);
+                if let Some(value) = from_text(&mut self.call, name, argument) {
+                    return self.record(name, value);
+                }
+                self.build_arguments()?;
+            }
+            Arguments::Built => {}
+            Arguments::Unreadable => return None,
+        }
+        let value = from_built(&mut self.call, name);
         self.record(name, value)
+    }
+
+    /// Stop reading from the text: build `call.arguments` from it, for this parameter and
+    /// every later one. `None` when serde_json cannot hold the arguments as a value (a number
+    /// out of `f64`'s range, nesting deeper than 128): that is then the only problem named.
+    fn build_arguments(&mut self) -> Option<()> {
+        let Arguments::Text(text) = std::mem::replace(&mut self.arguments, Arguments::Built) else {
+            return Some(());
+        };
+        match serde_json::from_str(text.get()) {
+            Ok(arguments) => {
+                self.call.arguments = arguments;
+                Some(())
+            }
+            Err(error) => {
+                self.arguments = Arguments::Unreadable;
+                self.problems.push((
+                    UNREADABLE,
+                    ArgumentError::invalid(format!("cannot be read: {error}")),
+                ));
+                None
+            }
+        }
     }
 
     /// Read a parameter that takes `default()` when the client leaves it out.
@@ -342,7 +481,16 @@ pub struct ParamFns<T> {
     pub extract: fn(&mut ToolCall, &str) -> Result<T, ArgumentError>,
     /// [`ToolParam::extract_optional`].
     pub extract_optional: fn(&mut ToolCall, &str) -> Result<Option<T>, ArgumentError>,
+    /// [`ToolParam::extract_text`].
+    #[doc(hidden)]
+    pub extract_text: TextRead<T>,
+    /// [`ToolParam::extract_optional_text`].
+    #[doc(hidden)]
+    pub extract_optional_text: TextRead<Option<T>>,
 }
+
+/// The type of [`ToolParam::extract_text`] for a `T`.
+type TextRead<T> = fn(&mut ToolCall, &str, Option<&str>) -> Option<Result<T, ArgumentError>>;
 
 impl<T> Clone for ParamFns<T> {
     fn clone(&self) -> Self {
@@ -372,6 +520,8 @@ pub const fn param<T: ToolParam>() -> ParamFns<T> {
         argument_schema: T::argument_schema,
         extract: T::extract,
         extract_optional: T::extract_optional,
+        extract_text: T::extract_text,
+        extract_optional_text: T::extract_optional_text,
     }
 }
 
@@ -380,8 +530,10 @@ mod tests {
     use serde::Deserialize;
     use serde_json::json;
 
+    use serde_json::value::RawValue;
+
     use super::*;
-    use crate::protocol::ProtocolVersion;
+    use crate::protocol::{JsonObject, ProtocolVersion};
 
     fn call(arguments: Value) -> ToolCall {
         let Value::Object(arguments) = arguments else {
@@ -393,6 +545,26 @@ mod tests {
         }
     }
 
+    /// A call whose arguments come as the client's `text`, as the dispatcher gives a
+    /// generated tool.
+    fn text_call(text: &str) -> ToolCall {
+        let mut context = RequestContext::new(ProtocolVersion::V2025_06_18);
+        context.arguments_text = Some(RawValue::from_string(text.to_owned()).unwrap());
+        ToolCall {
+            arguments: JsonObject::new(),
+            context,
+        }
+    }
+
+    /// `arguments` both ways: built, and as text (every reading must come out the same).
+    fn readers(arguments: Value) -> [ArgumentReader; 2] {
+        let text = arguments.to_string();
+        [
+            ArgumentReader::new(call(arguments)),
+            ArgumentReader::new(text_call(&text)),
+        ]
+    }
+
     #[derive(Debug, Deserialize, JsonSchema, PartialEq)]
     struct Point {
         x: f64,
@@ -401,111 +573,177 @@ mod tests {
 
     #[test]
     fn reads_present_arguments_and_removes_them() {
-        let mut reader = ArgumentReader::new(call(json!({"a": 1.5, "p": {"x": 1, "y": 2}})));
-        assert_eq!(reader.required(param::<f64>(), "a"), Some(1.5));
-        assert_eq!(
-            reader.required(param::<Point>(), "p"),
-            Some(Point { x: 1.0, y: 2.0 })
-        );
-        assert!(reader.call.arguments.is_empty());
-        assert!(reader.problems.is_empty());
+        for mut reader in readers(json!({"a": 1.5, "p": {"x": 1, "y": 2}})) {
+            assert_eq!(reader.required(param::<f64>(), "a"), Some(1.5));
+            assert_eq!(
+                reader.required(param::<Point>(), "p"),
+                Some(Point { x: 1.0, y: 2.0 })
+            );
+            assert!(reader.call.arguments.is_empty());
+            assert!(reader.problems.is_empty());
+        }
     }
 
     #[test]
     fn names_every_bad_parameter_with_what_was_expected() {
-        let mut reader = ArgumentReader::new(call(json!({"a": "x", "p": {"x": 1, "y": "up"}})));
-        assert_eq!(reader.required(param::<f64>(), "a"), None);
-        assert_eq!(reader.required(param::<f64>(), "b"), None);
-        assert_eq!(reader.required(param::<Point>(), "p"), None);
-        assert_eq!(reader.required(param::<Vec<u8>>(), "v"), None);
-        assert_eq!(
-            reader.problems_message(),
-            "invalid arguments: `a`: expected a number (f64), got string \"x\"; \
-             `b`: missing required argument; \
-             `p.y`: expected a number (f64), got string \"up\"; \
-             `v`: missing required argument"
-        );
+        for mut reader in readers(json!({"a": "x", "p": {"x": 1, "y": "up"}})) {
+            assert_eq!(reader.required(param::<f64>(), "a"), None);
+            assert_eq!(reader.required(param::<f64>(), "b"), None);
+            assert_eq!(reader.required(param::<Point>(), "p"), None);
+            assert_eq!(reader.required(param::<Vec<u8>>(), "v"), None);
+            assert_eq!(
+                reader.problems_message(),
+                "invalid arguments: `a`: expected a number (f64), got string \"x\"; \
+                 `b`: missing required argument; \
+                 `p.y`: expected a number (f64), got string \"up\"; \
+                 `v`: missing required argument"
+            );
+        }
     }
 
     #[test]
     fn points_into_sequences_and_out_of_range_integers() {
-        let mut reader = ArgumentReader::new(call(json!({"v": [1, 2, 300]})));
-        assert_eq!(reader.required(param::<Vec<u8>>(), "v"), None);
-        assert_eq!(
-            reader.problems_message(),
-            "invalid arguments: `v[2]`: expected an integer (u8), got integer `300`"
-        );
+        for mut reader in readers(json!({"v": [1, 2, 300]})) {
+            assert_eq!(reader.required(param::<Vec<u8>>(), "v"), None);
+            assert_eq!(
+                reader.problems_message(),
+                "invalid arguments: `v[2]`: expected an integer (u8), got integer `300`"
+            );
+        }
     }
 
     #[test]
     fn integers_written_as_floats_are_integers() {
         // JSON Schema's `integer` accepts them, so the tool must too.
-        let mut reader = ArgumentReader::new(call(json!({
+        for mut reader in readers(json!({
             "n": 3.0, "zero": -0.0, "list": [1.0, 2], "p": {"x": 1.0, "y": 2.5}, "big": 1e19
-        })));
-        assert_eq!(reader.required(param::<u8>(), "n"), Some(3));
-        assert_eq!(reader.required(param::<i32>(), "zero"), Some(0));
-        assert_eq!(
-            reader.required(param::<Vec<i64>>(), "list"),
-            Some(vec![1, 2])
-        );
-        assert_eq!(
-            reader.required(param::<Point>(), "p"),
-            Some(Point { x: 1.0, y: 2.5 })
-        );
-        assert_eq!(
-            reader.required(param::<u64>(), "big"),
-            Some(10_000_000_000_000_000_000)
-        );
-        assert!(reader.problems.is_empty(), "{}", reader.problems_message());
+        })) {
+            assert_eq!(reader.required(param::<u8>(), "n"), Some(3));
+            assert_eq!(reader.required(param::<i32>(), "zero"), Some(0));
+            assert_eq!(
+                reader.required(param::<Vec<i64>>(), "list"),
+                Some(vec![1, 2])
+            );
+            assert_eq!(
+                reader.required(param::<Point>(), "p"),
+                Some(Point { x: 1.0, y: 2.5 })
+            );
+            assert_eq!(
+                reader.required(param::<u64>(), "big"),
+                Some(10_000_000_000_000_000_000)
+            );
+            assert!(reader.problems.is_empty(), "{}", reader.problems_message());
+        }
     }
 
     #[test]
     fn a_float_that_is_no_integer_is_still_refused_as_sent() {
-        let mut reader = ArgumentReader::new(call(json!({"n": 2.5, "m": 300.0})));
-        assert_eq!(reader.required(param::<u8>(), "n"), None);
-        assert_eq!(reader.required(param::<u8>(), "m"), None);
-        assert_eq!(
-            reader.problems_message(),
-            "invalid arguments: `n`: expected an integer (u8), got floating point `2.5`; \
-             `m`: expected an integer (u8), got floating point `300.0`"
-        );
+        for mut reader in readers(json!({"n": 2.5, "m": 300.0})) {
+            assert_eq!(reader.required(param::<u8>(), "n"), None);
+            assert_eq!(reader.required(param::<u8>(), "m"), None);
+            assert_eq!(
+                reader.problems_message(),
+                "invalid arguments: `n`: expected an integer (u8), got floating point `2.5`; \
+                 `m`: expected an integer (u8), got floating point `300.0`"
+            );
+        }
     }
 
     #[test]
     fn optional_arguments_accept_absence_and_null() {
-        let mut reader = ArgumentReader::new(call(json!({"n": null, "m": 3})));
-        assert_eq!(reader.optional(param::<u8>(), "n"), Some(None));
-        assert_eq!(reader.optional(param::<u8>(), "m"), Some(Some(3)));
-        assert_eq!(reader.optional(param::<u8>(), "absent"), Some(None));
-        assert_eq!(reader.or_default(param::<u8>(), "d", || 7), Some(7));
-        assert!(reader.problems.is_empty());
+        for mut reader in readers(json!({"n": null, "m": 3})) {
+            assert_eq!(reader.optional(param::<u8>(), "n"), Some(None));
+            assert_eq!(reader.optional(param::<u8>(), "m"), Some(Some(3)));
+            assert_eq!(reader.optional(param::<u8>(), "absent"), Some(None));
+            assert_eq!(reader.or_default(param::<u8>(), "d", || 7), Some(7));
+            assert!(reader.problems.is_empty());
+        }
     }
 
     #[test]
     fn an_optional_argument_of_the_wrong_type_is_still_an_error() {
-        let mut reader = ArgumentReader::new(call(json!({"m": "three"})));
-        assert_eq!(reader.optional(param::<u8>(), "m"), None);
-        assert_eq!(
-            reader.problems_message(),
-            "invalid arguments: `m`: expected an integer (u8), got string \"three\""
-        );
+        for mut reader in readers(json!({"m": "three"})) {
+            assert_eq!(reader.optional(param::<u8>(), "m"), None);
+            assert_eq!(
+                reader.problems_message(),
+                "invalid arguments: `m`: expected an integer (u8), got string \"three\""
+            );
+        }
     }
 
     #[test]
     fn injected_values_come_from_the_request_not_the_arguments() {
-        let tool_call = call(json!({"ctx": "ignored"}));
-        tool_call.context.cancellation.cancel();
-        let mut reader = ArgumentReader::new(tool_call);
-        let context = reader.required(param::<RequestContext>(), "ctx");
-        let token = reader.required(param::<CancellationToken>(), "cancel");
-        assert_eq!(
-            context.map(|c| c.revision),
-            Some(ProtocolVersion::V2025_06_18)
-        );
-        assert!(token.is_some_and(|t| t.is_cancelled()));
+        for tool_call in [
+            call(json!({"ctx": "ignored"})),
+            text_call(r#"{"ctx": "ignored"}"#),
+        ] {
+            tool_call.context.cancellation.cancel();
+            let mut reader = ArgumentReader::new(tool_call);
+            let context = reader.required(param::<RequestContext>(), "ctx").unwrap();
+            let token = reader.required(param::<CancellationToken>(), "cancel");
+            assert_eq!(context.revision, ProtocolVersion::V2025_06_18);
+            // Taken by the reader before the context could be cloned with it.
+            assert!(context.arguments_text.is_none());
+            assert!(token.is_some_and(|t| t.is_cancelled()));
+            assert!(reader.problems.is_empty());
+        }
         assert!(
             (param::<RequestContext>().argument_schema)(&mut SchemaGenerator::default()).is_none()
+        );
+    }
+
+    #[test]
+    fn the_text_is_read_like_a_map_would_keep_it() {
+        // The last of a repeated member, and a name written with escapes.
+        let mut reader = ArgumentReader::new(text_call(r#"{"a": 1, "\u0062": [2], "a": 3}"#));
+        assert_eq!(reader.required(param::<u8>(), "a"), Some(3));
+        assert_eq!(reader.required(param::<Vec<u8>>(), "b"), Some(vec![2]));
+        assert!(matches!(reader.arguments, Arguments::Text(_)));
+        assert!(reader.problems.is_empty());
+    }
+
+    #[test]
+    fn a_parameter_the_text_cannot_give_reads_the_built_arguments_from_then_on() {
+        /// A parameter written by a user, reading `call.arguments` itself.
+        struct Doubled(u64);
+        impl ToolParam for Doubled {
+            fn argument_schema(generator: &mut SchemaGenerator) -> Option<Schema> {
+                u64::argument_schema(generator)
+            }
+            fn extract(call: &mut ToolCall, name: &str) -> Result<Self, ArgumentError> {
+                u64::extract(call, name).map(|n| Doubled(n * 2))
+            }
+            fn extract_optional(
+                call: &mut ToolCall,
+                name: &str,
+            ) -> Result<Option<Self>, ArgumentError> {
+                u64::extract_optional(call, name).map(|n| n.map(|n| Doubled(n * 2)))
+            }
+        }
+        let mut reader = ArgumentReader::new(text_call(r#"{"a": 1, "d": 4, "b": 5}"#));
+        assert_eq!(reader.required(param::<u8>(), "a"), Some(1));
+        assert!(matches!(reader.arguments, Arguments::Text(_)));
+        assert_eq!(
+            reader.required(param::<Doubled>(), "d").map(|d| d.0),
+            Some(8)
+        );
+        assert!(matches!(reader.arguments, Arguments::Built));
+        assert_eq!(reader.optional(param::<u8>(), "b"), Some(Some(5)));
+        assert!(reader.problems.is_empty());
+    }
+
+    #[test]
+    fn arguments_serde_json_cannot_hold_are_one_problem() {
+        let mut reader = ArgumentReader::new(text_call(r#"{"n": 1, "x": 1e400, "m": 2}"#));
+        // Read from the text until a parameter needs more.
+        assert_eq!(reader.required(param::<u8>(), "n"), Some(1));
+        assert_eq!(reader.required(param::<f64>(), "x"), None);
+        assert_eq!(reader.required(param::<u8>(), "m"), None);
+        assert_eq!(reader.optional(param::<u8>(), "o"), None);
+        assert_eq!(
+            reader.problems_message(),
+            "invalid arguments: `arguments`: cannot be read: number out of range at line 1 \
+             column 19"
         );
     }
 

@@ -33,6 +33,8 @@ impl<T: Send + Sync + 'static> ToolParam for State<T> {
         // `Option<State<T>>`: the handler copes without it.
         Ok(call.context.state())
     }
+
+    crate::handler::params::injected_reads_text!();
 }
 
 impl<T: Send + Sync + 'static> Injected for State<T> {

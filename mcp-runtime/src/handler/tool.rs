@@ -40,6 +40,14 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn scopes(&self) -> &[Cow<'static, str>] {
         &[]
     }
+
+    /// Whether `call` may get the arguments as the client's JSON text instead of
+    /// `call.arguments`, for an [`ArgumentReader`](crate::handler::ArgumentReader) to read
+    /// each argument from straight into its type. What `#[mcp_tool]` answers; not an API.
+    #[doc(hidden)]
+    fn reads_arguments_text(&self) -> bool {
+        false
+    }
 }
 
 /// `tool` with `layer` around its calls (inside any layers it had, and inside the server's).
@@ -90,5 +98,9 @@ impl<H: ToolHandler> ToolHandler for Layered<H> {
 
     fn scopes(&self) -> &[Cow<'static, str>] {
         self.tool.scopes()
+    }
+
+    fn reads_arguments_text(&self) -> bool {
+        self.tool.reads_arguments_text()
     }
 }

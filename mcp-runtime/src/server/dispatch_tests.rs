@@ -357,6 +357,40 @@ async fn missing_or_null_arguments_are_an_empty_object() {
 }
 
 #[tokio::test]
+async fn arguments_a_hand_written_tool_cannot_get_built_are_invalid_params() {
+    // Well-formed, so the decoder takes them; a tool reading `call.arguments` needs them
+    // built, which serde_json cannot do. (A generated tool reads them from the text, and
+    // answers an argument error only for a parameter it cannot read.)
+    let mut connection = Connection::new();
+    connection.initialize("2025-06-18").await;
+    for arguments in [
+        r#"{"a":1e400}"#,
+        &format!("{{\"a\":{}{}}}", "[".repeat(200), "]".repeat(200)),
+    ] {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"echo","arguments":{arguments}}}}}"#
+        );
+        let answer = connection.send_raw(&line).await.unwrap();
+        assert_eq!(error_code(&answer), -32602, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("`arguments` cannot be read: "),
+            "{message}"
+        );
+    }
+    // The connection goes on.
+    let answer = connection
+        .send(request(
+            4,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"a": 1}}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(text(&answer), r#"{"a":1}"#);
+}
+
+#[tokio::test]
 async fn malformed_calls_are_invalid_params() {
     let mut connection = Connection::new();
     connection.initialize("2025-06-18").await;

@@ -17,6 +17,7 @@ use serde_json::value::RawValue;
 
 #[cfg(feature = "http")]
 use super::RequestIds;
+use super::params::ArgumentsAs;
 use super::{ErrorObject, Params, RequestId};
 use crate::protocol::JsonObject;
 
@@ -163,7 +164,30 @@ pub(crate) fn decode_within(
     if opens_array {
         return decode_batch(line);
     }
-    let envelope: Result<Envelope<'_>, _> = match std::str::from_utf8(line) {
+    if line.len() > ARGUMENTS_TEXT_UP_TO {
+        return decode_single::<BuiltArguments>(line);
+    }
+    decode_single::<Box<Params>>(line)
+}
+
+fn batch_element<P: KeptParams>(text: &str) -> Result<Message, InvalidMessage> {
+    serde_json::from_str::<Envelope<'_, P>>(text)
+        .map_err(|error| {
+            InvalidMessage::unidentified(ErrorObject::invalid_request(format!(
+                "batch element is not a JSON-RPC message: {error}"
+            )))
+        })
+        .and_then(Envelope::into_message)
+}
+
+/// The longest message whose `tools/call` arguments are kept as text (see
+/// [`Params::arguments`]). Keeping them saves building a map for a call's few small arguments,
+/// but delimits the text once more than building does: past some hundreds of bytes of
+/// arguments, building is cheaper.
+const ARGUMENTS_TEXT_UP_TO: usize = 1024;
+
+fn decode_single<P: KeptParams>(line: &[u8]) -> Result<Incoming, InvalidMessage> {
+    let envelope: Result<Envelope<'_, P>, _> = match std::str::from_utf8(line) {
         // Checked once for the whole line, the text need not be checked string by string.
         Ok(text) => serde_json::from_str(text),
         // The decoder then reports (or skips, in members nobody reads) the bad bytes as ever.
@@ -203,13 +227,12 @@ fn decode_batch(line: &[u8]) -> Result<Incoming, InvalidMessage> {
     let messages = elements
         .into_iter()
         .map(|element| {
-            serde_json::from_str::<Envelope<'_>>(element.get())
-                .map_err(|error| {
-                    InvalidMessage::unidentified(ErrorObject::invalid_request(format!(
-                        "batch element is not a JSON-RPC message: {error}"
-                    )))
-                })
-                .and_then(Envelope::into_message)
+            let text = element.get();
+            if text.len() > ARGUMENTS_TEXT_UP_TO {
+                batch_element::<BuiltArguments>(text)
+            } else {
+                batch_element::<Box<Params>>(text)
+            }
         })
         .collect();
     Ok(Incoming::Batch(messages))
@@ -301,7 +324,8 @@ impl<'de> Deserialize<'de> for HeadId {
 /// Kept small (every line's envelope is moved a few times while it is read): objects are kept
 /// only for `params`, and the members of responses are boxed.
 #[derive(Deserialize)]
-struct Envelope<'a> {
+#[serde(bound(deserialize = "'de: 'a, P: KeptParams"))]
+struct Envelope<'a, P = Box<Params>> {
     #[serde(default, borrow, deserialize_with = "present")]
     jsonrpc: Option<Member<'a, ()>>,
     /// A `Value` (a string or a number: no map is built for a valid id), so that integer ids
@@ -311,7 +335,7 @@ struct Envelope<'a> {
     #[serde(default, borrow, deserialize_with = "present")]
     method: Option<Member<'a, ()>>,
     #[serde(default, borrow, deserialize_with = "present")]
-    params: Option<Member<'a>>,
+    params: Option<Member<'a, P>>,
     #[serde(default, deserialize_with = "present")]
     result: Option<Box<Value>>,
     #[serde(default, deserialize_with = "present")]
@@ -352,7 +376,35 @@ pub(super) trait KeptObject: Sized {
 
 impl KeptObject for Box<Params> {
     fn read<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        Params::from_map(map)
+        Params::from_map(map, ArgumentsAs::Text)
+    }
+}
+
+/// `params` read with its `arguments` built ([`ArgumentsAs::Value`]): those of a long
+/// message, where reading the text twice (delimiting it here, reading each argument later)
+/// costs more than building the object once.
+pub(super) struct BuiltArguments(Box<Params>);
+
+impl KeptObject for BuiltArguments {
+    fn read<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        Params::from_map(map, ArgumentsAs::Value).map(BuiltArguments)
+    }
+}
+
+/// What `params` can be kept as: [`Params`], with its `arguments` as text or built.
+pub(super) trait KeptParams: KeptObject {
+    fn into_params(self) -> Box<Params>;
+}
+
+impl KeptParams for Box<Params> {
+    fn into_params(self) -> Box<Params> {
+        self
+    }
+}
+
+impl KeptParams for BuiltArguments {
+    fn into_params(self) -> Box<Params> {
+        self.0
     }
 }
 
@@ -428,7 +480,7 @@ impl<'de, O: KeptObject> Visitor<'de> for MemberVisitor<O> {
     }
 }
 
-impl Envelope<'_> {
+impl<P: KeptParams> Envelope<'_, P> {
     fn into_message(self) -> Result<Message, InvalidMessage> {
         let is_notification = self.id.is_none() && self.method.is_some();
         let had_id = self.id.is_some();
@@ -472,7 +524,7 @@ impl Envelope<'_> {
         }
         let params = match self.params {
             None | Some(Member::Null) => None,
-            Some(Member::Object(params)) => Some(params),
+            Some(Member::Object(params)) => Some(params.into_params()),
             // By-position params are valid JSON-RPC, but no MCP method takes them.
             Some(Member::Array) => {
                 return Err(invalid(ErrorObject::invalid_params(
@@ -497,6 +549,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::protocol::jsonrpc::Arguments;
 
     fn single(line: &str) -> Message {
         match decode(line.as_bytes()) {
@@ -522,6 +575,42 @@ mod tests {
         assert_eq!(request.id, RequestId::Number(1.into()));
         assert_eq!(request.method, "tools/call");
         assert_eq!(request.params.unwrap().name, Some(json!("add")));
+    }
+
+    #[test]
+    fn arguments_stay_text_in_short_messages_and_are_built_in_long_ones() {
+        let call = |text: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{{"a":"{text}"}}}}}}"#
+            )
+        };
+        let arguments = |line: &str| match single(line) {
+            Message::Request(request) => request.params.unwrap().arguments.unwrap(),
+            other => panic!("not a request: {other:?}"),
+        };
+        let short = call("x");
+        assert!(matches!(arguments(&short), Arguments::Text(text) if text.get() == r#"{"a":"x"}"#));
+        let longest = call(&"x".repeat(ARGUMENTS_TEXT_UP_TO - short.len() + 1));
+        assert_eq!(longest.len(), ARGUMENTS_TEXT_UP_TO);
+        assert!(matches!(arguments(&longest), Arguments::Text(_)));
+        let long = call(&"x".repeat(ARGUMENTS_TEXT_UP_TO - short.len() + 2));
+        assert_eq!(long.len(), ARGUMENTS_TEXT_UP_TO + 1);
+        assert!(matches!(arguments(&long), Arguments::Value(_)));
+        // Each element of a batch by its own length.
+        let batch = format!("[{short},{long}]");
+        let Ok(Incoming::Batch(elements)) = decode(batch.as_bytes()) else {
+            panic!("not a batch")
+        };
+        let kinds: Vec<bool> = elements
+            .into_iter()
+            .map(|element| match element.unwrap() {
+                Message::Request(request) => {
+                    matches!(request.params.unwrap().arguments, Some(Arguments::Text(_)))
+                }
+                other => panic!("not a request: {other:?}"),
+            })
+            .collect();
+        assert_eq!(kinds, [true, false]);
     }
 
     #[test]
@@ -691,7 +780,7 @@ mod tests {
         ) else {
             panic!("not a notification")
         };
-        let params = notification.params.unwrap().into_object();
+        let params = notification.params.unwrap().into_object().unwrap();
         assert_eq!(params.keys().collect::<Vec<_>>(), ["z", "a", "m"]);
         assert_eq!(
             Value::Object(params),

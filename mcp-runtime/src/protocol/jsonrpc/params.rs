@@ -8,15 +8,18 @@
 //! same allocation: its members a 2026-07-28 request declares itself with, and a map of the
 //! others. A `tools/call` then builds no map for
 //! `params` or `_meta` (with serde_json's `preserve_order`, an `IndexMap` hashing every key with
-//! SipHash): only its arguments (and declared capabilities) are objects. Methods that want the
-//! whole object get it back through [`Params::into_object`].
+//! SipHash): only its declared capabilities are. Its `arguments` are kept as the client's text,
+//! checked but not built: a generated tool reads each argument from that text into its own type.
+//! Methods that want the whole object get it back through [`Params::into_object`].
 
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::protocol::JsonObject;
+use crate::protocol::jsonrpc::ErrorObject;
 
 /// `io.modelcontextprotocol/protocolVersion`: the revision a 2026-07-28 request speaks.
 pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -29,12 +32,14 @@ pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 ///
 /// As with a map, a member given twice keeps its last value; `null` members are kept as
 /// `null` (what they mean is each method's business).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Params {
     /// `name`.
     pub(crate) name: Option<Value>,
-    /// `arguments`.
-    pub(crate) arguments: Option<Value>,
+    /// `arguments`: as the client wrote it (well-formed JSON, not yet built: see
+    /// [`Params::into_object`] for what building it may still refuse), or built, as the
+    /// decoder chose ([`ArgumentsAs`]).
+    pub(crate) arguments: Option<Arguments>,
     /// `_meta`.
     pub(crate) meta: Option<Meta>,
     /// `requestState` (2026-07-28 retries).
@@ -43,6 +48,55 @@ pub(crate) struct Params {
     pub(crate) input_responses: Option<Value>,
     /// Every other member, in order; `None` when there is none.
     pub(crate) rest: Option<JsonObject>,
+}
+
+/// A `params.arguments` member.
+#[derive(Debug, Clone)]
+pub(crate) enum Arguments {
+    /// As the client wrote it.
+    Text(Box<RawValue>),
+    /// Built.
+    Value(Value),
+}
+
+/// How [`Params::from_map`] keeps `arguments`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ArgumentsAs {
+    /// As [`Arguments::Text`]: delimited, not built, one allocation whatever they hold.
+    Text,
+    /// As [`Arguments::Value`].
+    Value,
+}
+
+impl Arguments {
+    /// Whether it is an object (text is well-formed JSON: its first byte tells).
+    pub(crate) fn is_object(&self) -> bool {
+        match self {
+            Arguments::Text(text) => text.get().starts_with('{'),
+            Arguments::Value(value) => value.is_object(),
+        }
+    }
+
+    /// Built; invalid params when serde_json cannot hold the text as a value.
+    pub(crate) fn into_value(self) -> Result<Value, ErrorObject> {
+        match self {
+            Arguments::Text(text) => arguments_value(&text),
+            Arguments::Value(value) => Ok(value),
+        }
+    }
+}
+
+impl PartialEq for Params {
+    fn eq(&self, other: &Self) -> bool {
+        // `RawValue` has no equality of its own: arguments are compared as values here.
+        let value = |params: &Params| params.arguments.clone().map(Arguments::into_value);
+        self.name == other.name
+            && value(self) == value(other)
+            && self.meta == other.meta
+            && self.request_state == other.request_state
+            && self.input_responses == other.input_responses
+            && self.rest == other.rest
+    }
 }
 
 /// A `_meta` member.
@@ -93,8 +147,8 @@ const META_FIELDS: [&str; 4] = [
 ];
 
 impl Params {
-    /// The member `key`, as a map would give it; `_meta` is read through [`Params::meta`]
-    /// (never here).
+    /// The member `key`, as a map would give it; `_meta` is read through [`Params::meta`] and
+    /// `arguments` through its field (never here).
     pub(crate) fn get(&self, key: &str) -> Option<&Value> {
         match Key::known(key) {
             Some(Key::Meta) => None,
@@ -105,13 +159,22 @@ impl Params {
 
     /// Read the members of a `params` object from `map`, boxed (a message is moved a few
     /// times on its way, and the members are written where they stay).
-    pub(crate) fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Box<Self>, A::Error> {
+    pub(crate) fn from_map<'de, A: MapAccess<'de>>(
+        mut map: A,
+        arguments_as: ArgumentsAs,
+    ) -> Result<Box<Self>, A::Error> {
         let mut params = Box::<Params>::default();
         while let Some(key) = map.next_key::<Key>()? {
             match key {
                 // Read into its place: `MetaFields` returned by value would be copied on each
                 // step out of the reader.
                 Key::Meta => map.next_value_seed(MetaSeed(&mut params.meta))?,
+                Key::Arguments => {
+                    params.arguments = Some(match arguments_as {
+                        ArgumentsAs::Text => Arguments::Text(map.next_value()?),
+                        ArgumentsAs::Value => Arguments::Value(map.next_value()?),
+                    });
+                }
                 key => {
                     let value = map.next_value::<Value>()?;
                     params.set(key, value);
@@ -139,39 +202,41 @@ impl Params {
 
     /// The whole object: the members with fields of their own first, then the others in
     /// order.
-    pub(crate) fn into_object(self) -> JsonObject {
+    ///
+    /// Fails (invalid params) only when `arguments` holds well-formed JSON that serde_json
+    /// cannot hold as a value: a number out of `f64`'s range, or nesting deeper than 128.
+    pub(crate) fn into_object(self) -> Result<JsonObject, ErrorObject> {
         // A call per member rather than a loop: the loop is unrolled, an insertion a lot of
         // code each time, and no method needs this quickly.
         let mut object = JsonObject::new();
+        let arguments = self.arguments.map(Arguments::into_value).transpose()?;
         put(&mut object, FIELDS[0], self.name);
-        put(&mut object, FIELDS[1], self.arguments);
+        put(&mut object, FIELDS[1], arguments);
         put(&mut object, FIELDS[2], self.meta.map(Meta::into_value));
         put(&mut object, FIELDS[3], self.request_state);
         put(&mut object, FIELDS[4], self.input_responses);
         if let Some(rest) = self.rest {
             object.extend(rest);
         }
-        object
+        Ok(object)
     }
 
-    /// The field of a member that has one (`_meta` aside).
+    /// The field of a member that has one (`_meta` and `arguments` aside).
     fn slot(&self, key: Key) -> &Option<Value> {
         match key {
             Key::Name => &self.name,
-            Key::Arguments => &self.arguments,
             Key::RequestState => &self.request_state,
             Key::InputResponses => &self.input_responses,
-            Key::Meta | Key::Other(_) => &None,
+            Key::Arguments | Key::Meta | Key::Other(_) => &None,
         }
     }
 
-    /// Keep `value` as member `key`, in place of any value before it; never `_meta`, which
-    /// its readers keep themselves.
+    /// Keep `value` as member `key`, in place of any value before it; never `_meta` or
+    /// `arguments`, which their readers keep themselves.
     fn set(&mut self, key: Key, value: Value) {
         let slot = match key {
             Key::Name => &mut self.name,
-            Key::Arguments => &mut self.arguments,
-            Key::Meta => unreachable!("`_meta` is kept by its readers"),
+            Key::Arguments | Key::Meta => unreachable!("kept by their readers"),
             Key::RequestState => &mut self.request_state,
             Key::InputResponses => &mut self.input_responses,
             Key::Other(key) => {
@@ -290,6 +355,13 @@ impl<'de> Visitor<'de> for MetaSeed<'_> {
     }
 }
 
+/// `arguments` built as a value; invalid params when serde_json cannot hold it as one.
+fn arguments_value(arguments: &RawValue) -> Result<Value, ErrorObject> {
+    serde_json::from_str(arguments.get()).map_err(|error| {
+        ErrorObject::invalid_params(format!("`arguments` cannot be read: {error}"))
+    })
+}
+
 /// Keep `value` as the member `key` of the map of members without a field, made with the
 /// first.
 fn other(rest: &mut Option<JsonObject>, key: String, value: Value) {
@@ -332,6 +404,7 @@ impl From<JsonObject> for Params {
                         _ => Meta::Other,
                     });
                 }
+                Key::Arguments => params.arguments = Some(Arguments::Value(value)),
                 key => params.set(key, value),
             }
         }
@@ -450,11 +523,19 @@ mod tests {
                 f.write_str("an object")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Params, A::Error> {
-                Params::from_map(map).map(|params| *params)
+                Params::from_map(map, ArgumentsAs::Text).map(|params| *params)
             }
         }
         let mut deserializer = serde_json::Deserializer::from_str(text);
         deserializer.deserialize_map(Object).unwrap()
+    }
+
+    /// The text of `params.arguments`, kept as text.
+    fn text_of(params: &Params) -> Option<&str> {
+        match params.arguments.as_ref()? {
+            Arguments::Text(text) => Some(text.get()),
+            Arguments::Value(value) => panic!("built: {value}"),
+        }
     }
 
     #[test]
@@ -464,7 +545,8 @@ mod tests {
                 "requestState":"s","inputResponses":{}}"#,
         );
         assert_eq!(params.name, Some(json!("add")));
-        assert_eq!(params.arguments, Some(json!({"a": 2})));
+        assert_eq!(text_of(&params), Some(r#"{"a":2}"#));
+        assert_eq!(params.get("arguments"), None);
         assert_eq!(
             params.meta.clone().map(Meta::into_value),
             Some(json!({"k": true}))
@@ -477,11 +559,11 @@ mod tests {
         assert_eq!(params.get("name"), Some(&json!("add")));
         assert_eq!(params.get("missing"), None);
         assert_eq!(
-            Value::Object(params.clone().into_object()),
+            Value::Object(params.clone().into_object().unwrap()),
             json!({"z": 1, "name": "add", "arguments": {"a": 2}, "_meta": {"k": true},
                    "a": null, "requestState": "s", "inputResponses": {}})
         );
-        assert_eq!(Params::from(params.clone().into_object()), params);
+        assert_eq!(Params::from(params.clone().into_object().unwrap()), params);
     }
 
     #[test]
@@ -510,7 +592,7 @@ mod tests {
         assert_eq!(rest.keys().collect::<Vec<_>>(), ["z", "name"]);
         assert_eq!(rest.get("name"), Some(&json!(2)));
         assert_eq!(params.get("progressToken"), Some(&json!(3)));
-        let whole = Value::Object(params.clone().into_object());
+        let whole = Value::Object(params.clone().into_object().unwrap());
         assert_eq!(
             whole,
             json!({"_meta": {"z": [1], "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -539,7 +621,7 @@ mod tests {
             assert_eq!(params.meta(), None);
             assert_eq!(params.name, Some(json!("n")));
             assert_eq!(
-                Value::Object(params.into_object()),
+                Value::Object(params.into_object().unwrap()),
                 json!({ "name": "n", "_meta": null })
             );
         }
@@ -554,6 +636,30 @@ mod tests {
         assert_eq!(params.name, None);
         assert_eq!(params.get("protocolVersion"), Some(&json!("2025-11-25")));
         assert_eq!(read("{}"), Params::default());
-        assert!(read("{}").into_object().is_empty());
+        assert!(read("{}").into_object().unwrap().is_empty());
+    }
+
+    #[test]
+    fn arguments_are_kept_as_written_and_built_only_when_asked() {
+        let params = read(r#"{"arguments": {"b" : [1e400, "\u0041"]}, "name": "t"}"#);
+        // Well-formed, so the decoder takes it; serde_json cannot hold `1e400` as a value.
+        assert!(matches!(&params.arguments,
+            Some(Arguments::Text(text)) if text.get() == r#"{"b" : [1e400, "\u0041"]}"#));
+        let error = params.into_object().unwrap_err();
+        assert_eq!(error.code, ErrorObject::INVALID_PARAMS);
+        assert!(
+            error.message.contains("`arguments` cannot be read"),
+            "{}",
+            error.message
+        );
+        let deep = format!("{{\"arguments\":{}{}}}", "[".repeat(200), "]".repeat(200));
+        assert!(read(&deep).into_object().is_err());
+        let params = read(r#"{"arguments":{"a":1},"arguments":null}"#);
+        assert!(!params.arguments.as_ref().unwrap().is_object());
+        assert!(matches!(&params.arguments, Some(Arguments::Text(text)) if text.get() == "null"));
+        assert_eq!(
+            Value::Object(params.into_object().unwrap()),
+            json!({"arguments": null})
+        );
     }
 }

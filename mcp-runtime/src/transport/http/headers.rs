@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use super::config::HttpConfig;
 use crate::handler::ToolDefinition;
-use crate::protocol::jsonrpc::{ErrorObject, Params};
+use crate::protocol::JsonObject;
+use crate::protocol::jsonrpc::{Arguments, ErrorObject, Params};
 
 /// A tool argument mirrored in a header: `Mcp-Param-{x-mcp-header}`.
 const PARAM_PREFIX: &str = "mcp-param-";
@@ -283,7 +284,17 @@ pub(crate) fn check_params(
     else {
         return Ok(());
     };
-    let arguments = params.get("arguments").and_then(Value::as_object);
+    // Built here only for a tool that mirrors arguments; one that cannot be is no object here,
+    // and the call refuses it.
+    let built: Option<JsonObject>;
+    let arguments = match &params.arguments {
+        Some(Arguments::Text(text)) => {
+            built = serde_json::from_str(text.get()).ok();
+            built.as_ref()
+        }
+        Some(Arguments::Value(arguments)) => arguments.as_object(),
+        None => None,
+    };
     for param in wanted {
         let body = arguments
             .and_then(|arguments| arguments.get(&param.argument))
