@@ -7,6 +7,7 @@
 //! not built is time saved on the hottest path of the server.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt;
 
 use serde::Deserialize;
@@ -164,30 +165,8 @@ pub(crate) fn decode_within(
     if opens_array {
         return decode_batch(line);
     }
-    if line.len() > ARGUMENTS_TEXT_UP_TO {
-        return decode_single::<BuiltArguments>(line);
-    }
-    decode_single::<Box<Params>>(line)
-}
-
-fn batch_element<P: KeptParams>(text: &str) -> Result<Message, InvalidMessage> {
-    serde_json::from_str::<Envelope<'_, P>>(text)
-        .map_err(|error| {
-            InvalidMessage::unidentified(ErrorObject::invalid_request(format!(
-                "batch element is not a JSON-RPC message: {error}"
-            )))
-        })
-        .and_then(Envelope::into_message)
-}
-
-/// The longest message whose `tools/call` arguments are kept as text (see
-/// [`Params::arguments`]). Keeping them saves building a map for a call's few small arguments,
-/// but delimits the text once more than building does: past some hundreds of bytes of
-/// arguments, building is cheaper.
-const ARGUMENTS_TEXT_UP_TO: usize = 1024;
-
-fn decode_single<P: KeptParams>(line: &[u8]) -> Result<Incoming, InvalidMessage> {
-    let envelope: Result<Envelope<'_, P>, _> = match std::str::from_utf8(line) {
+    keep_arguments_of(line.len());
+    let envelope: Result<Envelope<'_>, _> = match std::str::from_utf8(line) {
         // Checked once for the whole line, the text need not be checked string by string.
         Ok(text) => serde_json::from_str(text),
         // The decoder then reports (or skips, in members nobody reads) the bad bytes as ever.
@@ -204,6 +183,22 @@ fn decode_single<P: KeptParams>(line: &[u8]) -> Result<Incoming, InvalidMessage>
     })?;
     envelope.into_message().map(Incoming::Single)
 }
+
+/// Have the message of `length` bytes read next keep its `arguments` as text when it is short
+/// ([`ARGUMENTS_TEXT_UP_TO`]), built otherwise.
+fn keep_arguments_of(length: usize) {
+    ARGUMENTS_AS.set(if length > ARGUMENTS_TEXT_UP_TO {
+        ArgumentsAs::Value
+    } else {
+        ArgumentsAs::Text
+    });
+}
+
+/// The longest message whose `tools/call` arguments are kept as text (see
+/// [`Params::arguments`]). Keeping them saves building a map for a call's few small arguments,
+/// but delimits the text once more than building does: past some hundreds of bytes of
+/// arguments, building is cheaper.
+const ARGUMENTS_TEXT_UP_TO: usize = 1024;
 
 fn decode_batch(line: &[u8]) -> Result<Incoming, InvalidMessage> {
     let parse_error = |error| InvalidMessage::unidentified(ErrorObject::parse_error(error));
@@ -227,12 +222,14 @@ fn decode_batch(line: &[u8]) -> Result<Incoming, InvalidMessage> {
     let messages = elements
         .into_iter()
         .map(|element| {
-            let text = element.get();
-            if text.len() > ARGUMENTS_TEXT_UP_TO {
-                batch_element::<BuiltArguments>(text)
-            } else {
-                batch_element::<Box<Params>>(text)
-            }
+            keep_arguments_of(element.get().len());
+            serde_json::from_str::<Envelope<'_>>(element.get())
+                .map_err(|error| {
+                    InvalidMessage::unidentified(ErrorObject::invalid_request(format!(
+                        "batch element is not a JSON-RPC message: {error}"
+                    )))
+                })
+                .and_then(Envelope::into_message)
         })
         .collect();
     Ok(Incoming::Batch(messages))
@@ -324,8 +321,7 @@ impl<'de> Deserialize<'de> for HeadId {
 /// Kept small (every line's envelope is moved a few times while it is read): objects are kept
 /// only for `params`, and the members of responses are boxed.
 #[derive(Deserialize)]
-#[serde(bound(deserialize = "'de: 'a, P: KeptParams"))]
-struct Envelope<'a, P = Box<Params>> {
+struct Envelope<'a> {
     #[serde(default, borrow, deserialize_with = "present")]
     jsonrpc: Option<Member<'a, ()>>,
     /// A `Value` (a string or a number: no map is built for a valid id), so that integer ids
@@ -335,7 +331,7 @@ struct Envelope<'a, P = Box<Params>> {
     #[serde(default, borrow, deserialize_with = "present")]
     method: Option<Member<'a, ()>>,
     #[serde(default, borrow, deserialize_with = "present")]
-    params: Option<Member<'a, P>>,
+    params: Option<Member<'a>>,
     #[serde(default, deserialize_with = "present")]
     result: Option<Box<Value>>,
     #[serde(default, deserialize_with = "present")]
@@ -376,36 +372,16 @@ pub(super) trait KeptObject: Sized {
 
 impl KeptObject for Box<Params> {
     fn read<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        Params::from_map(map, ArgumentsAs::Text)
+        Params::from_map(map, ARGUMENTS_AS.get())
     }
 }
 
-/// `params` read with its `arguments` built ([`ArgumentsAs::Value`]): those of a long
-/// message, where reading the text twice (delimiting it here, reading each argument later)
-/// costs more than building the object once.
-pub(super) struct BuiltArguments(Box<Params>);
-
-impl KeptObject for BuiltArguments {
-    fn read<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        Params::from_map(map, ArgumentsAs::Value).map(BuiltArguments)
-    }
-}
-
-/// What `params` can be kept as: [`Params`], with its `arguments` as text or built.
-pub(super) trait KeptParams: KeptObject {
-    fn into_params(self) -> Box<Params>;
-}
-
-impl KeptParams for Box<Params> {
-    fn into_params(self) -> Box<Params> {
-        self
-    }
-}
-
-impl KeptParams for BuiltArguments {
-    fn into_params(self) -> Box<Params> {
-        self.0
-    }
+thread_local! {
+    /// How the message being decoded keeps its `params.arguments`: chosen by its length
+    /// ([`keep_arguments_of`]), read where its `params` are ([`KeptObject::read`]). A value of the
+    /// thread rather than a type parameter of the envelope, which would compile the whole
+    /// decoder twice (some 25 KiB of a stdio server).
+    static ARGUMENTS_AS: Cell<ArgumentsAs> = const { Cell::new(ArgumentsAs::Text) };
 }
 
 impl KeptObject for () {
@@ -480,7 +456,7 @@ impl<'de, O: KeptObject> Visitor<'de> for MemberVisitor<O> {
     }
 }
 
-impl<P: KeptParams> Envelope<'_, P> {
+impl Envelope<'_> {
     fn into_message(self) -> Result<Message, InvalidMessage> {
         let is_notification = self.id.is_none() && self.method.is_some();
         let had_id = self.id.is_some();
@@ -524,7 +500,7 @@ impl<P: KeptParams> Envelope<'_, P> {
         }
         let params = match self.params {
             None | Some(Member::Null) => None,
-            Some(Member::Object(params)) => Some(params.into_params()),
+            Some(Member::Object(params)) => Some(params),
             // By-position params are valid JSON-RPC, but no MCP method takes them.
             Some(Member::Array) => {
                 return Err(invalid(ErrorObject::invalid_params(
