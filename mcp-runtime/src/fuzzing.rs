@@ -114,9 +114,8 @@ impl Connection {
 /// each argument is read from the text. `None` when `text` is not JSON.
 pub fn call_with_arguments_text(
     text: &str,
-    context: crate::RequestContext,
+    mut context: crate::RequestContext,
 ) -> Option<crate::handler::ToolCall> {
-    let mut context = context;
     context.arguments_text = Some(serde_json::value::RawValue::from_string(text.to_owned()).ok()?);
     Some(crate::handler::ToolCall {
         arguments: crate::protocol::JsonObject::new(),

@@ -78,13 +78,10 @@ impl Dispatcher {
             _ => return Err(ErrorObject::invalid_params("`name` must be a tool's name")),
         };
         scope.permit(tool.handler.scopes())?;
-        // Text is well-formed JSON (the decoder checked), so its first byte tells what it is.
         let arguments = match arguments {
             None => None,
-            Some(Arguments::Text(text)) if text.get() == "null" => None,
-            Some(Arguments::Value(Value::Null)) => None,
-            Some(arguments @ Arguments::Text(_)) if arguments.is_object() => Some(arguments),
-            Some(arguments @ Arguments::Value(Value::Object(_))) => Some(arguments),
+            Some(arguments) if arguments.is_null() => None,
+            Some(arguments) if arguments.is_object() => Some(arguments),
             Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
         };
         // A generated tool reads each argument from the text into its own type, unless

@@ -8,9 +8,9 @@
 //! same allocation: its members a 2026-07-28 request declares itself with, and a map of the
 //! others. A `tools/call` then builds no map for
 //! `params` or `_meta` (with serde_json's `preserve_order`, an `IndexMap` hashing every key with
-//! SipHash): only its declared capabilities are. Its `arguments` are kept as the client's text,
-//! checked but not built: a generated tool reads each argument from that text into its own type.
-//! Methods that want the whole object get it back through [`Params::into_object`].
+//! SipHash): only its declared capabilities are. In a short message its `arguments` are kept as
+//! the client's text, checked but not built: a generated tool reads each argument from that text
+//! into its own type (see [`ArgumentsAs`]). Methods that want the whole object get it back through [`Params::into_object`].
 
 use std::fmt;
 
@@ -77,10 +77,21 @@ impl Arguments {
         }
     }
 
-    /// Built; invalid params when serde_json cannot hold the text as a value.
+    /// Whether it is `null`.
+    pub(crate) fn is_null(&self) -> bool {
+        match self {
+            Arguments::Text(text) => text.get() == "null",
+            Arguments::Value(value) => value.is_null(),
+        }
+    }
+
+    /// Built; invalid params when serde_json cannot hold the text as a value (a number out
+    /// of `f64`'s range, nesting deeper than 128).
     pub(crate) fn into_value(self) -> Result<Value, ErrorObject> {
         match self {
-            Arguments::Text(text) => arguments_value(&text),
+            Arguments::Text(text) => serde_json::from_str(text.get()).map_err(|error| {
+                ErrorObject::invalid_params(format!("`arguments` cannot be read: {error}"))
+            }),
             Arguments::Value(value) => Ok(value),
         }
     }
@@ -353,13 +364,6 @@ impl<'de> Visitor<'de> for MetaSeed<'_> {
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         deserializer.deserialize_any(self)
     }
-}
-
-/// `arguments` built as a value; invalid params when serde_json cannot hold it as one.
-fn arguments_value(arguments: &RawValue) -> Result<Value, ErrorObject> {
-    serde_json::from_str(arguments.get()).map_err(|error| {
-        ErrorObject::invalid_params(format!("`arguments` cannot be read: {error}"))
-    })
 }
 
 /// Keep `value` as the member `key` of the map of members without a field, made with the
