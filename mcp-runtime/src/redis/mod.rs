@@ -2,6 +2,8 @@
 //! clients, shared by the instances of one server behind a load balancer. See
 //! [`RedisStore`].
 
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -82,6 +84,8 @@ struct Inner {
     signals: Mutex<Vec<SignalHandler>>,
     /// Announcements waiting to be published, in order.
     outbox: mpsc::Sender<Change>,
+    /// Whether the outbox was full since the publisher last took from it (warned once).
+    dropping: AtomicBool,
 }
 
 /// Replaces a task unless it ended; renews (running) or gives up (ended) the lease.
@@ -177,6 +181,7 @@ impl RedisStore {
             changes: Mutex::default(),
             signals: Mutex::default(),
             outbox,
+            dropping: AtomicBool::new(false),
         });
         tokio::spawn(listen(Arc::downgrade(&inner), client));
         tokio::spawn(publish(Arc::downgrade(&inner), pending));
@@ -331,27 +336,45 @@ async fn listen(inner: Weak<Inner>, client: redis::Client) {
     }
 }
 
-/// Publishes announcements in the order made, for as long as the store lives.
+/// Publishes announcements in the order made, for as long as the store lives: whatever
+/// waits when Redis answers goes out in one pipelined round trip, so a busy instance does not
+/// fall behind by a round trip per announcement (its clients on other instances would hear
+/// of changes late, stale ones after new ones ended).
 async fn publish(inner: Weak<Inner>, mut pending: mpsc::Receiver<Change>) {
-    while let Some(change) = pending.recv().await {
+    let mut batch = Vec::new();
+    while pending.recv_many(&mut batch, OUTBOX).await > 0 {
         let Some(inner) = inner.upgrade() else {
             return;
         };
+        if inner.dropping.swap(false, Ordering::Relaxed) {
+            tracing::info!("announcements reach the other instances again");
+        }
         let channel = &inner.changes_channel;
-        let message = format!("{} {}", inner.instance, change.encode());
+        let mut pipe = redis::pipe();
+        for change in distinct(&mut batch) {
+            pipe.cmd("PUBLISH")
+                .arg(channel)
+                .arg(format!("{} {}", inner.instance, change.encode()))
+                .ignore();
+        }
         let published = inner
-            .run("publish an announcement", async |connection| {
-                redis::cmd("PUBLISH")
-                    .arg(channel)
-                    .arg(&message)
-                    .query_async::<i64>(connection)
-                    .await
+            .run("publish announcements", async |connection| {
+                pipe.query_async::<()>(connection).await
             })
             .await;
         if let Err(error) = published {
-            tracing::warn!(%error, "an announcement did not reach the other instances");
+            tracing::warn!(%error, "announcements did not reach the other instances");
         }
+        batch.clear();
     }
+}
+
+/// The changes of `batch` in order, each once: a client told twice that the same thing
+/// changed, with nothing read between, learns nothing from the second.
+fn distinct(batch: &mut Vec<Change>) -> &[Change] {
+    let mut seen = HashSet::with_capacity(batch.len());
+    batch.retain(|change| seen.insert(change.clone()));
+    batch
 }
 
 impl ReplayGuard for RedisStore {
@@ -491,10 +514,12 @@ impl TaskStore for RedisStore {
 
 impl EventBus for RedisStore {
     fn publish(&self, change: Change) {
-        if self.inner.outbox.try_send(change).is_err() {
+        if self.inner.outbox.try_send(change).is_err()
+            && !self.inner.dropping.swap(true, Ordering::Relaxed)
+        {
             tracing::warn!(
-                "Redis is behind by {OUTBOX} announcements; this one does not reach the other \
-                 instances"
+                "Redis is behind by {OUTBOX} announcements; new ones do not reach the other \
+                 instances until it catches up"
             );
         }
     }
@@ -646,5 +671,27 @@ impl SessionStore for RedisStore {
                     .is_some_and(|answered| answered == "1"),
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_publishes_each_change_once_in_the_order_first_made() {
+        let updated = |uri: &str| Change::ResourceUpdated(uri.to_owned());
+        let mut batch = vec![
+            updated("a://1"),
+            Change::ToolListChanged,
+            updated("a://1"),
+            updated("a://2"),
+            Change::ToolListChanged,
+            updated("a://1"),
+        ];
+        assert_eq!(
+            distinct(&mut batch),
+            [updated("a://1"), Change::ToolListChanged, updated("a://2")]
+        );
     }
 }

@@ -113,7 +113,7 @@ impl<D: serde::Serialize + serde::de::DeserializeOwned> Record<D> {
 }
 
 /// A change one instance announces, as every instance's clients may need to hear it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Change {
     /// The contents at this URI changed.
