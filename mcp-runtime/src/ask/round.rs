@@ -13,12 +13,11 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-#[cfg(any(feature = "tasks", feature = "otel"))]
-use std::sync::OnceLock;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::AskError;
@@ -53,8 +52,11 @@ pub(crate) struct Binding {
     pub(crate) method: &'static str,
     /// The tool's or prompt's name, or the resource's URI.
     pub(crate) target: String,
-    /// Digest of the arguments.
-    pub(crate) subject: String,
+    /// Digest of the arguments, made when first needed: most rounds issue no state.
+    subject: OnceLock<String>,
+    /// The arguments as the client wrote them, when they were not built: what `subject` is
+    /// made from.
+    unbuilt: Option<Box<RawValue>>,
     /// Whom the transport authenticated (see `RequestContext::principal`), if anyone: the
     /// client of one user cannot resume another's call. The state carries a keyed digest of
     /// it, never the name, so not even a reader of a state's payload can confirm a guess.
@@ -71,7 +73,25 @@ impl Binding {
         Binding {
             method,
             target: target.to_owned(),
-            subject: digest(arguments),
+            subject: OnceLock::from(digest(arguments)),
+            unbuilt: None,
+            principal: principal.map(str::to_owned),
+        }
+    }
+
+    /// The binding of a call whose `arguments` were kept as the client wrote them: digested
+    /// only if a state is issued, as the value a retry builds from them.
+    pub(crate) fn of_text(
+        method: &'static str,
+        target: &str,
+        arguments: &RawValue,
+        principal: Option<&str>,
+    ) -> Self {
+        Binding {
+            method,
+            target: target.to_owned(),
+            subject: OnceLock::new(),
+            unbuilt: Some(arguments.to_owned()),
             principal: principal.map(str::to_owned),
         }
     }
@@ -82,9 +102,23 @@ impl Binding {
         Binding {
             method,
             target: String::new(),
-            subject: String::new(),
+            subject: OnceLock::from(String::new()),
+            unbuilt: None,
             principal: None,
         }
+    }
+
+    /// Digest of the arguments.
+    fn subject(&self) -> &str {
+        self.subject.get_or_init(|| {
+            let text = self.unbuilt.as_deref().map_or("{}", RawValue::get);
+            match serde_json::from_str(text) {
+                Ok(arguments) => digest(&arguments),
+                // Text serde_json cannot build (a number beyond `f64`): a retry carrying it
+                // is refused before its state is read, so any digest no object has will do.
+                Err(_) => digest(&Value::String(text.to_owned())),
+            }
+        })
     }
 }
 
@@ -298,7 +332,7 @@ impl InputRound {
             "n": random::id(),
             "m": self.binding.method,
             "t": self.binding.target,
-            "d": self.binding.subject,
+            "d": self.binding.subject(),
             "p": self
                 .binding
                 .principal
@@ -352,7 +386,7 @@ fn open_state(key: &SealKey, binding: &Binding, state: &str) -> Result<Value, Er
     }
     let same =
         |member: &str, expected: &str| state.get(member).and_then(Value::as_str) == Some(expected);
-    if !same("m", binding.method) || !same("t", &binding.target) || !same("d", &binding.subject) {
+    if !same("m", binding.method) || !same("t", &binding.target) || !same("d", binding.subject()) {
         return Err(invalid("issued for another request"));
     }
     if state.get("p").and_then(Value::as_str) != expected_principal.as_deref() {
@@ -470,6 +504,53 @@ mod tests {
 
     fn binding() -> Binding {
         Binding::new("tools/call", "delete", &json!({"name": "repo"}), None)
+    }
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).unwrap()
+    }
+
+    /// A state issued to `binding` with one question asked.
+    fn issued(key: &SealKey, binding: Binding) -> String {
+        let round = InputRound::begin(key, &guard(), binding, &JsonObject::new()).unwrap();
+        round
+            .run()
+            .questions
+            .push(("q0".into(), "d".into(), json!({})));
+        round.input_required().1
+    }
+
+    #[test]
+    fn arguments_kept_as_text_bind_as_the_value_a_retry_builds() {
+        let key = SealKey::random();
+        let text =
+            |arguments: &str| Binding::of_text("tools/call", "delete", &raw(arguments), None);
+        let resumes = |binding: Binding, state: &str| {
+            InputRound::begin(
+                &key,
+                &guard(),
+                binding,
+                &params(json!({"requestState": state})),
+            )
+        };
+        // Issued from the text, resumed by a retry whose arguments were built, or written
+        // otherwise (spacing, escapes, order): the same request.
+        let state = issued(&key, text(r#"{ "name" : "r\u0065po" }"#));
+        assert!(resumes(binding(), &state).is_ok());
+        let state = issued(&key, binding());
+        assert!(resumes(text(r#"{"name":"repo"}"#), &state).is_ok());
+        let refused = resumes(text(r#"{"name":"other"}"#), &state).unwrap_err();
+        assert!(refused.message.contains("another request"), "{refused:?}");
+        // Text serde_json cannot build binds all the same, to itself alone.
+        let unbuildable = r#"{"name":"repo","size":1e400}"#;
+        let state = issued(&key, text(unbuildable));
+        assert!(resumes(text(unbuildable), &state).is_ok());
+        assert!(resumes(binding(), &state).is_err());
+        assert!(resumes(text(r#"{"name":"repo","size":2e400}"#), &state).is_err());
+        // Nothing is digested for a round that issues no state.
+        let quiet = text(r#"{"name":"repo"}"#);
+        let round = InputRound::begin(&key, &guard(), quiet, &JsonObject::new()).unwrap();
+        assert!(round.binding.subject.get().is_none());
     }
 
     #[tokio::test]
@@ -638,7 +719,7 @@ mod tests {
         );
         let expired = key.seal(
             &json!({"v": STATE_VERSION, "n": "x", "m": "tools/call", "t": "delete",
-            "d": binding().subject, "exp": 1, "q": {}, "r": {}}),
+            "d": binding().subject(), "exp": 1, "q": {}, "r": {}}),
         );
         assert!(
             refused(&key, binding(), json!(expired))

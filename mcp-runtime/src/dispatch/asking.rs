@@ -39,7 +39,7 @@ impl Dispatcher {
         scope: &RequestScope,
         method: &'static str,
         target: &str,
-        arguments: &Value,
+        arguments: BoundArguments<'_>,
         params: Option<&JsonObject>,
     ) -> Result<Asking, ErrorObject> {
         if scope.revision.is_modern() {
@@ -47,12 +47,15 @@ impl Dispatcher {
             // nothing (and resumes nothing) never needs it.
             let resumes = params.is_some_and(|params| params.contains_key("requestState"));
             let binding = if askable(scope) || resumes {
-                Binding::new(
-                    method,
-                    target,
-                    arguments,
-                    scope.principal.as_ref().map(Principal::as_str),
-                )
+                let principal = scope.principal.as_ref().map(Principal::as_str);
+                match arguments {
+                    BoundArguments::Built(arguments) => {
+                        Binding::new(method, target, arguments, principal)
+                    }
+                    BoundArguments::Text(arguments) => {
+                        Binding::of_text(method, target, arguments, principal)
+                    }
+                }
             } else {
                 Binding::unasked(method)
             };
@@ -94,23 +97,16 @@ impl Dispatcher {
     /// `resources/read` take a round all the same: their runs read only that.)
     ///
     /// `resume` holds the call's `requestState` and `inputResponses`, when it has either.
-    /// `arguments` may be left unbuilt (`None`) unless [`call_binds_arguments`].
     pub(super) fn call_asking(
         &self,
         id: &RequestId,
         scope: &RequestScope,
         target: &str,
-        arguments: Option<&Value>,
+        arguments: BoundArguments<'_>,
         resume: Option<&JsonObject>,
     ) -> Result<Asking, ErrorObject> {
-        let binds = call_binds_arguments(scope, resume);
-        assert!(
-            arguments.is_some() || !binds,
-            "a call binding its arguments has them built"
-        );
-        // A legacy request's asker binds nothing: its arguments are never read.
-        let arguments = arguments.unwrap_or(&Value::Null);
-        if scope.revision.is_modern() && !binds {
+        let resumes = resume.is_some_and(|resume| resume.contains_key("requestState"));
+        if scope.revision.is_modern() && !askable(scope) && !resumes {
             let wanted = Arc::new(MissingCapabilities::default());
             return Ok(Asking {
                 asker: Some(Asker::Unasked(wanted.clone())),
@@ -122,12 +118,13 @@ impl Dispatcher {
     }
 }
 
-/// Whether a `tools/call` in `scope` binds its arguments into the round it asks in (their
-/// digest is part of every `requestState` it issues or resumes), and so needs them built: a
-/// 2026-07-28 request from a client that can be asked, or one resuming a `requestState`.
-pub(super) fn call_binds_arguments(scope: &RequestScope, resume: Option<&JsonObject>) -> bool {
-    let resumes = resume.is_some_and(|resume| resume.contains_key("requestState"));
-    scope.revision.is_modern() && (askable(scope) || resumes)
+/// A request's arguments, as a 2026-07-28 round binds the states it issues to them.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum BoundArguments<'a> {
+    /// Built (digested at once).
+    Built(&'a Value),
+    /// As the client wrote them (digested only if a state is issued or resumed).
+    Text(&'a RawValue),
 }
 
 /// Whether the request's client declared any capability a question needs.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::asking::call_binds_arguments;
+use super::asking::BoundArguments;
 use super::catch_unwind::{PanicPayload, panic_message};
 use super::classify::RequestScope;
 #[cfg(feature = "tasks")]
@@ -85,11 +85,10 @@ impl Dispatcher {
             Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
         };
         // A generated tool reads each argument from the text into its own type, unless
-        // something before it needs the object built: layers, or a round's binding.
-        let keep_text = tool.handler.reads_arguments_text()
-            && self.pipeline.is_none()
-            && tool.layers.is_none()
-            && !call_binds_arguments(&scope, resume.as_ref());
+        // layers before it need the object built. (A round binds its states to the text,
+        // digested as the built object only when it issues or resumes one.)
+        let keep_text =
+            tool.handler.reads_arguments_text() && self.pipeline.is_none() && tool.layers.is_none();
         let (arguments, arguments_text) = match arguments {
             Some(Arguments::Text(text)) if keep_text => {
                 (Value::Object(JsonObject::new()), Some(text))
@@ -97,13 +96,11 @@ impl Dispatcher {
             Some(arguments) => (arguments.into_value()?, None),
             None => (Value::Object(JsonObject::new()), None),
         };
-        let mut asking = self.call_asking(
-            id,
-            &scope,
-            &tool.name,
-            arguments_text.is_none().then_some(&arguments),
-            resume.as_ref(),
-        )?;
+        let bound = match &arguments_text {
+            Some(text) => BoundArguments::Text(text),
+            None => BoundArguments::Built(&arguments),
+        };
+        let mut asking = self.call_asking(id, &scope, &tool.name, bound, resume.as_ref())?;
         #[cfg(feature = "tasks")]
         let task_start = self.task_start(tool, &scope, &asking)?;
         let Value::Object(arguments) = arguments else {

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::asking::BoundArguments;
 use super::catalog::{CatalogConfig, Live};
 use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
@@ -247,10 +248,12 @@ impl Dispatcher {
             &scope,
             "prompts/get",
             name,
-            params
-                .as_ref()
-                .and_then(|params| params.get("arguments"))
-                .unwrap_or(&Value::Null),
+            BoundArguments::Built(
+                params
+                    .as_ref()
+                    .and_then(|params| params.get("arguments"))
+                    .unwrap_or(&Value::Null),
+            ),
             params.as_ref(),
         )?;
         let revision = scope.revision;

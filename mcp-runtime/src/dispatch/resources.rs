@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
+use super::asking::BoundArguments;
 use super::catalog::{CatalogConfig, Live};
 use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
@@ -359,7 +360,7 @@ impl Dispatcher {
             &scope,
             "resources/read",
             &uri,
-            &Value::Null,
+            BoundArguments::Built(&Value::Null),
             params.as_ref(),
         )?;
         let token = in_flight.token();
