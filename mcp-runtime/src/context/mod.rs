@@ -10,9 +10,10 @@ pub(crate) mod state;
 
 use crate::auth::Principal;
 use std::ops::Deref;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -35,6 +36,9 @@ use state::{State, States};
 pub(crate) enum Capabilities {
     /// Declared by the request itself (2026-07-28 `_meta`), or set by hand.
     Own(Value),
+    /// Declared by the request itself as the client wrote them (an object), built when first
+    /// read: most requests read a key or two, if anything.
+    Text(Box<RawValue>, OnceLock<Value>),
     /// The session's, from its `initialize`.
     Session(Arc<Value>),
 }
@@ -51,7 +55,30 @@ impl Deref for Capabilities {
     fn deref(&self) -> &Value {
         match self {
             Capabilities::Own(capabilities) => capabilities,
+            Capabilities::Text(text, built) => built.get_or_init(|| {
+                serde_json::from_str(text.get()).unwrap_or_else(|error| {
+                    // Well-formed, but beyond what serde_json holds (a number out of `f64`'s
+                    // range, nesting deeper than 128): read as declaring nothing.
+                    tracing::debug!(%error, "client capabilities that cannot be read");
+                    Value::Object(Default::default())
+                })
+            }),
             Capabilities::Session(capabilities) => capabilities,
+        }
+    }
+}
+
+impl Capabilities {
+    /// Whether any of `names` is a capability declared (a member of the object), without
+    /// building capabilities kept as text.
+    pub(crate) fn declares_any(&self, names: &[&str]) -> bool {
+        match self {
+            Capabilities::Text(text, built) if built.get().is_none() => {
+                crate::handler::text::has_member(text.get(), names)
+            }
+            built => built
+                .as_object()
+                .is_some_and(|declared| declared.keys().any(|name| names.contains(&name.as_str()))),
         }
     }
 }
@@ -560,5 +587,44 @@ impl RequestContext {
     /// The server's shared value of type `T` (see [`State`]), if it was given one.
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
         self.states.get()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn text(capabilities: &str) -> Capabilities {
+        let text = RawValue::from_string(capabilities.to_owned()).unwrap();
+        Capabilities::Text(text, OnceLock::new())
+    }
+
+    #[test]
+    fn capabilities_kept_as_text_answer_as_built_ones_do() {
+        let asks = ["elicitation", "sampling", "roots"];
+        for (declared, expected) in [
+            (r#"{}"#, false),
+            (r#"{"roots":{"listChanged":true}}"#, true),
+            (r#"{"experimental":{},"sampling":{}}"#, true),
+            // Only the object's own members: nested names declare nothing.
+            (r#"{"extensions":{"roots":{},"elicitation":{}}}"#, false),
+            (r#"{"r\u006fots":{}}"#, true),
+            (r#"{"tools":"sampling"}"#, false),
+        ] {
+            let kept = text(declared);
+            assert_eq!(kept.declares_any(&asks), expected, "{declared}");
+            let built = Capabilities::Own(serde_json::from_str(declared).unwrap());
+            assert_eq!(built.declares_any(&asks), expected, "{declared}");
+            // Built on first read, once, and read the same afterwards.
+            assert_eq!(*kept, *built);
+            assert!(matches!(&kept, Capabilities::Text(_, built) if built.get().is_some()));
+            assert_eq!(kept.declares_any(&asks), expected, "{declared}");
+        }
+        // Beyond what serde_json holds: read as declaring nothing once built.
+        let unreadable = text(r#"{"roots":{"size":1e400}}"#);
+        assert_eq!(*unreadable, json!({}));
+        assert!(!unreadable.declares_any(&asks));
     }
 }

@@ -42,11 +42,26 @@ impl Dispatcher {
         arguments: BoundArguments<'_>,
         params: Option<&JsonObject>,
     ) -> Result<Asking, ErrorObject> {
+        let binds = scope.revision.is_modern() && binds_arguments(scope, params);
+        self.asking_bound(id, scope, method, target, arguments, params, binds)
+    }
+
+    /// [`asking`](Self::asking), told whether a 2026-07-28 round binds the arguments.
+    #[allow(clippy::too_many_arguments)]
+    fn asking_bound(
+        &self,
+        id: &RequestId,
+        scope: &RequestScope,
+        method: &'static str,
+        target: &str,
+        arguments: BoundArguments<'_>,
+        params: Option<&JsonObject>,
+        binds: bool,
+    ) -> Result<Asking, ErrorObject> {
         if scope.revision.is_modern() {
-            // Digesting the arguments costs a hash per call; a request that can be asked
-            // nothing (and resumes nothing) never needs it.
-            let resumes = params.is_some_and(|params| params.contains_key("requestState"));
-            let binding = if askable(scope) || resumes {
+            // Digesting the arguments costs a hash; a request that can be asked nothing (and
+            // resumes nothing) never needs it, and the others only when a state is issued.
+            let binding = if binds {
                 let principal = scope.principal.as_ref().map(Principal::as_str);
                 match arguments {
                     BoundArguments::Built(arguments) => {
@@ -105,8 +120,9 @@ impl Dispatcher {
         arguments: BoundArguments<'_>,
         resume: Option<&JsonObject>,
     ) -> Result<Asking, ErrorObject> {
-        let resumes = resume.is_some_and(|resume| resume.contains_key("requestState"));
-        if scope.revision.is_modern() && !askable(scope) && !resumes {
+        let modern = scope.revision.is_modern();
+        let binds = modern && binds_arguments(scope, resume);
+        if modern && !binds {
             let wanted = Arc::new(MissingCapabilities::default());
             return Ok(Asking {
                 asker: Some(Asker::Unasked(wanted.clone())),
@@ -114,8 +130,14 @@ impl Dispatcher {
                 wanted: Some(wanted),
             });
         }
-        self.asking(id, scope, "tools/call", target, arguments, resume)
+        self.asking_bound(id, scope, "tools/call", target, arguments, resume, binds)
     }
+}
+
+/// Whether a 2026-07-28 round binds the states it issues to the request's arguments: when
+/// the client can be asked, or the request resumes a state.
+fn binds_arguments(scope: &RequestScope, params: Option<&JsonObject>) -> bool {
+    params.is_some_and(|params| params.contains_key("requestState")) || askable(scope)
 }
 
 /// A request's arguments, as a 2026-07-28 round binds the states it issues to them.
@@ -129,15 +151,9 @@ pub(super) enum BoundArguments<'a> {
 
 /// Whether the request's client declared any capability a question needs.
 fn askable(scope: &RequestScope) -> bool {
-    // A walk over the few declared keys: a lookup would hash each name, on every call.
     scope
         .client_capabilities
-        .as_object()
-        .is_some_and(|declared| {
-            declared
-                .keys()
-                .any(|name| matches!(name.as_str(), "elicitation" | "sampling" | "roots"))
-        })
+        .declares_any(&["elicitation", "sampling", "roots"])
 }
 
 /// The response to a run that came to `outcome`: `answer` for a finished one, the

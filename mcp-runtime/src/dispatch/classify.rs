@@ -141,7 +141,9 @@ impl RequestScope {
             })));
         };
         let client_capabilities = match meta.client_capabilities.take() {
-            Some(capabilities @ Value::Object(_)) => Capabilities::Own(capabilities),
+            Some(capabilities) if capabilities.get().starts_with('{') => {
+                Capabilities::Text(capabilities, std::sync::OnceLock::new())
+            }
             Some(_) => {
                 return Err(ErrorObject::invalid_params(format!(
                     "`_meta[\"{CLIENT_CAPABILITIES}\"]` must be an object"

@@ -19,7 +19,7 @@ pub(crate) mod resource;
 pub mod service;
 pub(crate) mod sets;
 mod state;
-mod text;
+pub(crate) mod text;
 mod tool;
 
 pub use crate::protocol::{

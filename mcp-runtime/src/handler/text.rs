@@ -21,37 +21,62 @@ impl ArgumentsText {
     /// map keeps it. `None` when there is none (or the text is no object).
     ///
     /// A walk over the whole text per member asked: a tool's few arguments cost less so than
-    /// an index would to build, and strings (where a large argument's bytes are) are skipped
-    /// with `memchr`.
+    /// an index would to build.
     pub(crate) fn member(&self, name: &str) -> Option<&str> {
-        let text = self.get();
-        let bytes = text.as_bytes();
-        if bytes.first() != Some(&b'{') {
-            return None;
-        }
         let mut found = None;
-        let mut at = skip_whitespace(bytes, 1);
-        if bytes.get(at) == Some(&b'}') {
-            return None;
-        }
-        loop {
-            // `"name"`, then `:`.
-            if bytes.get(at) != Some(&b'"') {
-                return None;
-            }
-            let (key_end, escaped) = string_at(bytes, at)?;
-            let written = &text[at + 1..key_end - 1];
-            at = skip_whitespace(bytes, key_end);
-            at = skip_whitespace(bytes, at + 1);
-            let value = at..value_end(bytes, at)?;
+        let whole = walk_members(self.get(), |written, escaped, value| {
             if names(written, escaped, name) {
-                found = Some(&text[value.clone()]);
+                found = Some(value);
             }
-            at = skip_whitespace(bytes, value.end);
-            match bytes.get(at) {
-                Some(b',') => at = skip_whitespace(bytes, at + 1),
-                _ => return found,
-            }
+        });
+        found.filter(|_| whole)
+    }
+}
+
+/// Whether the JSON object `text` (well-formed) has a member named one of `names`: its own
+/// members only, compared where they lie in the text.
+pub(crate) fn has_member(text: &str, names: &[&str]) -> bool {
+    let mut found = false;
+    let whole = walk_members(text, |written, escaped, _| {
+        found |= names.iter().any(|name| self::names(written, escaped, name));
+    });
+    found && whole
+}
+
+/// Each member of the JSON object `text` in order: its name as written (between its quotes,
+/// and whether that holds escapes) and its value's text. `false` when `text` is no object or
+/// the walk could not finish it (never for well-formed JSON).
+///
+/// A walk over the whole text: strings (where a large value's bytes are) are skipped eight
+/// bytes at a time.
+fn walk_members<'t>(text: &'t str, mut each: impl FnMut(&'t str, bool, &'t str)) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.first() != Some(&b'{') {
+        return false;
+    }
+    let mut at = skip_whitespace(bytes, 1);
+    if bytes.get(at) == Some(&b'}') {
+        return true;
+    }
+    loop {
+        // `"name"`, then `:`.
+        if bytes.get(at) != Some(&b'"') {
+            return false;
+        }
+        let Some((key_end, escaped)) = string_at(bytes, at) else {
+            return false;
+        };
+        let written = &text[at + 1..key_end - 1];
+        at = skip_whitespace(bytes, key_end);
+        at = skip_whitespace(bytes, at + 1);
+        let Some(value_end) = value_end(bytes, at) else {
+            return false;
+        };
+        each(written, escaped, &text[at..value_end]);
+        at = skip_whitespace(bytes, value_end);
+        match bytes.get(at) {
+            Some(b',') => at = skip_whitespace(bytes, at + 1),
+            _ => return true,
         }
     }
 }

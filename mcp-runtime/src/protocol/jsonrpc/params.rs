@@ -97,6 +97,14 @@ impl Arguments {
     }
 }
 
+impl PartialEq for Meta {
+    fn eq(&self, other: &Self) -> bool {
+        // `RawValue` has no equality of its own: the capabilities are compared as values.
+        let value = |meta: &Meta| meta.clone().into_value().ok();
+        value(self) == value(other)
+    }
+}
+
 impl PartialEq for Params {
     fn eq(&self, other: &Self) -> bool {
         // `RawValue` has no equality of its own: arguments are compared as values here.
@@ -113,7 +121,7 @@ impl PartialEq for Params {
 /// A `_meta` member.
 // Large on purpose: it lives in the box of its `params` (see `Object`).
 #[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) enum Meta {
     /// An object. In place rather than boxed: a 2026-07-28 request always has one, and a box
     /// of its own cost an allocation per request.
@@ -124,12 +132,14 @@ pub(crate) enum Meta {
 }
 
 /// The members of a `_meta` object.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct MetaFields {
     /// [`PROTOCOL_VERSION`].
     pub(crate) protocol_version: Option<Value>,
-    /// [`CLIENT_CAPABILITIES`].
-    pub(crate) client_capabilities: Option<Value>,
+    /// [`CLIENT_CAPABILITIES`], as the client wrote it (well-formed JSON, not yet built): most
+    /// requests read a key or two of it, if anything, and building the object (a map per
+    /// level, every key hashed) cost more than the rest of decoding a 2026-07-28 call.
+    pub(crate) client_capabilities: Option<Box<RawValue>>,
     /// [`LOG_LEVEL`].
     pub(crate) log_level: Option<Value>,
     /// `progressToken`.
@@ -223,7 +233,11 @@ impl Params {
         let arguments = self.arguments.map(Arguments::into_value).transpose()?;
         put(&mut object, FIELDS[0], self.name);
         put(&mut object, FIELDS[1], arguments);
-        put(&mut object, FIELDS[2], self.meta.map(Meta::into_value));
+        put(
+            &mut object,
+            FIELDS[2],
+            self.meta.map(Meta::into_value).transpose()?,
+        );
         put(&mut object, FIELDS[3], self.request_state);
         put(&mut object, FIELDS[4], self.input_responses);
         if let Some(rest) = self.rest {
@@ -262,22 +276,29 @@ impl Params {
 impl MetaFields {
     /// The whole object: the members with fields of their own first, then the others in
     /// order.
-    pub(crate) fn into_object(self) -> JsonObject {
+    ///
+    /// Fails (invalid params) only when the capabilities hold well-formed JSON that serde_json
+    /// cannot hold as a value, as [`Arguments::into_value`] does.
+    pub(crate) fn into_object(self) -> Result<JsonObject, ErrorObject> {
+        let capabilities = self
+            .client_capabilities
+            .map(|text| Arguments::Text(text).into_value())
+            .transpose()?;
         let mut object = JsonObject::new();
         put(&mut object, META_FIELDS[0], self.protocol_version);
-        put(&mut object, META_FIELDS[1], self.client_capabilities);
+        put(&mut object, META_FIELDS[1], capabilities);
         put(&mut object, META_FIELDS[2], self.log_level);
         put(&mut object, META_FIELDS[3], self.progress_token);
         if let Some(rest) = self.rest {
             object.extend(rest);
         }
-        object
+        Ok(object)
     }
 
     fn set(&mut self, key: MetaKey, value: Value) {
         let slot = match key {
             MetaKey::ProtocolVersion => &mut self.protocol_version,
-            MetaKey::ClientCapabilities => &mut self.client_capabilities,
+            MetaKey::ClientCapabilities => unreachable!("kept by its reader"),
             MetaKey::LogLevel => &mut self.log_level,
             MetaKey::ProgressToken => &mut self.progress_token,
             MetaKey::Other(key) => {
@@ -322,6 +343,10 @@ impl<'de> Visitor<'de> for MetaSeed<'_> {
             unreachable!("just written")
         };
         while let Some(key) = map.next_key::<MetaKey>()? {
+            if let MetaKey::ClientCapabilities = key {
+                meta.client_capabilities = Some(map.next_value()?);
+                continue;
+            }
             let value = map.next_value::<Value>()?;
             meta.set(key, value);
         }
@@ -382,11 +407,11 @@ fn put(object: &mut JsonObject, key: &str, value: Option<Value>) {
 
 impl Meta {
     /// The member's value (`null` for one that was no object).
-    fn into_value(self) -> Value {
-        match self {
-            Meta::Object(meta) => Value::Object(meta.into_object()),
+    fn into_value(self) -> Result<Value, ErrorObject> {
+        Ok(match self {
+            Meta::Object(meta) => Value::Object(meta.into_object()?),
             Meta::Other => Value::Null,
-        }
+        })
     }
 }
 
@@ -401,7 +426,13 @@ impl From<JsonObject> for Params {
                         Value::Object(object) => {
                             let mut meta = MetaFields::default();
                             for (key, value) in object {
-                                meta.set(MetaKey::of(key), value);
+                                match MetaKey::of(key) {
+                                    MetaKey::ClientCapabilities => {
+                                        meta.client_capabilities =
+                                            Some(serde_json::value::to_raw_value(&value).unwrap());
+                                    }
+                                    key => meta.set(key, value),
+                                }
                             }
                             Meta::Object(meta)
                         }
@@ -552,7 +583,7 @@ mod tests {
         assert_eq!(text_of(&params), Some(r#"{"a":2}"#));
         assert_eq!(params.get("arguments"), None);
         assert_eq!(
-            params.meta.clone().map(Meta::into_value),
+            params.meta.clone().map(|meta| meta.into_value().unwrap()),
             Some(json!({"k": true}))
         );
         assert_eq!(params.request_state, Some(json!("s")));
@@ -576,7 +607,7 @@ mod tests {
         assert_eq!(params.name, Some(json!("b")));
         assert_eq!(params.get("x"), Some(&json!(2)));
         assert_eq!(params.meta, Some(Meta::Other));
-        assert_eq!(params.meta(), None);
+        assert!(params.meta().is_none());
     }
 
     #[test]
@@ -589,7 +620,10 @@ mod tests {
         );
         let meta = params.meta().unwrap();
         assert_eq!(meta.protocol_version, Some(json!("2026-07-28")));
-        assert_eq!(meta.client_capabilities, Some(json!({"x": {}})));
+        assert_eq!(
+            meta.client_capabilities.as_ref().unwrap().get(),
+            r#"{"x":{}}"#
+        );
         assert_eq!(meta.log_level, Some(json!("info")));
         assert_eq!(meta.progress_token, Some(json!("t")));
         let rest = meta.rest.as_ref().unwrap();
@@ -622,7 +656,7 @@ mod tests {
         ] {
             let params = read(&json!({ "_meta": meta, "name": "n" }).to_string());
             assert_eq!(params.meta, Some(Meta::Other));
-            assert_eq!(params.meta(), None);
+            assert!(params.meta().is_none());
             assert_eq!(params.name, Some(json!("n")));
             assert_eq!(
                 Value::Object(params.into_object().unwrap()),

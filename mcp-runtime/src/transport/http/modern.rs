@@ -9,7 +9,6 @@ use std::task::{Context, Poll, ready};
 
 use http::request::Parts;
 use http::{Response, StatusCode};
-use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::answer::{UntilAnswered, until_answered};
@@ -199,7 +198,7 @@ fn check_meta(params: Option<&Params>) -> Result<(), ErrorObject> {
         .and_then(Params::meta)
         .and_then(|meta| meta.client_capabilities.as_ref());
     match capabilities {
-        Some(Value::Object(_)) => Ok(()),
+        Some(capabilities) if capabilities.get().starts_with('{') => Ok(()),
         _ => Err(ErrorObject::invalid_params(
             "missing `_meta[\"io.modelcontextprotocol/clientCapabilities\"]`: 2026-07-28 \
              requests declare the client's capabilities on every request",
