@@ -42,38 +42,24 @@ impl Dispatcher {
         arguments: BoundArguments<'_>,
         params: Option<&JsonObject>,
     ) -> Result<Asking, ErrorObject> {
-        let binds = scope.revision.is_modern() && binds_arguments(scope, params);
-        self.asking_bound(id, scope, method, target, arguments, params, binds)
+        let binding = bound(scope, method, target, arguments, params);
+        self.asking_with(
+            id,
+            scope,
+            binding.unwrap_or_else(|| Binding::unasked(method)),
+            params,
+        )
     }
 
-    /// [`asking`](Self::asking), told whether a 2026-07-28 round binds the arguments.
-    #[allow(clippy::too_many_arguments)]
-    fn asking_bound(
+    /// [`asking`](Self::asking), the round's binding made.
+    fn asking_with(
         &self,
         id: &RequestId,
         scope: &RequestScope,
-        method: &'static str,
-        target: &str,
-        arguments: BoundArguments<'_>,
+        binding: Binding,
         params: Option<&JsonObject>,
-        binds: bool,
     ) -> Result<Asking, ErrorObject> {
         if scope.revision.is_modern() {
-            // Digesting the arguments costs a hash; a request that can be asked nothing (and
-            // resumes nothing) never needs it, and the others only when a state is issued.
-            let binding = if binds {
-                let principal = scope.principal.as_ref().map(Principal::as_str);
-                match arguments {
-                    BoundArguments::Built(arguments) => {
-                        Binding::new(method, target, arguments, principal)
-                    }
-                    BoundArguments::Text(arguments) => {
-                        Binding::of_text(method, target, arguments, principal)
-                    }
-                }
-            } else {
-                Binding::unasked(method)
-            };
             let empty = JsonObject::new();
             let round = Arc::new(InputRound::begin(
                 &self.request_state_key,
@@ -120,9 +106,8 @@ impl Dispatcher {
         arguments: BoundArguments<'_>,
         resume: Option<&JsonObject>,
     ) -> Result<Asking, ErrorObject> {
-        let modern = scope.revision.is_modern();
-        let binds = modern && binds_arguments(scope, resume);
-        if modern && !binds {
+        let binding = bound(scope, "tools/call", target, arguments, resume);
+        if scope.revision.is_modern() && binding.is_none() {
             let wanted = Arc::new(MissingCapabilities::default());
             return Ok(Asking {
                 asker: Some(Asker::Unasked(wanted.clone())),
@@ -130,14 +115,30 @@ impl Dispatcher {
                 wanted: Some(wanted),
             });
         }
-        self.asking_bound(id, scope, "tools/call", target, arguments, resume, binds)
+        let binding = binding.unwrap_or_else(|| Binding::unasked("tools/call"));
+        self.asking_with(id, scope, binding, resume)
     }
 }
 
-/// Whether a 2026-07-28 round binds the states it issues to the request's arguments: when
-/// the client can be asked, or the request resumes a state.
-fn binds_arguments(scope: &RequestScope, params: Option<&JsonObject>) -> bool {
-    params.is_some_and(|params| params.contains_key("requestState")) || askable(scope)
+/// What a 2026-07-28 round binds the states it issues to: the request's arguments, when the
+/// client can be asked or the request resumes a state. `None` otherwise (no state is ever
+/// issued, so digesting the arguments, even lazily, is never needed), and for a legacy request.
+fn bound(
+    scope: &RequestScope,
+    method: &'static str,
+    target: &str,
+    arguments: BoundArguments<'_>,
+    params: Option<&JsonObject>,
+) -> Option<Binding> {
+    let resumes = params.is_some_and(|params| params.contains_key("requestState"));
+    if !scope.revision.is_modern() || !(resumes || askable(scope)) {
+        return None;
+    }
+    let principal = scope.principal.as_ref().map(Principal::as_str);
+    Some(match arguments {
+        BoundArguments::Built(arguments) => Binding::new(method, target, arguments, principal),
+        BoundArguments::Text(arguments) => Binding::of_text(method, target, arguments, principal),
+    })
 }
 
 /// A request's arguments, as a 2026-07-28 round binds the states it issues to them.

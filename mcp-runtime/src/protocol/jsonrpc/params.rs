@@ -278,12 +278,17 @@ impl MetaFields {
     /// order.
     ///
     /// Fails (invalid params) only when the capabilities hold well-formed JSON that serde_json
-    /// cannot hold as a value, as [`Arguments::into_value`] does.
+    /// cannot hold as a value: a number out of `f64`'s range, or nesting deeper than 128.
     pub(crate) fn into_object(self) -> Result<JsonObject, ErrorObject> {
         let capabilities = self
             .client_capabilities
-            .map(|text| Arguments::Text(text).into_value())
-            .transpose()?;
+            .map(|text| serde_json::from_str(text.get()))
+            .transpose()
+            .map_err(|error| {
+                ErrorObject::invalid_params(format!(
+                    "`_meta[\"{CLIENT_CAPABILITIES}\"]` cannot be read: {error}"
+                ))
+            })?;
         let mut object = JsonObject::new();
         put(&mut object, META_FIELDS[0], self.protocol_version);
         put(&mut object, META_FIELDS[1], capabilities);
@@ -608,6 +613,24 @@ mod tests {
         assert_eq!(params.get("x"), Some(&json!(2)));
         assert_eq!(params.meta, Some(Meta::Other));
         assert!(params.meta().is_none());
+    }
+
+    #[test]
+    fn capabilities_serde_json_cannot_hold_fail_only_when_the_object_is_built() {
+        let params = read(
+            r#"{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"roots":{"n":1e400}}}}"#,
+        );
+        let kept = params.meta().unwrap().client_capabilities.as_ref().unwrap();
+        assert_eq!(kept.get(), r#"{"roots":{"n":1e400}}"#);
+        let refused = params.into_object().unwrap_err();
+        assert_eq!(refused.code, ErrorObject::INVALID_PARAMS);
+        assert!(
+            refused.message.starts_with(
+                "`_meta[\"io.modelcontextprotocol/clientCapabilities\"]` cannot be read: number out of range"
+            ),
+            "{}",
+            refused.message
+        );
     }
 
     #[test]
