@@ -14,6 +14,7 @@
 
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::Poll;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -338,6 +339,11 @@ pub(crate) async fn with_heartbeat<F: Future>(
         return call.await;
     };
     tokio::pin!(call);
+    // Most calls are done at their first poll: they need no timer.
+    let first = std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await;
+    if let Poll::Ready(output) = first {
+        return output;
+    }
     let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {

@@ -32,6 +32,7 @@ mod idle;
 mod legacy;
 mod modern;
 mod principal;
+mod queue;
 mod response;
 mod resume;
 #[cfg(test)]

@@ -15,6 +15,7 @@ use super::answer::{UntilAnswered, until_answered};
 use super::body::ResponseBody;
 use super::endpoint::Inner;
 use super::headers::{self, HEADER_MISMATCH};
+use super::queue;
 use super::response::{accepted, events, rpc_error};
 use crate::context::peer::Outbound;
 use crate::dispatch::Reply;
@@ -91,8 +92,10 @@ pub(crate) fn post(
             let notifications = (may_notify(request.params.as_deref())
                 && headers::accepts(headers, "text/event-stream"))
             .then(|| {
-                let (sender, receiver) = mpsc::unbounded_channel();
+                let (sender, receiver) = queue::channel();
                 session.set_outbound(Outbound::new(move |message| {
+                    // Refused only once the call is answered or its client gone: nothing to
+                    // tell then.
                     let _ = sender.send(message);
                 }));
                 receiver
@@ -119,7 +122,7 @@ pub(crate) fn post(
 pub(crate) struct Waiting {
     answer: UntilAnswered,
     /// What the call reports while it runs, when the request asked for it.
-    notifications: Option<mpsc::UnboundedReceiver<Outgoing>>,
+    notifications: Option<queue::Receiver<Outgoing>>,
     /// The call's session, alive while it runs.
     session: Session,
 }
@@ -179,7 +182,7 @@ impl Future for Waiting {
         // Sent in the very poll that finished the call: still ahead of the answer.
         let mut early = Vec::new();
         if let Some(notifications) = &mut this.notifications {
-            while let Ok(message) = notifications.try_recv() {
+            while let Some(message) = notifications.try_recv() {
                 early.push(message);
             }
         }
@@ -236,7 +239,7 @@ fn notifying_stream(
     mut answer: impl Future<Output = Option<Outgoing>> + Send + Unpin + 'static,
     answered: Option<Option<Outgoing>>,
     early: Vec<Outgoing>,
-    mut notifications: mpsc::UnboundedReceiver<Outgoing>,
+    mut notifications: queue::Receiver<Outgoing>,
 ) -> Response<ResponseBody> {
     let (sender, receiver) = mpsc::channel(STREAM_CAPACITY);
     tokio::spawn(async move {
@@ -262,7 +265,7 @@ fn notifying_stream(
             },
         };
         // Whatever was reported before the answer goes out before it.
-        while let Ok(message) = notifications.try_recv() {
+        while let Some(message) = notifications.try_recv() {
             if sender.send(super::event::event(&message)).await.is_err() {
                 return;
             }
