@@ -64,9 +64,11 @@ struct Table {
 impl Table {
     /// Whether `entry` has been idle longer than the timeout at `now`.
     fn expired(&self, entry: &Entry, now: Instant) -> bool {
-        entry
-            .idle_since()
-            .is_some_and(|since| now.saturating_duration_since(since) > self.idle_timeout)
+        // The clock first: a session used within the timeout has not expired, whatever it is
+        // doing. That is nearly every session a request names, and whether it is working
+        // takes its event log's lock.
+        let since = *lock(&entry.last_used);
+        now.saturating_duration_since(since) > self.idle_timeout && entry.idle_since().is_some()
     }
 
     /// End the session `id`; `false` when there was none.
@@ -117,11 +119,14 @@ fn least_recently_used(open: &Open, client: &Client) -> Option<String> {
 pub(crate) struct Entry {
     pub(crate) session: Mutex<Session>,
     pub(crate) version: ProtocolVersion,
-    last_used: Arc<Mutex<Instant>>,
+    /// When it was last used. Kept in the entry with `calls`, not behind pointers of their
+    /// own: every request reads both, and with many sessions open each pointer followed is
+    /// a likely cache miss.
+    last_used: Mutex<Instant>,
+    /// How many of its calls are running (see [`Entry::busy`]).
+    calls: AtomicUsize,
     /// Its event streams (GET and POST), resumable from 2025-11-25 on.
     log: Arc<EventLog>,
-    /// How many of its calls are running (see [`Entry::busy`]).
-    calls: Arc<AtomicUsize>,
     /// Where the messages about a request that may get its own event stream go.
     routes: Routes,
     forwarder: AbortHandle,
@@ -132,16 +137,13 @@ pub(crate) struct Entry {
 /// Marks its session in use while one of its calls runs: a session is not idle while it
 /// works for its client, however long that takes (a long tool, a question awaiting the
 /// user). Dropped, the session's idle time starts anew.
-pub(crate) struct Busy {
-    calls: Arc<AtomicUsize>,
-    last_used: Arc<Mutex<Instant>>,
-}
+pub(crate) struct Busy(Arc<Entry>);
 
 impl Drop for Busy {
     fn drop(&mut self) {
         // Before the count falls, so whoever sees no call running also sees this moment.
-        *lock(&self.last_used) = Instant::now();
-        self.calls.fetch_sub(1, Ordering::SeqCst);
+        *lock(&self.0.last_used) = Instant::now();
+        self.0.calls.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -247,12 +249,9 @@ impl Entry {
     }
 
     /// Mark the session in use until the returned guard drops (while a call runs).
-    pub(crate) fn busy(&self) -> Busy {
+    pub(crate) fn busy(self: &Arc<Self>) -> Busy {
         self.calls.fetch_add(1, Ordering::SeqCst);
-        Busy {
-            calls: Arc::clone(&self.calls),
-            last_used: Arc::clone(&self.last_used),
-        }
+        Busy(Arc::clone(self))
     }
 
     /// Since when nothing happened in the session: `None` while a call runs or a connection
@@ -569,9 +568,9 @@ impl Sessions {
         let entry = Arc::new(Entry {
             session: Mutex::new(session),
             version,
-            last_used: Arc::new(Mutex::new(Instant::now())),
+            last_used: Mutex::new(Instant::now()),
+            calls: AtomicUsize::new(0),
             log,
-            calls: Arc::default(),
             routes,
             forwarder,
             persist,
