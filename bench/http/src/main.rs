@@ -2,6 +2,7 @@
 //! server and rmcp's streamable HTTP server, in one run. See bench/README.md.
 
 mod client;
+mod instructions;
 mod report;
 mod requests;
 mod server;
@@ -29,6 +30,12 @@ usage: cargo run --release -p mcp-bench-http -- [options]
   --no-build      use the binaries already built
   --no-user-profile
                   skip this runtime built with cargo's default release profile
+  --no-instructions
+                  skip counting each server's instructions per request under callgrind
+                  (skipped anyway when valgrind is not installed)
+  --instructions-only
+                  only count instructions per request (a few minutes; the steady figure to
+                  compare builds with `--also`); not with --write
   --only NAME     measure only the servers whose name contains NAME (the baseline always)
   --load ADDR ERA CONNECTIONS SECONDS
                   only load a server already running at ADDR (e.g. under perf) with ERA
@@ -47,6 +54,8 @@ pub struct Options {
     write: Option<PathBuf>,
     build: bool,
     user_profile: bool,
+    instructions: bool,
+    instructions_only: bool,
     only: Option<String>,
     also: Vec<(String, PathBuf)>,
     arguments: Vec<String>,
@@ -62,6 +71,8 @@ impl Options {
             write: None,
             build: true,
             user_profile: true,
+            instructions: true,
+            instructions_only: false,
             only: None,
             also: Vec::new(),
             arguments: arguments.clone(),
@@ -87,6 +98,8 @@ impl Options {
                 }
                 "--no-build" => options.build = false,
                 "--no-user-profile" => options.user_profile = false,
+                "--no-instructions" => options.instructions = false,
+                "--instructions-only" => options.instructions_only = true,
                 "--only" => options.only = Some(rest.next().ok_or("--only needs a name")?),
                 "--also" => {
                     let also = rest.next().unwrap_or_default();
@@ -95,6 +108,13 @@ impl Options {
                 }
                 unknown => return Err(format!("unknown option `{unknown}`")),
             }
+        }
+        if options.instructions_only && (options.write.is_some() || !options.instructions) {
+            return Err(
+                "--instructions-only counts instructions and nothing else: it takes neither \
+                 --write (which would replace the timed tables) nor --no-instructions"
+                    .to_owned(),
+            );
         }
         if options.rounds == 0 {
             options.rounds = if options.quick || options.smoke { 1 } else { 3 };
@@ -122,6 +142,8 @@ struct Settings {
     many_sessions: usize,
     streams: usize,
     tasks: usize,
+    /// Calls counted under callgrind per case.
+    counted_calls: instructions::Counts,
 }
 
 impl Settings {
@@ -134,6 +156,7 @@ impl Settings {
                 many_sessions: 40,
                 streams: 4,
                 tasks: 10,
+                counted_calls: 64,
             }
         } else if options.quick {
             Settings {
@@ -143,6 +166,7 @@ impl Settings {
                 many_sessions: 10_000,
                 streams: 200,
                 tasks: 1000,
+                counted_calls: 1024,
             }
         } else {
             Settings {
@@ -152,6 +176,7 @@ impl Settings {
                 many_sessions: 10_000,
                 streams: 256,
                 tasks: 2000,
+                counted_calls: 4096,
             }
         }
     }
@@ -174,6 +199,8 @@ pub struct Measured {
     pub connection_bytes: Option<f64>,
     pub stream_bytes: Option<f64>,
     pub task_bytes: Option<f64>,
+    /// Instructions per request under callgrind, by era and connections.
+    pub instructions: BTreeMap<(Era, usize), f64>,
 }
 
 fn main() {
@@ -297,7 +324,12 @@ fn run(options: &Options) -> io::Result<()> {
         .enable_all()
         .build()?;
     let mut measured: Vec<Measured> = vec![Measured::default(); subjects.len()];
-    for round in 0..options.rounds {
+    let rounds = if options.instructions_only {
+        0
+    } else {
+        options.rounds
+    };
+    for round in 0..rounds {
         eprintln!("mcp-bench-http: round {} of {}", round + 1, options.rounds);
         // Alternate the order, so no server always gets the warmer (or busier) machine.
         let mut order: Vec<usize> = (0..subjects.len()).collect();
@@ -309,15 +341,48 @@ fn run(options: &Options) -> io::Result<()> {
             keep_best(&mut measured[index], figures);
         }
     }
+    let counting = options.instructions && instructions::available();
+    if options.instructions_only && !counting {
+        return Err(io::Error::other(
+            "--instructions-only needs valgrind and callgrind_control",
+        ));
+    }
+    if options.instructions && !counting {
+        eprintln!(
+            "mcp-bench-http: valgrind (with callgrind_control) is not installed: no instruction \
+             counts"
+        );
+    }
+    if counting {
+        for (subject, kept) in subjects.iter().zip(&mut measured) {
+            for (era, connections) in instructions::CASES {
+                eprintln!(
+                    "mcp-bench-http: {} {era:?} over {connections} connection(s), under callgrind",
+                    subject.name
+                );
+                let per_request = runtime
+                    .block_on(instructions::per_request(
+                        subject,
+                        era,
+                        connections,
+                        settings.counted_calls,
+                        options.pin,
+                    ))
+                    .map_err(|error| context(subject, error))?;
+                kept.instructions.insert((era, connections), per_request);
+            }
+        }
+    }
     let context = report::Context {
         command_line: options.command_line(),
-        rounds: options.rounds,
+        rounds,
         quick: options.quick || options.smoke,
         pinned: options.pin,
         measure: settings.measure,
         many_sessions: settings.many_sessions,
         streams: settings.streams,
         tasks: settings.tasks,
+        counted_calls: counting.then_some(settings.counted_calls),
     };
     let markdown = report::render(&context, &subjects, &measured);
     io::stdout().lock().write_all(markdown.as_bytes())?;

@@ -16,6 +16,8 @@ pub struct Context {
     pub many_sessions: usize,
     pub streams: usize,
     pub tasks: usize,
+    /// Calls counted per case under callgrind, when instructions were counted.
+    pub counted_calls: Option<usize>,
 }
 
 /// Where the report goes in BENCHMARKS.md: between these lines, in the part the stdio
@@ -100,6 +102,7 @@ pub fn render(context: &Context, subjects: &[Subject], measured: &[Measured]) ->
         None => "not pinned".to_owned(),
     };
     let rounds = match context.rounds {
+        0 => "instruction counts only".to_owned(),
         1 => "one round".to_owned(),
         rounds => format!("best of {rounds} rounds alternating the servers' order"),
     };
@@ -138,6 +141,11 @@ pub fn render(context: &Context, subjects: &[Subject], measured: &[Measured]) ->
              loopback port, on the driver's CPUs, keeping nothing on disk.\n"
         );
     }
+    let base = &measured[0];
+    if base.throughput.is_empty() {
+        instructions(&mut out, context, subjects, measured);
+        return out;
+    }
     let _ = writeln!(
         out,
         "The load: the driver's own HTTP/1.1 client (`bench/http/src/client.rs`) on one \
@@ -150,7 +158,6 @@ pub fn render(context: &Context, subjects: &[Subject], measured: &[Measured]) ->
          baseline of the same run much less.\n",
         context.measure.as_secs_f64()
     );
-    let base = &measured[0];
     for era in crate::ERAS {
         let _ = writeln!(out, "### {}\n", era.label());
         let _ = writeln!(
@@ -185,10 +192,55 @@ pub fn render(context: &Context, subjects: &[Subject], measured: &[Measured]) ->
         }
         let _ = writeln!(out);
     }
+    instructions(&mut out, context, subjects, measured);
     goals(&mut out, subjects, measured);
     redis_cost(&mut out, subjects, measured);
     memory(&mut out, context, subjects, measured);
     out
+}
+
+/// Instructions per request under callgrind: the figure that moves with the code, not with
+/// the machine.
+fn instructions(out: &mut String, context: &Context, subjects: &[Subject], measured: &[Measured]) {
+    let Some(calls) = context.counted_calls else {
+        return;
+    };
+    let base = &measured[0];
+    let _ = writeln!(out, "### Instructions per request (callgrind)\n");
+    let _ = writeln!(
+        out,
+        "Each server under `valgrind --tool=callgrind` (`bench/http/src/instructions.rs`): \
+         its connections opened and warmed up, the counters zeroed, {calls} calls made over \
+         the connections, the counters dumped; the instructions of every server thread over \
+         those calls, divided by them. The same binary and calls count the same within about \
+         one per cent from run to run, whatever else the machine does (how many requests one \
+         wake-up finds ready varies), so a change shows here that the timed figures above \
+         cannot tell from noise; what the cache, the kernel and the scheduling add shows only \
+         above.\n"
+    );
+    let mut header = "| calls | connections |".to_owned();
+    let mut rule = "|---|---:|".to_owned();
+    for subject in subjects {
+        let _ = write!(header, " {} |", subject.name);
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(out, "{header}\n{rule}");
+    for (era, connections) in crate::instructions::CASES {
+        let Some(&limit) = base.instructions.get(&(era, connections)) else {
+            continue;
+        };
+        let mut row = format!("| {} | {connections} |", era.short_label());
+        for figures in measured {
+            match figures.instructions.get(&(era, connections)) {
+                Some(&count) => {
+                    let _ = write!(row, " {:.1} k ({}) |", count / 1000.0, ratio(count, limit));
+                }
+                None => row.push_str(" - |"),
+            }
+        }
+        let _ = writeln!(out, "{row}");
+    }
+    let _ = writeln!(out);
 }
 
 /// The issue's goals, met or not, from this run's figures.
@@ -206,9 +258,9 @@ fn goals(out: &mut String, subjects: &[Subject], measured: &[Measured]) {
     let _ = writeln!(out, "### Goals (this run)\n");
     let _ = writeln!(
         out,
-        "| calls | connections | requests/s vs baseline (>= 0.85x) | CPU / request vs baseline (<= 1.25x) | requests/s vs rmcp (>= 4x) |"
+        "| calls | connections | requests/s vs baseline (>= 0.85x) | CPU / request vs baseline (<= 1.25x) | requests/s vs rmcp (>= 4x) | instructions / request vs baseline (no goal) |"
     );
-    let _ = writeln!(out, "|---|---:|---:|---:|---:|");
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
     let mark = |ok: bool| if ok { "met" } else { "**not met**" };
     for era in [Era::Modern, Era::Legacy] {
         for connections in [16, 256] {
@@ -223,9 +275,13 @@ fn goals(out: &mut String, subjects: &[Subject], measured: &[Measured]) {
             let speed = ours.requests_per_second / limit.requests_per_second;
             let cpu = ours.cpu_micros_per_request / limit.cpu_micros_per_request;
             let versus = ours.requests_per_second / theirs.requests_per_second;
+            let instructions = match (runtime.instructions.get(&key), base.instructions.get(&key)) {
+                (Some(&ours), Some(&limit)) => ratio(ours, limit),
+                _ => "-".to_owned(),
+            };
             let _ = writeln!(
                 out,
-                "| {} | {connections} | {speed:.2}x {} | {cpu:.2}x {} | {versus:.1}x {} |",
+                "| {} | {connections} | {speed:.2}x {} | {cpu:.2}x {} | {versus:.1}x {} | {instructions} |",
                 era.short_label(),
                 mark(speed >= 0.85),
                 mark(cpu <= 1.25),

@@ -45,19 +45,34 @@ impl ServerProcess {
         args: &[String],
         pin: Option<usize>,
     ) -> io::Result<ServerProcess> {
+        Self::spawn_under(&[], program, args, pin)
+    }
+
+    /// [`spawn`](Self::spawn), the program run by `wrapper` (`valgrind --tool=callgrind`,
+    /// say): `wrapper... program ADDR args...`.
+    pub fn spawn_under(
+        wrapper: &[String],
+        program: &PathBuf,
+        args: &[String],
+        pin: Option<usize>,
+    ) -> io::Result<ServerProcess> {
         let addr = free_port()?;
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(stderr_log())?;
-        let mut command = match pin {
-            Some(cpu) => {
-                let mut command = Command::new("taskset");
-                command.args(["--cpu-list", &cpu.to_string()]).arg(program);
-                command
-            }
-            None => Command::new(program),
-        };
+        let mut line: Vec<std::ffi::OsString> = Vec::new();
+        if let Some(cpu) = pin {
+            line.extend([
+                "taskset".into(),
+                "--cpu-list".into(),
+                cpu.to_string().into(),
+            ]);
+        }
+        line.extend(wrapper.iter().map(Into::into));
+        line.push(program.into());
+        let mut command = Command::new(&line[0]);
+        command.args(&line[1..]);
         let child = command
             .arg(addr.to_string())
             .args(args)

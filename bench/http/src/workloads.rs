@@ -140,6 +140,56 @@ async fn prepare(addr: SocketAddr, era: Era) -> io::Result<(Connection, Vec<u8>)
     Ok((connection, request))
 }
 
+/// `connections` connections ready to call `echo` in `era` (legacy ones each in a session of
+/// their own), with the request each repeats.
+pub async fn prepare_all(
+    addr: SocketAddr,
+    era: Era,
+    connections: usize,
+) -> io::Result<Vec<(Connection, Vec<u8>)>> {
+    let mut prepared = Vec::with_capacity(connections);
+    for number in 0..connections {
+        let connection = prepare(addr, era).await.map_err(|error| {
+            io::Error::new(
+                error.kind(),
+                format!("preparing connection {number}: {error}"),
+            )
+        })?;
+        prepared.push(connection);
+    }
+    Ok(prepared)
+}
+
+/// Exactly `calls` calls on each of `prepared`'s connections, all at once, each sent as soon
+/// as the connection's last is answered; every answer is checked. The connections come back
+/// for the next batch, so what a batch costs the server is its calls and nothing else.
+pub async fn exact_calls(
+    prepared: Vec<(Connection, Vec<u8>)>,
+    calls: usize,
+) -> io::Result<Vec<(Connection, Vec<u8>)>> {
+    let mut tasks = Vec::with_capacity(prepared.len());
+    for (mut connection, request) in prepared {
+        tasks.push(tokio::spawn(async move {
+            for _ in 0..calls {
+                let reply = connection.exchange(&request, false).await?;
+                if reply.status != 200 || !is_result(connection.body(&reply)) {
+                    return Err(failed(format!(
+                        "a call answered {}: {}",
+                        reply.status,
+                        String::from_utf8_lossy(connection.body(&reply))
+                    )));
+                }
+            }
+            Ok::<_, io::Error>((connection, request))
+        }));
+    }
+    let mut back = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        back.push(task.await.map_err(failed)??);
+    }
+    Ok(back)
+}
+
 /// `connections` keep-alive connections, each calling `echo` as soon as its last call is
 /// answered, for `warm_up` and then `measure`: requests/s, latency and server CPU per request
 /// of the measured part.
@@ -180,16 +230,7 @@ async fn closed_loop(
     measure: Duration,
 ) -> io::Result<Throughput> {
     let server_cpu = || server.map_or(Ok(Duration::ZERO), ServerProcess::cpu_time);
-    let mut prepared = Vec::with_capacity(connections);
-    for number in 0..connections {
-        let connection = prepare(addr, era).await.map_err(|error| {
-            io::Error::new(
-                error.kind(),
-                format!("preparing connection {number}: {error}"),
-            )
-        })?;
-        prepared.push(connection);
-    }
+    let prepared = prepare_all(addr, era, connections).await?;
     let measure_from = Instant::now() + warm_up;
     let stop = measure_from + measure;
     let mut tasks = Vec::with_capacity(connections);
