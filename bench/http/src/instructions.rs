@@ -118,10 +118,8 @@ mod tests {
 
     #[test]
     fn the_dump_total_is_read_and_a_missing_dump_is_an_error() {
-        let directory = std::env::temp_dir().join(format!(
-            "mcp-bench-http-test-{}-dump",
-            std::process::id()
-        ));
+        let directory =
+            std::env::temp_dir().join(format!("mcp-bench-http-test-{}-dump", std::process::id()));
         std::fs::create_dir_all(&directory).unwrap();
         std::fs::write(
             directory.join("callgrind.4242.1"),
