@@ -26,11 +26,6 @@ pub const CASES: [(Era, usize); 5] = [
     (Era::Legacy, 256),
 ];
 
-/// How many calls each case counts, split over its connections, after a quarter as many (at
-/// least two per connection) to warm up: the connections', the allocator's and valgrind's
-/// own first-time costs are not a call's.
-pub type Counts = usize;
-
 /// Whether callgrind and its control script are installed.
 pub fn available() -> bool {
     let runs = |program: &str, arg: &str| {
@@ -44,12 +39,15 @@ pub fn available() -> bool {
     runs("valgrind", "--version") && runs("callgrind_control", "--version")
 }
 
-/// The instructions `subject` executes per call of `era` over `connections` connections.
+/// The instructions `subject` executes per call of `era` over `connections` connections,
+/// counted over `counts` calls split over the connections, after a quarter as many (at least
+/// two per connection) to warm up: the connections', the allocator's and valgrind's own
+/// first-time costs are not a call's.
 pub async fn per_request(
     subject: &Subject,
     era: Era,
     connections: usize,
-    counts: Counts,
+    counts: usize,
     pin: Option<usize>,
 ) -> io::Result<f64> {
     let directory =
@@ -63,10 +61,7 @@ pub async fn per_request(
             directory.join("callgrind.%p").display()
         ),
     ];
-    let args = match era {
-        Era::Modern | Era::ModernDeclaring => &subject.modern_args,
-        Era::Legacy => &subject.legacy_args,
-    };
+    let args = subject.args_for(era);
     let server = ServerProcess::spawn_under(&wrapper, &subject.program, args, pin)?;
     let pid = server.pid().to_string();
     let prepared = workloads::prepare_all(server.addr, era, connections).await?;

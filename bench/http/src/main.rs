@@ -143,7 +143,7 @@ struct Settings {
     streams: usize,
     tasks: usize,
     /// Calls counted under callgrind per case.
-    counted_calls: instructions::Counts,
+    counted_calls: usize,
 }
 
 impl Settings {
@@ -423,11 +423,7 @@ async fn measure(
 ) -> io::Result<Measured> {
     let mut measured = Measured::default();
     for era in ERAS {
-        let args = match era {
-            Era::Modern | Era::ModernDeclaring => &subject.modern_args,
-            Era::Legacy => &subject.legacy_args,
-        };
-        let server = ServerProcess::spawn(&subject.program, args, pin)?;
+        let server = ServerProcess::spawn(&subject.program, subject.args_for(era), pin)?;
         for &connections in era.connections() {
             eprintln!(
                 "mcp-bench-http: {} {era:?} over {connections} connection(s)",

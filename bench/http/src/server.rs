@@ -21,6 +21,17 @@ pub struct Subject {
     pub tasks: bool,
 }
 
+impl Subject {
+    /// The arguments after the address for `era`'s calls.
+    pub fn args_for(&self, era: crate::workloads::Era) -> &[String] {
+        use crate::workloads::Era;
+        match era {
+            Era::Modern | Era::ModernDeclaring => &self.modern_args,
+            Era::Legacy => &self.legacy_args,
+        }
+    }
+}
+
 /// Where the servers' stderr goes.
 pub fn stderr_log() -> PathBuf {
     std::env::temp_dir().join(format!("mcp-bench-http-{}-servers.log", std::process::id()))

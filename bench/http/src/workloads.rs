@@ -5,7 +5,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use crate::client::{Connection, is_result};
+use crate::client::{Connection, Reply, is_result};
 use crate::requests::{self, ECHO_TEXT};
 use crate::server::{ServerProcess, cpu_time_of};
 
@@ -88,18 +88,24 @@ fn failed(what: impl std::fmt::Display) -> io::Error {
     io::Error::other(what.to_string())
 }
 
+/// `reply` is a 200 carrying a JSON-RPC result, or an error naming `what` was answered.
+fn a_result(connection: &Connection, reply: &Reply, what: &str) -> io::Result<()> {
+    if reply.status == 200 && is_result(connection.body(reply)) {
+        return Ok(());
+    }
+    Err(failed(format!(
+        "{what} answered {}: {}",
+        reply.status,
+        String::from_utf8_lossy(connection.body(reply))
+    )))
+}
+
 /// Opens a legacy session on `connection`: `initialize`, then `notifications/initialized`.
 async fn open_session(connection: &mut Connection, addr: SocketAddr) -> io::Result<String> {
     let reply = connection
         .exchange(&requests::initialize(addr), true)
         .await?;
-    if reply.status != 200 || !is_result(connection.body(&reply)) {
-        return Err(failed(format!(
-            "initialize answered {}: {}",
-            reply.status,
-            String::from_utf8_lossy(connection.body(&reply))
-        )));
-    }
+    a_result(connection, &reply, "initialize")?;
     let session = reply
         .session
         .ok_or_else(|| failed("initialize answered without an Mcp-Session-Id"))?;
@@ -172,13 +178,7 @@ pub async fn exact_calls(
         tasks.push(tokio::spawn(async move {
             for _ in 0..calls {
                 let reply = connection.exchange(&request, false).await?;
-                if reply.status != 200 || !is_result(connection.body(&reply)) {
-                    return Err(failed(format!(
-                        "a call answered {}: {}",
-                        reply.status,
-                        String::from_utf8_lossy(connection.body(&reply))
-                    )));
-                }
+                a_result(&connection, &reply, "a call")?;
             }
             Ok::<_, io::Error>((connection, request))
         }));
@@ -253,13 +253,7 @@ async fn closed_loop(
                         )
                     })?;
                 let answered = Instant::now();
-                if reply.status != 200 || !is_result(connection.body(&reply)) {
-                    return Err(failed(format!(
-                        "a call answered {}: {}",
-                        reply.status,
-                        String::from_utf8_lossy(connection.body(&reply))
-                    )));
-                }
+                a_result(&connection, &reply, "a call")?;
                 if answered >= measure_from && answered < stop {
                     let micros = (answered - sent).as_micros();
                     latencies.push(u32::try_from(micros).unwrap_or(u32::MAX));
