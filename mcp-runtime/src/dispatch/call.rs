@@ -196,5 +196,6 @@ pub(super) fn encode_result(
     let modern = revision
         .is_modern()
         .then(|| ModernResult::complete(modern_meta));
-    Outgoing::result(id, &CallToolResultWire::new(result, revision, modern))
+    let wire = CallToolResultWire::new(result, revision, modern);
+    Outgoing::result_written(id, |bytes| wire.write(bytes))
 }

@@ -24,7 +24,7 @@ use crate::middleware::ClientInfo;
 use crate::protocol::ProtocolVersion;
 
 /// The state of one client connection.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Session {
     era: Era,
     in_flight: InFlight,
@@ -94,7 +94,33 @@ impl Session {
         static CONNECTIONS: AtomicU64 = AtomicU64::new(1);
         Session {
             connection: Some(CONNECTIONS.fetch_add(1, Ordering::Relaxed)),
-            ..Self::default()
+            ..Self::with_calls(InFlight::default())
+        }
+    }
+
+    /// A session whose running calls are `in_flight`, with nothing else set yet. (Not
+    /// `Default`: a default `InFlight` allocates its table, which a stateless request's
+    /// session would make only to drop.)
+    fn with_calls(in_flight: InFlight) -> Self {
+        Session {
+            era: Era::Fresh,
+            in_flight,
+            subscriptions: OnceLock::new(),
+            log_level: OnceLock::new(),
+            outbound: None,
+            outgoing: OnceLock::new(),
+            principal: None,
+            authenticated: false,
+            connection: None,
+            client: None,
+            #[cfg(feature = "otel")]
+            network_transport: None,
+            #[cfg(feature = "otel")]
+            session_id: None,
+            #[cfg(feature = "otel")]
+            header_trace_context: None,
+            #[cfg(feature = "otel")]
+            session_span: None,
         }
     }
 
@@ -102,10 +128,7 @@ impl Session {
     /// it, so none is named.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn for_one_request() -> Self {
-        Session {
-            in_flight: InFlight::one_request(),
-            ..Self::default()
-        }
+        Self::with_calls(InFlight::one_request())
     }
 
     /// The connection's number, unless it serves one stateless request.

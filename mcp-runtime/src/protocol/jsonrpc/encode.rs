@@ -25,13 +25,22 @@ impl Outgoing {
     /// Should `result` fail to serialize (a map with non-string keys in a user type), the
     /// client gets an internal error for this id instead.
     pub(crate) fn result<T: Serialize + ?Sized>(id: &RequestId, result: &T) -> Self {
+        Self::result_written(id, |bytes| serde_json::to_writer(bytes, result))
+    }
+
+    /// A success response whose result `write` writes as JSON; as [`result`](Self::result)
+    /// when it fails.
+    pub(crate) fn result_written(
+        id: &RequestId,
+        write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
+    ) -> Self {
         // Room for a typical tool result, 2026-07-28 `_meta` included, without growing: a
         // growth is a copy and another allocation, while a larger first one costs no more.
         let mut bytes = Vec::with_capacity(RESULT_CAPACITY);
         bytes.extend_from_slice(RESPONSE_HEAD);
         write_id(&mut bytes, Some(id));
         bytes.extend_from_slice(br#","result":"#);
-        if let Err(error) = serde_json::to_writer(&mut bytes, result) {
+        if let Err(error) = write(&mut bytes) {
             tracing::error!(%id, %error, "a result could not be serialized");
             return Self::error(
                 Some(id),

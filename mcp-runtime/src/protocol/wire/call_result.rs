@@ -2,10 +2,11 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::ModernResult;
 use super::content::ContentList;
-use crate::protocol::{CallToolResult, ProtocolVersion};
+use crate::protocol::{CallToolResult, Content, ProtocolVersion};
 
 /// A tool's result as the revision of its request reads it.
 #[derive(Debug, Serialize)]
@@ -42,6 +43,65 @@ impl<'a> CallToolResultWire<'a> {
             modern: modern.map(|modern| modern.with_meta(&result.meta)),
         }
     }
+}
+
+impl CallToolResultWire<'_> {
+    /// Write the result as JSON into `out`: the same text `serde_json` writes, but a result of
+    /// plain text blocks alone, the usual one, is written straight (its member names are
+    /// constants, only its texts need escaping), with none of the map a flattened struct
+    /// serializes through.
+    pub(crate) fn write(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        match self.plain_text() {
+            Some((texts, modern_meta)) => {
+                write_plain(out, texts, self.is_error, modern_meta);
+                Ok(())
+            }
+            None => serde_json::to_writer(out, self),
+        }
+    }
+
+    /// The texts of a result that is nothing but text blocks (no annotations, structured
+    /// content or `_meta` of its own), with the server's `_meta` of a 2026-07-28 one.
+    #[allow(clippy::type_complexity)]
+    fn plain_text(&self) -> Option<(&[Content], Option<&RawValue>)> {
+        if self.structured_content.is_some() || self.meta.is_some() {
+            return None;
+        }
+        let modern_meta = match &self.modern {
+            Some(modern) => Some(modern.plain_meta()?),
+            None => None,
+        };
+        let texts = self.content.blocks();
+        texts
+            .iter()
+            .all(|block| matches!(block, Content::Text { .. }))
+            .then_some((texts, modern_meta))
+    }
+}
+
+/// A result of text blocks, member by member in the order of [`CallToolResultWire`]'s.
+fn write_plain(out: &mut Vec<u8>, texts: &[Content], is_error: bool, modern: Option<&RawValue>) {
+    out.extend_from_slice(br#"{"content":["#);
+    for (index, block) in texts.iter().enumerate() {
+        let Content::Text { text } = block else {
+            unreachable!("only text blocks are written plain")
+        };
+        if index > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(br#"{"type":"text","text":"#);
+        serde_json::to_writer(&mut *out, text.as_str()).expect("a string always serializes");
+        out.push(b'}');
+    }
+    out.push(b']');
+    if is_error {
+        out.extend_from_slice(br#","isError":true"#);
+    }
+    if let Some(meta) = modern {
+        out.extend_from_slice(br#","resultType":"complete","_meta":"#);
+        out.extend_from_slice(meta.get().as_bytes());
+    }
+    out.push(b'}');
 }
 
 /// `structuredContent` arrived in 2025-06-18 as a JSON object; 2026-07-28 allows any value.
@@ -151,6 +211,52 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(text.matches("\"_meta\"").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn results_written_straight_read_as_serde_writes_them() {
+        let server = result_meta(&ServerInfo::new("s\"q", "1"));
+        let with_meta = crate::protocol::Meta::new().with("k", 1).unwrap();
+        let annotated = Content::text("a").with_annotations(crate::protocol::Annotations {
+            priority: Some(0.5),
+            ..crate::protocol::Annotations::NONE
+        });
+        let results = [
+            CallToolResult::success(vec![Content::text("plain")]),
+            CallToolResult::success(vec![Content::text("tab\t \"quote\" \u{7} é 🦀")]),
+            CallToolResult::success(vec![Content::text("a"), Content::text("b")]),
+            CallToolResult::success(Vec::new()),
+            CallToolResult::error("failed"),
+            CallToolResult::success(vec![Content::text("x")]).with_meta(with_meta),
+            CallToolResult::success(vec![annotated]),
+            CallToolResult::success(vec![
+                Content::text("x"),
+                Content::image(b"img", "image/png"),
+            ]),
+            structured(json!({"sum": 3})),
+        ];
+        let mut straight = 0;
+        for result in &results {
+            for revision in ProtocolVersion::ALL {
+                let modern = revision
+                    .is_modern()
+                    .then(|| ModernResult::complete(&server));
+                let wire = CallToolResultWire::new(result, revision, modern);
+                straight += usize::from(wire.plain_text().is_some());
+                let mut written = Vec::new();
+                wire.write(&mut written).unwrap();
+                assert_eq!(
+                    String::from_utf8(written).unwrap(),
+                    serde_json::to_string(&wire).unwrap(),
+                    "{revision}"
+                );
+            }
+        }
+        // The first five results of every revision, and the structured one before 2025-06-18.
+        assert_eq!(straight, 5 * ProtocolVersion::ALL.len() + 2);
+        let cached = ModernResult::cacheable(&server, std::time::Duration::from_secs(1));
+        let wire = CallToolResultWire::new(&results[0], ProtocolVersion::V2026_07_28, Some(cached));
+        assert!(wire.plain_text().is_none());
     }
 
     #[test]

@@ -18,6 +18,11 @@ impl<'a> ContentList<'a> {
     pub(crate) fn new(blocks: &'a [Content], revision: ProtocolVersion) -> Self {
         ContentList { blocks, revision }
     }
+
+    /// The blocks, as the handler made them.
+    pub(crate) fn blocks(&self) -> &'a [Content] {
+        self.blocks
+    }
 }
 
 impl Serialize for ContentList<'_> {

@@ -59,6 +59,16 @@ impl<'a> ModernResult<'a> {
         self
     }
 
+    /// The `_meta` of a final result that is not cacheable and adds nothing of its own to the
+    /// server's identity: the members such a result adds are then `resultType` and this.
+    pub(crate) fn plain_meta(&self) -> Option<&'a RawValue> {
+        let plain = self.result_type == "complete"
+            && self.ttl_ms.is_none()
+            && self.cache_scope.is_none()
+            && self.meta.own.is_none_or(JsonObject::is_empty);
+        plain.then_some(self.meta.server)
+    }
+
     /// A final result (`resultType: "complete"`) that is not cacheable.
     pub(crate) fn complete(meta: &'a RawValue) -> Self {
         ModernResult {

@@ -137,20 +137,18 @@ impl Drop for Answering {
     }
 }
 
-impl<B> hyper::service::Service<Request<B>> for Watched
-where
-    B: Body + Send + 'static,
-    B::Data: Send,
-    B::Error: std::fmt::Display,
-{
-    type Response = Response<WatchedBody>;
-    type Error = Infallible;
-    type Future = Answer<<HttpService as hyper::service::Service<Request<B>>>::Future>;
-
-    fn call(&self, request: Request<B>) -> Self::Future {
+impl Watched {
+    /// The answer to `request`, counted until its response body is dropped. Not boxed: hyper
+    /// keeps a connection's request future in one place it allocates once per connection, so
+    /// a request allocates nothing for it.
+    pub(crate) fn answer(
+        &self,
+        request: Request<hyper::body::Incoming>,
+    ) -> Answer<impl Future<Output = Response<ResponseBody>> + Send + use<>> {
         let answering = Answering::start(&self.activity);
+        let (parts, body) = request.into_parts();
         Answer {
-            response: hyper::service::Service::call(&self.service, request),
+            response: self.service.clone().serve(parts, body),
             answering: Some(answering),
         }
     }
@@ -162,16 +160,18 @@ pub(crate) struct Answer<F> {
     answering: Option<Answering>,
 }
 
-impl<F> Future for Answer<F>
-where
-    F: Future<Output = Result<Response<ResponseBody>, Infallible>> + Unpin,
-{
+impl<F: Future<Output = Response<ResponseBody>>> Future for Answer<F> {
     type Output = Result<Response<WatchedBody>, Infallible>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.get_mut();
-        let Ok(response) = ready!(Pin::new(&mut this.response).poll(cx));
-        let answering = this.answering.take();
+        // SAFETY: `response` is pinned structurally: `Answer` has no `Drop`, is `Unpin` only
+        // when `F` is (the auto trait), and never moves `response`; `answering` is not pinned.
+        let (response, answering) = unsafe {
+            let this = self.get_unchecked_mut();
+            (Pin::new_unchecked(&mut this.response), &mut this.answering)
+        };
+        let response = ready!(response.poll(cx));
+        let answering = answering.take();
         Poll::Ready(Ok(response.map(|body| WatchedBody {
             body,
             _answering: answering,

@@ -94,7 +94,10 @@ async fn connection(stream: tokio::net::TcpStream, service: Watched, closing: Ca
     // their watchdog (`idle`), not by hyper's timer for every request.
     let connection = http1::Builder::new()
         .header_read_timeout(None)
-        .serve_connection(TokioIo::new(stream), service);
+        .serve_connection(
+            TokioIo::new(stream),
+            hyper::service::service_fn(move |request| service.answer(request)),
+        );
     tokio::pin!(connection);
     let outcome = tokio::select! {
         outcome = connection.as_mut() => outcome,

@@ -161,7 +161,11 @@ impl HttpService {
     /// `async fn`'s future keeps its arguments twice (rust-lang/rust#62958), which here would
     /// be some 280 bytes of every request's future.
     #[allow(clippy::manual_async_fn)]
-    fn serve<B>(self, mut parts: Parts, body: B) -> impl Future<Output = Response<ResponseBody>>
+    pub(crate) fn serve<B>(
+        self,
+        mut parts: Parts,
+        body: B,
+    ) -> impl Future<Output = Response<ResponseBody>>
     where
         B: http_body::Body,
         B::Error: std::fmt::Display,
