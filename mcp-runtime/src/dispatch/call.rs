@@ -35,11 +35,11 @@ impl Dispatcher {
         &self,
         id: &RequestId,
         params: Option<Box<Params>>,
-        scope: RequestScope,
+        scope: &mut RequestScope,
         in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
         let name = params.as_ref().and_then(|params| params.name.as_ref());
-        let refusal = self.refusable(Method::CallTool, &scope, name.and_then(Value::as_str));
+        let refusal = self.refusable(Method::CallTool, scope, name.and_then(Value::as_str));
         let started = self.start_tool(id, params, scope, in_flight);
         self.unless_refused(refusal, started, id, in_flight)
     }
@@ -48,7 +48,7 @@ impl Dispatcher {
         &self,
         id: &RequestId,
         params: Option<Box<Params>>,
-        scope: RequestScope,
+        scope: &mut RequestScope,
         in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
         let mut params = params.ok_or_else(|| {
@@ -100,16 +100,16 @@ impl Dispatcher {
             Some(text) => BoundArguments::Text(text),
             None => BoundArguments::Built(&arguments),
         };
-        let mut asking = self.call_asking(id, &scope, &tool.name, bound, resume.as_ref())?;
+        let mut asking = self.call_asking(id, scope, &tool.name, bound, resume.as_ref())?;
         #[cfg(feature = "tasks")]
-        let task_start = self.task_start(tool, &scope, &asking)?;
+        let task_start = self.task_start(tool, scope, &asking)?;
         let Value::Object(arguments) = arguments else {
             unreachable!("checked to be an object above")
         };
 
         let token = in_flight.token();
         let piped = self
-            .piped(id, Method::CallTool, &scope, tool.layers.as_ref(), &token)
+            .piped(id, Method::CallTool, scope, tool.layers.as_ref(), &token)
             .map(|mut piped| {
                 let request = &mut piped.request;
                 request.name = Some(tool.name.clone());

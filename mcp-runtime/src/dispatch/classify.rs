@@ -19,7 +19,7 @@ use crate::middleware::ClientInfo;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::ErrorObject;
 use crate::protocol::jsonrpc::{
-    CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION, Params, RequestId,
+    CLIENT_CAPABILITIES, Declared, LOG_LEVEL, PROTOCOL_VERSION, Params, RequestId, Revision,
 };
 
 /// Where a 2026-07-28 request's `_meta` names the client program.
@@ -122,9 +122,9 @@ impl RequestScope {
         let Some(meta) = params.meta_mut() else {
             return Err(ErrorObject::invalid_params("missing `_meta`"));
         };
-        let requested = match &meta.protocol_version {
-            Some(Value::String(requested)) => requested,
-            _ => {
+        let requested = match meta.protocol_version.as_ref().and_then(Revision::as_str) {
+            Some(requested) => requested,
+            None => {
                 return Err(ErrorObject::invalid_params(format!(
                     "`_meta[\"{PROTOCOL_VERSION}\"]` must be a string"
                 )));
@@ -141,7 +141,8 @@ impl RequestScope {
             })));
         };
         let client_capabilities = match meta.client_capabilities.take() {
-            Some(capabilities) if capabilities.get().starts_with('{') => {
+            Some(Declared::Nothing) => Capabilities::default(),
+            Some(Declared::Written(capabilities)) if capabilities.get().starts_with('{') => {
                 Capabilities::Text(capabilities, std::sync::OnceLock::new())
             }
             Some(_) => {

@@ -33,7 +33,7 @@ impl Dispatcher {
         &self,
         id: &RequestId,
         params: Option<&JsonObject>,
-        scope: RequestScope,
+        mut scope: RequestScope,
         in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
         if self.capabilities.completions.is_none() {
@@ -64,7 +64,7 @@ impl Dispatcher {
             value,
             context: CompletionContext {
                 arguments: string_arguments(known, "arguments")?.into_iter().collect(),
-                request: context(scope, token.clone()),
+                request: context(&mut scope, token.clone()),
             },
         };
         let completion = match reference.get("type").and_then(Value::as_str) {

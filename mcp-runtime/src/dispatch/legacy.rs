@@ -59,7 +59,7 @@ impl Dispatcher {
                             &self.states,
                         );
                         scope.forward_tracing = self.forward_tracing;
-                        self.call_tool(id, params, scope, session.in_flight())
+                        self.call_tool(id, params, &mut scope, session.in_flight())
                     }
                     "logging/setLevel" => {
                         let params = params.map(|params| params.into_object()).transpose()?;

@@ -55,7 +55,7 @@ impl Dispatcher {
             "tools/list" => {
                 self.list_tools(id, revision, Some(&*params), || scope, session.in_flight())
             }
-            "tools/call" => self.call_tool(id, Some(params), scope, session.in_flight()),
+            "tools/call" => self.call_tool(id, Some(params), &mut scope, session.in_flight()),
             removed if REMOVED.contains(&removed) => Err(ErrorObject::new(
                 ErrorObject::METHOD_NOT_FOUND,
                 format!(

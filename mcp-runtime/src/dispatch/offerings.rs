@@ -56,7 +56,10 @@ impl Dispatcher {
 ///
 /// Built whole: `RequestContext::new` would make a token and an empty capabilities object
 /// only to drop them, on every call.
-pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestContext {
+///
+/// `scope` is taken by reference, its fields moved out: a scope is some 500 bytes, and moved
+/// by value it would be copied whole into each function it passes through.
+pub(super) fn context(scope: &mut RequestScope, token: CancellationToken) -> RequestContext {
     let peer = crate::context::peer::RequestPeer::for_call(
         scope.outbound.as_ref(),
         scope.revision,
@@ -67,14 +70,14 @@ pub(super) fn context(scope: RequestScope, token: CancellationToken) -> RequestC
     );
     RequestContext {
         revision: scope.revision,
-        client_capabilities: scope.client_capabilities,
-        progress_token: scope.progress_token,
+        client_capabilities: std::mem::take(&mut scope.client_capabilities),
+        progress_token: scope.progress_token.take(),
         cancellation: token,
         peer,
-        states: scope.states,
+        states: std::mem::take(&mut scope.states),
         asker: None,
         forward_tracing: scope.forward_tracing,
-        principal: scope.principal,
+        principal: scope.principal.take(),
         #[cfg(feature = "tasks")]
         task: None,
         arguments_text: None,
@@ -178,7 +181,7 @@ mod tests {
             .begin_legacy(ProtocolVersion::V2025_11_25, json!({"roots": {}}))
             .unwrap();
         let shared = std::sync::Arc::clone(&session.legacy().unwrap().client_capabilities);
-        let scope = RequestScope::legacy(
+        let mut scope = RequestScope::legacy(
             &RequestId::Number(1.into()),
             ProtocolVersion::V2025_11_25,
             std::sync::Arc::clone(&shared),
@@ -189,7 +192,7 @@ mod tests {
         // The request's scope, then its context: the session's object itself, not a copy.
         assert_eq!(*scope.client_capabilities, json!({"roots": {}}));
         assert!(std::ptr::eq(&*scope.client_capabilities, &*shared));
-        let context = context(scope, CancellationToken::new());
+        let context = context(&mut scope, CancellationToken::new());
         assert_eq!(context.client_capabilities(), &json!({"roots": {}}));
         assert!(std::ptr::eq(context.client_capabilities(), &*shared));
     }

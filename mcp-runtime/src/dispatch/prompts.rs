@@ -230,7 +230,7 @@ impl Dispatcher {
         &self,
         id: &RequestId,
         params: Option<JsonObject>,
-        scope: RequestScope,
+        mut scope: RequestScope,
         in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
         let name = required_str(params.as_ref(), "name", "prompts/get")?;
@@ -271,7 +271,7 @@ impl Dispatcher {
                 piped.request.retry = is_retry(params.as_ref());
                 piped
             });
-        let mut prompt_context = context(scope, token);
+        let mut prompt_context = context(&mut scope, token);
         prompt_context.asker = asking.asker.take();
         let run = Run::of(
             id,

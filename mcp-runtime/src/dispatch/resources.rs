@@ -180,7 +180,7 @@ impl Dispatcher {
         &self,
         id: &RequestId,
         params: Option<&JsonObject>,
-        scope: RequestScope,
+        mut scope: RequestScope,
         session: &Session,
     ) -> Result<Reply, ErrorObject> {
         let cursor = cursor(params)?.map(str::to_owned);
@@ -196,7 +196,7 @@ impl Dispatcher {
             .filter(|route| !filtered || scope.may_use(route.handler.scopes()))
             .map(|route| (route.definition.clone(), route.handler.clone()))
             .collect();
-        let request_context = context(scope, token.clone());
+        let request_context = context(&mut scope, token.clone());
         let page_size = catalog.page_size;
         let list_ttl = catalog.ttl;
         drop(catalog);
@@ -340,7 +340,7 @@ impl Dispatcher {
         &self,
         id: &RequestId,
         params: Option<JsonObject>,
-        scope: RequestScope,
+        mut scope: RequestScope,
         in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
         let uri = required_str(params.as_ref(), "uri", "resources/read")?.to_owned();
@@ -371,7 +371,7 @@ impl Dispatcher {
                 piped.request.retry = is_retry(params.as_ref());
                 piped
             });
-        let mut request_context = context(scope, token);
+        let mut request_context = context(&mut scope, token);
         request_context.asker = asking.asker.take();
         let run = Run::of(
             id,

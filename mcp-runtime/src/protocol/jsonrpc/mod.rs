@@ -22,4 +22,6 @@ pub(crate) use error::ErrorObject;
 pub use id::RequestId;
 #[cfg(feature = "http")]
 pub(crate) use id::RequestIds;
-pub(crate) use params::{Arguments, CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION, Params};
+pub(crate) use params::{
+    Arguments, CLIENT_CAPABILITIES, Declared, LOG_LEVEL, PROTOCOL_VERSION, Params, Revision,
+};

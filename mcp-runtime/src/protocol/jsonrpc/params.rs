@@ -18,8 +18,8 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::protocol::JsonObject;
 use crate::protocol::jsonrpc::ErrorObject;
+use crate::protocol::{JsonObject, ProtocolVersion};
 
 /// `io.modelcontextprotocol/protocolVersion`: the revision a 2026-07-28 request speaks.
 pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -135,11 +135,11 @@ pub(crate) enum Meta {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct MetaFields {
     /// [`PROTOCOL_VERSION`].
-    pub(crate) protocol_version: Option<Value>,
+    pub(crate) protocol_version: Option<Revision>,
     /// [`CLIENT_CAPABILITIES`], as the client wrote it (well-formed JSON, not yet built): most
     /// requests read a key or two of it, if anything, and building the object (a map per
     /// level, every key hashed) cost more than the rest of decoding a 2026-07-28 call.
-    pub(crate) client_capabilities: Option<Box<RawValue>>,
+    pub(crate) client_capabilities: Option<Declared>,
     /// [`LOG_LEVEL`].
     pub(crate) log_level: Option<Value>,
     /// `progressToken`.
@@ -150,6 +150,79 @@ pub(crate) struct MetaFields {
 
 /// The members of `params` with a field of their own, in the order [`Params::into_object`]
 /// puts them.
+/// `_meta`'s protocol version: one this runtime knows, kept without a copy, or whatever else the
+/// client wrote (a revision it does not know, or no string at all).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Revision {
+    /// Written as plain as its name.
+    Known(ProtocolVersion),
+    /// Anything else.
+    Other(Value),
+}
+
+impl Revision {
+    /// The version, when it is a string.
+    pub(crate) fn as_str(&self) -> Option<&str> {
+        match self {
+            Revision::Known(version) => Some(version.as_str()),
+            Revision::Other(value) => value.as_str(),
+        }
+    }
+
+    fn into_value(self) -> Value {
+        match self {
+            Revision::Known(version) => Value::String(version.as_str().to_owned()),
+            Revision::Other(value) => value,
+        }
+    }
+
+    /// The member as the client wrote it: a known version is recognised in the text, anything
+    /// else is built.
+    fn of_written(written: &RawValue) -> serde_json::Result<Self> {
+        let text = written.get();
+        let known = text
+            .strip_prefix('"')
+            .and_then(|text| text.strip_suffix('"'))
+            .and_then(|name| {
+                ProtocolVersion::ALL
+                    .into_iter()
+                    .find(|version| version.as_str() == name)
+            });
+        match known {
+            Some(version) => Ok(Revision::Known(version)),
+            None => serde_json::from_str(text).map(Revision::Other),
+        }
+    }
+}
+
+/// The client's capabilities as `_meta` declares them, kept as the client wrote them. The usual
+/// empty object is kept without a copy.
+#[derive(Debug, Clone)]
+pub(crate) enum Declared {
+    /// Exactly `{}`.
+    Nothing,
+    /// Anything else, as written.
+    Written(Box<RawValue>),
+}
+
+impl Declared {
+    fn of(written: &RawValue) -> Self {
+        if written.get() == "{}" {
+            Declared::Nothing
+        } else {
+            Declared::Written(written.to_owned())
+        }
+    }
+
+    /// The text as written.
+    pub(crate) fn get(&self) -> &str {
+        match self {
+            Declared::Nothing => "{}",
+            Declared::Written(text) => text.get(),
+        }
+    }
+}
+
 const FIELDS: [&str; 5] = [
     "name",
     "arguments",
@@ -290,7 +363,11 @@ impl MetaFields {
                 ))
             })?;
         let mut object = JsonObject::new();
-        put(&mut object, META_FIELDS[0], self.protocol_version);
+        put(
+            &mut object,
+            META_FIELDS[0],
+            self.protocol_version.map(Revision::into_value),
+        );
         put(&mut object, META_FIELDS[1], capabilities);
         put(&mut object, META_FIELDS[2], self.log_level);
         put(&mut object, META_FIELDS[3], self.progress_token);
@@ -302,7 +379,10 @@ impl MetaFields {
 
     fn set(&mut self, key: MetaKey, value: Value) {
         let slot = match key {
-            MetaKey::ProtocolVersion => &mut self.protocol_version,
+            MetaKey::ProtocolVersion => {
+                self.protocol_version = Some(Revision::Other(value));
+                return;
+            }
             MetaKey::ClientCapabilities => unreachable!("kept by its reader"),
             MetaKey::LogLevel => &mut self.log_level,
             MetaKey::ProgressToken => &mut self.progress_token,
@@ -348,8 +428,16 @@ impl<'de> Visitor<'de> for MetaSeed<'_> {
             unreachable!("just written")
         };
         while let Some(key) = map.next_key::<MetaKey>()? {
+            if let MetaKey::ProtocolVersion = key {
+                // Borrowed from the message: a known version is not copied.
+                let written = map.next_value::<&RawValue>()?;
+                meta.protocol_version =
+                    Some(Revision::of_written(written).map_err(de::Error::custom)?);
+                continue;
+            }
             if let MetaKey::ClientCapabilities = key {
-                meta.client_capabilities = Some(map.next_value()?);
+                // Borrowed from the message: only capabilities other than `{}` are copied.
+                meta.client_capabilities = Some(Declared::of(map.next_value::<&RawValue>()?));
                 continue;
             }
             let value = map.next_value::<Value>()?;
@@ -433,8 +521,9 @@ impl From<JsonObject> for Params {
                             for (key, value) in object {
                                 match MetaKey::of(key) {
                                     MetaKey::ClientCapabilities => {
-                                        meta.client_capabilities =
-                                            Some(serde_json::value::to_raw_value(&value).unwrap());
+                                        meta.client_capabilities = Some(Declared::of(
+                                            &serde_json::value::to_raw_value(&value).unwrap(),
+                                        ));
                                     }
                                     key => meta.set(key, value),
                                 }
@@ -642,7 +731,10 @@ mod tests {
                 "progressToken":3}"#,
         );
         let meta = params.meta().unwrap();
-        assert_eq!(meta.protocol_version, Some(json!("2026-07-28")));
+        assert_eq!(
+            meta.protocol_version,
+            Some(Revision::Known(ProtocolVersion::V2026_07_28))
+        );
         assert_eq!(
             meta.client_capabilities.as_ref().unwrap().get(),
             r#"{"x":{}}"#

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::config::HttpConfig;
 use crate::handler::ToolDefinition;
 use crate::protocol::JsonObject;
-use crate::protocol::jsonrpc::{Arguments, ErrorObject, Params};
+use crate::protocol::jsonrpc::{Arguments, ErrorObject, Params, Revision};
 
 /// A tool argument mirrored in a header: `Mcp-Param-{x-mcp-header}`.
 const PARAM_PREFIX: &str = "mcp-param-";
@@ -180,7 +180,7 @@ pub(crate) fn check_modern(
     let meta_version = params
         .and_then(Params::meta)
         .and_then(|meta| meta.protocol_version.as_ref())
-        .and_then(Value::as_str);
+        .and_then(Revision::as_str);
     header_agrees(
         headers.protocol_version,
         ("MCP-Protocol-Version", "mcp-protocol-version"),
