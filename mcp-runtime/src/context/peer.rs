@@ -13,8 +13,10 @@
 //! ([`RequestContext::release_connection`]); elsewhere that asks nothing of anyone.
 
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::Poll;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -330,30 +332,62 @@ fn next_up(value: f64) -> f64 {
 
 /// Run `call`, sending a heartbeat progress notification through `peer` every `every` while it
 /// runs, unless the call reported progress itself meanwhile.
-pub(crate) async fn with_heartbeat<F: Future>(
+pub(crate) fn with_heartbeat<F: Future>(
     call: F,
     peer: Option<Arc<RequestPeer>>,
     every: Option<Duration>,
-) -> F::Output {
-    let (Some(peer), Some(every)) = (peer.filter(|peer| peer.has_progress()), every) else {
-        return call.await;
+) -> Heartbeat<F> {
+    let beat = match (peer.filter(|peer| peer.has_progress()), every) {
+        (Some(peer), Some(every)) => Some((peer, every)),
+        _ => None,
     };
-    tokio::pin!(call);
-    // Most calls are done at their first poll: they need no timer.
-    let first = std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await;
-    if let Poll::Ready(output) = first {
-        return output;
+    Heartbeat {
+        call,
+        beat,
+        ticks: None,
     }
-    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            biased;
-            output = &mut call => return output,
-            _ = ticks.tick() => {
-                peer.heartbeat(every);
-            }
+}
+
+/// A call with its heartbeat (see [`with_heartbeat`]). A future of its own rather than an
+/// `async fn`, whose future would hold the call twice (its argument, and the value it awaits)
+/// and copy it from one to the other on its first poll.
+pub(crate) struct Heartbeat<F> {
+    call: F,
+    /// Where the beats go and how often, when the call has a progress token.
+    beat: Option<(Arc<RequestPeer>, Duration)>,
+    /// Made only once the call was not done at its first poll: most calls need no timer.
+    ticks: Option<tokio::time::Interval>,
+}
+
+impl<F: Future> Future for Heartbeat<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        // SAFETY: `call` is pinned structurally: `Heartbeat` has no `Drop`, is `Unpin` only when
+        // `F` is (the auto trait), and never moves `call`; the other fields are not pinned.
+        let (call, beat, ticks) = unsafe {
+            let this = self.get_unchecked_mut();
+            (
+                Pin::new_unchecked(&mut this.call),
+                &this.beat,
+                &mut this.ticks,
+            )
+        };
+        if let Poll::Ready(output) = call.poll(cx) {
+            return Poll::Ready(output);
         }
+        let Some((peer, every)) = beat else {
+            return Poll::Pending;
+        };
+        let ticks = ticks.get_or_insert_with(|| {
+            let mut ticks = tokio::time::interval_at(Instant::now() + *every, *every);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ticks
+        });
+        while ticks.poll_tick(cx).is_ready() {
+            peer.heartbeat(*every);
+        }
+        Poll::Pending
     }
 }
 
