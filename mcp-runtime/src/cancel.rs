@@ -1,7 +1,9 @@
 //! Cancellation: the flag a request's handler, its questions, its task and its transport share.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Poll, Waker};
 
 use tokio::sync::Notify;
 
@@ -82,6 +84,40 @@ impl CancellationToken {
         }
     }
 
+    /// `future`'s output, or `None` if the token fires first (`future` is polled first).
+    ///
+    /// The same as a biased `select!` of `future` and [`cancelled`](Self::cancelled), but
+    /// cheaper on a future polled many times, such as a connection's: each poll of
+    /// `cancelled` takes the lock of the token's waiters, while here the token is polled only
+    /// when it has fired or when the task's waker is not the one it already holds.
+    pub(crate) fn unless_cancelled<F: Future>(
+        &self,
+        future: F,
+    ) -> impl Future<Output = Option<F::Output>> {
+        async move {
+            let mut future = std::pin::pin!(future);
+            let mut cancelled = std::pin::pin!(self.cancelled());
+            let mut registered: Option<Waker> = None;
+            std::future::poll_fn(|cx| {
+                if let Poll::Ready(output) = future.as_mut().poll(cx) {
+                    return Poll::Ready(Some(output));
+                }
+                let holds_waker = registered
+                    .as_ref()
+                    .is_some_and(|waker| waker.will_wake(cx.waker()));
+                if holds_waker && !self.is_cancelled() {
+                    return Poll::Pending;
+                }
+                if cancelled.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(None);
+                }
+                registered = Some(cx.waker().clone());
+                Poll::Pending
+            })
+            .await
+        }
+    }
+
     /// A token that fires when this one does, and can also be fired alone: a handler's
     /// token under its request's, which a layer that gives up on the handler fires without
     /// cancelling the request.
@@ -114,5 +150,49 @@ mod tests {
         parent.cancel();
         waiting.await.unwrap();
         assert!(child.is_cancelled());
+    }
+
+    #[tokio::test]
+    async fn unless_cancelled_gives_the_output_or_none_once_fired() {
+        let token = CancellationToken::new();
+        assert_eq!(token.unless_cancelled(async { 7 }).await, Some(7));
+
+        // Fired while the future waits: woken, and `None` although the waker was kept.
+        let (sender, receiver) = tokio::sync::oneshot::channel::<()>();
+        let waiting = tokio::spawn({
+            let token = token.clone();
+            async move { token.unless_cancelled(receiver).await }
+        });
+        tokio::task::yield_now().await;
+        token.cancel();
+        assert!(waiting.await.unwrap().is_none());
+        drop(sender);
+
+        // Polled many times by a task whose waker stays the same, then fired from elsewhere.
+        let child_parent = CancellationToken::new();
+        let child = child_parent.child();
+        let (ticks, mut tick) = tokio::sync::mpsc::unbounded_channel::<()>();
+        let waiting = tokio::spawn(async move {
+            child
+                .unless_cancelled(async move { while tick.recv().await.is_some() {} })
+                .await
+        });
+        for _ in 0..100 {
+            ticks.send(()).unwrap();
+            tokio::task::yield_now().await;
+        }
+        child_parent.cancel();
+        // A wake-up the combinator slept through would hang here: bounded, so it fails.
+        let ended = tokio::time::timeout(std::time::Duration::from_secs(60), waiting).await;
+        assert!(ended.expect("woken by the cancel").unwrap().is_none());
+
+        // Already fired: the future still goes first.
+        let fired = CancellationToken::new();
+        fired.cancel();
+        assert_eq!(fired.unless_cancelled(async { 1 }).await, Some(1));
+        assert_eq!(
+            fired.unless_cancelled(std::future::pending::<()>()).await,
+            None
+        );
     }
 }

@@ -407,11 +407,7 @@ impl<T: Failure + Send + 'static> Run<T> {
                             }
                         }
                     }
-                    tokio::select! {
-                        biased;
-                        outcome = running => Some(outcome),
-                        () = cancellation.cancelled() => None,
-                    }
+                    cancellation.unless_cancelled(running).await
                 }
                 Err(payload) => Some(Err(payload)),
             };

@@ -99,11 +99,9 @@ async fn connection(stream: tokio::net::TcpStream, service: Watched, closing: Ca
             hyper::service::service_fn(move |request| service.answer(request)),
         );
     tokio::pin!(connection);
-    // Biased: the connection first, with no random draw on each of its polls.
-    let outcome = tokio::select! {
-        biased;
-        outcome = connection.as_mut() => outcome,
-        () = closing.cancelled() => {
+    let outcome = match closing.unless_cancelled(connection.as_mut()).await {
+        Some(outcome) => outcome,
+        None => {
             // Finish the response in progress, if any, then close.
             connection.as_mut().graceful_shutdown();
             connection.await
