@@ -90,6 +90,9 @@ impl CancellationToken {
     /// cheaper on a future polled many times, such as a connection's: each poll of
     /// `cancelled` takes the lock of the token's waiters, while here the token is polled only
     /// when it has fired or when the task's waker is not the one it already holds.
+    // An `async` block, not an `async fn`, whose future would hold `future` twice
+    // (rust-lang/rust#62958): a running call's is some hundreds of bytes.
+    #[allow(clippy::manual_async_fn)]
     pub(crate) fn unless_cancelled<F: Future>(
         &self,
         future: F,
