@@ -1,9 +1,10 @@
 //! Cancellation: the flag a request's handler, its questions, its task and its transport share.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::{Poll, Waker};
+use std::task::{Context, Poll, Waker};
 
 use tokio::sync::Notify;
 
@@ -90,34 +91,15 @@ impl CancellationToken {
     /// cheaper on a future polled many times, such as a connection's: each poll of
     /// `cancelled` takes the lock of the token's waiters, while here the token is polled only
     /// when it has fired or when the task's waker is not the one it already holds.
-    // An `async` block, not an `async fn`, whose future would hold `future` twice
-    // (rust-lang/rust#62958): a running call's is some hundreds of bytes.
-    #[allow(clippy::manual_async_fn)]
     pub(crate) fn unless_cancelled<F: Future>(
         &self,
         future: F,
     ) -> impl Future<Output = Option<F::Output>> {
-        async move {
-            let mut future = std::pin::pin!(future);
-            let mut cancelled = std::pin::pin!(self.cancelled());
-            let mut registered: Option<Waker> = None;
-            std::future::poll_fn(|cx| {
-                if let Poll::Ready(output) = future.as_mut().poll(cx) {
-                    return Poll::Ready(Some(output));
-                }
-                let holds_waker = registered
-                    .as_ref()
-                    .is_some_and(|waker| waker.will_wake(cx.waker()));
-                if holds_waker && !self.is_cancelled() {
-                    return Poll::Pending;
-                }
-                if cancelled.as_mut().poll(cx).is_ready() {
-                    return Poll::Ready(None);
-                }
-                registered = Some(cx.waker().clone());
-                Poll::Pending
-            })
-            .await
+        UnlessCancelled {
+            future,
+            cancelled: self.cancelled(),
+            token: self,
+            registered: None,
         }
     }
 
@@ -130,6 +112,51 @@ impl CancellationToken {
             inner: Arc::default(),
             parent: Some(self.inner.clone()),
         }
+    }
+}
+
+/// The future of [`CancellationToken::unless_cancelled`]. A future of its own rather than an
+/// `async` block, whose future would hold `future` twice (the value captured, and the one
+/// pinned to be polled).
+struct UnlessCancelled<'t, F, C> {
+    future: F,
+    /// The token's [`cancelled`](CancellationToken::cancelled).
+    cancelled: C,
+    token: &'t CancellationToken,
+    /// The waker `cancelled` was last polled with.
+    registered: Option<Waker>,
+}
+
+impl<F: Future, C: Future<Output = ()>> Future for UnlessCancelled<'_, F, C> {
+    type Output = Option<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: `future` and `cancelled` are pinned structurally: `UnlessCancelled` has no
+        // `Drop`, is `Unpin` only when both are (the auto trait), and never moves them; the
+        // other fields are not pinned.
+        let (future, cancelled, token, registered) = unsafe {
+            let this = self.get_unchecked_mut();
+            (
+                Pin::new_unchecked(&mut this.future),
+                Pin::new_unchecked(&mut this.cancelled),
+                this.token,
+                &mut this.registered,
+            )
+        };
+        if let Poll::Ready(output) = future.poll(cx) {
+            return Poll::Ready(Some(output));
+        }
+        let holds_waker = registered
+            .as_ref()
+            .is_some_and(|waker| waker.will_wake(cx.waker()));
+        if holds_waker && !token.is_cancelled() {
+            return Poll::Pending;
+        }
+        if cancelled.poll(cx).is_ready() {
+            return Poll::Ready(None);
+        }
+        *registered = Some(cx.waker().clone());
+        Poll::Pending
     }
 }
 
