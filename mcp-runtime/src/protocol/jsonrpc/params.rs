@@ -148,8 +148,6 @@ pub(crate) struct MetaFields {
     pub(crate) rest: Option<JsonObject>,
 }
 
-/// The members of `params` with a field of their own, in the order [`Params::into_object`]
-/// puts them.
 /// `_meta`'s protocol version: one this runtime knows, kept without a copy, or whatever else the
 /// client wrote (a revision it does not know, or no string at all).
 #[derive(Debug, Clone, PartialEq)]
@@ -183,11 +181,7 @@ impl Revision {
         let known = text
             .strip_prefix('"')
             .and_then(|text| text.strip_suffix('"'))
-            .and_then(|name| {
-                ProtocolVersion::ALL
-                    .into_iter()
-                    .find(|version| version.as_str() == name)
-            });
+            .and_then(|name| name.parse::<ProtocolVersion>().ok());
         match known {
             Some(version) => Ok(Revision::Known(version)),
             None => serde_json::from_str(text).map(Revision::Other),
@@ -223,6 +217,8 @@ impl Declared {
     }
 }
 
+/// The members of `params` with a field of their own, in the order [`Params::into_object`]
+/// puts them.
 const FIELDS: [&str; 5] = [
     "name",
     "arguments",
