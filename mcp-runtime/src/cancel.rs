@@ -115,47 +115,41 @@ impl CancellationToken {
     }
 }
 
-/// The future of [`CancellationToken::unless_cancelled`]. A future of its own rather than an
-/// `async` block, whose future would hold `future` twice (the value captured, and the one
-/// pinned to be polled).
-struct UnlessCancelled<'t, F, C> {
-    future: F,
-    /// The token's [`cancelled`](CancellationToken::cancelled).
-    cancelled: C,
-    token: &'t CancellationToken,
-    /// The waker `cancelled` was last polled with.
-    registered: Option<Waker>,
+pin_project_lite::pin_project! {
+    /// The future of [`CancellationToken::unless_cancelled`]. A future of its own rather than
+    /// an `async` block, whose future would hold `future` twice (the value captured, and the
+    /// one pinned to be polled).
+    struct UnlessCancelled<'t, F, C> {
+        #[pin]
+        future: F,
+        // The token's `cancelled`.
+        #[pin]
+        cancelled: C,
+        token: &'t CancellationToken,
+        // The waker `cancelled` was last polled with.
+        registered: Option<Waker>,
+    }
 }
 
 impl<F: Future, C: Future<Output = ()>> Future for UnlessCancelled<'_, F, C> {
     type Output = Option<F::Output>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // SAFETY: `future` and `cancelled` are pinned structurally: `UnlessCancelled` has no
-        // `Drop`, is `Unpin` only when both are (the auto trait), and never moves them; the
-        // other fields are not pinned.
-        let (future, cancelled, token, registered) = unsafe {
-            let this = self.get_unchecked_mut();
-            (
-                Pin::new_unchecked(&mut this.future),
-                Pin::new_unchecked(&mut this.cancelled),
-                this.token,
-                &mut this.registered,
-            )
-        };
-        if let Poll::Ready(output) = future.poll(cx) {
+        let this = self.project();
+        if let Poll::Ready(output) = this.future.poll(cx) {
             return Poll::Ready(Some(output));
         }
-        let holds_waker = registered
+        let holds_waker = this
+            .registered
             .as_ref()
             .is_some_and(|waker| waker.will_wake(cx.waker()));
-        if holds_waker && !token.is_cancelled() {
+        if holds_waker && !this.token.is_cancelled() {
             return Poll::Pending;
         }
-        if cancelled.poll(cx).is_ready() {
+        if this.cancelled.poll(cx).is_ready() {
             return Poll::Ready(None);
         }
-        *registered = Some(cx.waker().clone());
+        *this.registered = Some(cx.waker().clone());
         Poll::Pending
     }
 }

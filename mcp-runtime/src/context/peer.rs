@@ -348,38 +348,32 @@ pub(crate) fn with_heartbeat<F: Future>(
     }
 }
 
-/// A call with its heartbeat (see [`with_heartbeat`]). A future of its own rather than an
-/// `async fn`, whose future would hold the call twice (its argument, and the value it awaits)
-/// and copy it from one to the other on its first poll.
-pub(crate) struct Heartbeat<F> {
-    call: F,
-    /// Where the beats go and how often, when the call has a progress token.
-    beat: Option<(Arc<RequestPeer>, Duration)>,
-    /// Made only once the call was not done at its first poll: most calls need no timer.
-    ticks: Option<tokio::time::Interval>,
+pin_project_lite::pin_project! {
+    /// A call with its heartbeat (see [`with_heartbeat`]). A future of its own rather than an
+    /// `async fn`, whose future would hold the call twice (its argument, and the value it
+    /// awaits) and copy it from one to the other on its first poll.
+    pub(crate) struct Heartbeat<F> {
+        #[pin]
+        call: F,
+        // Where the beats go and how often, when the call has a progress token.
+        beat: Option<(Arc<RequestPeer>, Duration)>,
+        // Made only once the call was not done at its first poll: most calls need no timer.
+        ticks: Option<tokio::time::Interval>,
+    }
 }
 
 impl<F: Future> Future for Heartbeat<F> {
     type Output = F::Output;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        // SAFETY: `call` is pinned structurally: `Heartbeat` has no `Drop`, is `Unpin` only when
-        // `F` is (the auto trait), and never moves `call`; the other fields are not pinned.
-        let (call, beat, ticks) = unsafe {
-            let this = self.get_unchecked_mut();
-            (
-                Pin::new_unchecked(&mut this.call),
-                &this.beat,
-                &mut this.ticks,
-            )
-        };
-        if let Poll::Ready(output) = call.poll(cx) {
+        let this = self.project();
+        if let Poll::Ready(output) = this.call.poll(cx) {
             return Poll::Ready(output);
         }
-        let Some((peer, every)) = beat else {
+        let Some((peer, every)) = this.beat else {
             return Poll::Pending;
         };
-        let ticks = ticks.get_or_insert_with(|| {
+        let ticks = this.ticks.get_or_insert_with(|| {
             let mut ticks = tokio::time::interval_at(Instant::now() + *every, *every);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             ticks

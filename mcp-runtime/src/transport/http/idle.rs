@@ -146,32 +146,29 @@ impl Watched {
         request: Request<hyper::body::Incoming>,
     ) -> Answer<impl Future<Output = Response<ResponseBody>> + Send + use<>> {
         let answering = Answering::start(&self.activity);
-        let (parts, body) = request.into_parts();
         Answer {
-            response: self.service.clone().serve(parts, body),
+            response: self.service.handle(request),
             answering: Some(answering),
         }
     }
 }
 
-/// A response on its way, still counted.
-pub(crate) struct Answer<F> {
-    response: F,
-    answering: Option<Answering>,
+pin_project_lite::pin_project! {
+    /// A response on its way, still counted.
+    pub(crate) struct Answer<F> {
+        #[pin]
+        response: F,
+        answering: Option<Answering>,
+    }
 }
 
 impl<F: Future<Output = Response<ResponseBody>>> Future for Answer<F> {
     type Output = Result<Response<WatchedBody>, Infallible>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // SAFETY: `response` is pinned structurally: `Answer` has no `Drop`, is `Unpin` only
-        // when `F` is (the auto trait), and never moves `response`; `answering` is not pinned.
-        let (response, answering) = unsafe {
-            let this = self.get_unchecked_mut();
-            (Pin::new_unchecked(&mut this.response), &mut this.answering)
-        };
-        let response = ready!(response.poll(cx));
-        let answering = answering.take();
+        let this = self.project();
+        let response = ready!(this.response.poll(cx));
+        let answering = this.answering.take();
         Poll::Ready(Ok(response.map(|body| WatchedBody {
             body,
             _answering: answering,

@@ -146,7 +146,10 @@ impl HttpService {
     }
 
     /// Answer one request.
-    pub fn handle<B>(&self, request: Request<B>) -> impl Future<Output = Response<ResponseBody>>
+    pub fn handle<B>(
+        &self,
+        request: Request<B>,
+    ) -> impl Future<Output = Response<ResponseBody>> + use<B>
     where
         B: http_body::Body,
         B::Error: std::fmt::Display,
@@ -161,11 +164,7 @@ impl HttpService {
     /// `async fn`'s future keeps its arguments twice (rust-lang/rust#62958), which here would
     /// be some 280 bytes of every request's future.
     #[allow(clippy::manual_async_fn)]
-    pub(crate) fn serve<B>(
-        self,
-        mut parts: Parts,
-        body: B,
-    ) -> impl Future<Output = Response<ResponseBody>>
+    fn serve<B>(self, mut parts: Parts, body: B) -> impl Future<Output = Response<ResponseBody>>
     where
         B: http_body::Body,
         B::Error: std::fmt::Display,
@@ -601,18 +600,20 @@ where
     }
 }
 
-/// A response future as a service's, which never fails. A combinator, not an `async` block: a
-/// block would hold the served future's inputs a second time.
-struct Infallibly<F>(F);
+pin_project_lite::pin_project! {
+    /// A response future as a service's, which never fails. A combinator, not an `async`
+    /// block: a block would hold the served future's inputs a second time.
+    struct Infallibly<F> {
+        #[pin]
+        response: F,
+    }
+}
 
 impl<F: Future> Future for Infallibly<F> {
     type Output = Result<F::Output, Infallible>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // SAFETY: the field is pinned structurally: `Infallibly` has no `Drop`, implements
-        // `Unpin` only when `F` does (the auto trait), and never moves `F` out.
-        let future = unsafe { self.map_unchecked_mut(|infallibly| &mut infallibly.0) };
-        future.poll(cx).map(Ok)
+        self.project().response.poll(cx).map(Ok)
     }
 }
 
@@ -652,7 +653,9 @@ where
 
     fn call(&self, request: Request<B>) -> Self::Future {
         let (parts, body) = request.into_parts();
-        Box::pin(Infallibly(self.clone().serve(parts, body)))
+        Box::pin(Infallibly {
+            response: self.clone().serve(parts, body),
+        })
     }
 }
 
