@@ -369,6 +369,7 @@ impl Dispatcher {
                 Reply::None
             }
             Message::Response(response) => {
+                let response = *response;
                 if !session
                     .outgoing()
                     .answer(response.id.as_ref(), response.result, response.error)
