@@ -14,7 +14,7 @@ use super::run::Run;
 use super::{Dispatcher, InFlight, Reply};
 use crate::handler::{JsonObject, ToolCall};
 use crate::middleware::Method;
-use crate::protocol::jsonrpc::{Arguments, ErrorObject, Outgoing, Params, RequestId};
+use crate::protocol::jsonrpc::{Arguments, ErrorObject, Name, Outgoing, Params, RequestId};
 use crate::protocol::wire::{CallToolResultWire, ModernResult};
 use crate::protocol::{CallToolResult, ProtocolVersion};
 #[cfg(feature = "tasks")]
@@ -39,7 +39,7 @@ impl Dispatcher {
         in_flight: &InFlight,
     ) -> Result<Reply, ErrorObject> {
         let name = params.as_ref().and_then(|params| params.name.as_ref());
-        let refusal = self.refusable(Method::CallTool, scope, name.and_then(Value::as_str));
+        let refusal = self.refusable(Method::CallTool, scope, name.and_then(Name::as_str));
         let started = self.start_tool(id, params, scope, in_flight);
         self.unless_refused(refusal, started, id, in_flight)
     }
@@ -71,11 +71,11 @@ impl Dispatcher {
             resume
         });
         let catalog = self.catalog.current();
-        let tool = match &name {
-            Some(Value::String(name)) => catalog
+        let tool = match name.as_ref().and_then(Name::as_str) {
+            Some(name) => catalog
                 .find(name)
                 .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool `{name}`")))?,
-            _ => return Err(ErrorObject::invalid_params("`name` must be a tool's name")),
+            None => return Err(ErrorObject::invalid_params("`name` must be a tool's name")),
         };
         scope.permit(tool.handler.scopes())?;
         let arguments = match arguments {

@@ -303,7 +303,7 @@ mod tests {
         assert_eq!(scope.revision, ProtocolVersion::V2026_07_28);
         assert_eq!(*scope.client_capabilities, json!({"elicitation": {}}));
         assert_eq!(scope.progress_token, Some(json!("p1")));
-        assert_eq!(p.name, Some(json!("add")));
+        assert_eq!(p.name, Some(json!("add").into()));
     }
 
     #[test]

@@ -551,7 +551,7 @@ mod tests {
         };
         assert_eq!(request.id, RequestId::Number(1.into()));
         assert_eq!(request.method, "tools/call");
-        assert_eq!(request.params.unwrap().name, Some(json!("add")));
+        assert_eq!(request.params.unwrap().name, Some(json!("add").into()));
     }
 
     #[test]

@@ -23,5 +23,5 @@ pub use id::RequestId;
 #[cfg(feature = "http")]
 pub(crate) use id::RequestIds;
 pub(crate) use params::{
-    Arguments, CLIENT_CAPABILITIES, Declared, LOG_LEVEL, PROTOCOL_VERSION, Params, Revision,
+    Arguments, CLIENT_CAPABILITIES, Declared, LOG_LEVEL, Name, PROTOCOL_VERSION, Params, Revision,
 };

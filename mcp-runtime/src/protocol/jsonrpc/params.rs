@@ -35,7 +35,7 @@ pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Params {
     /// `name`.
-    pub(crate) name: Option<Value>,
+    pub(crate) name: Option<Name>,
     /// `arguments`: as the client wrote it (well-formed JSON, not yet built: see
     /// [`Params::into_object`] for what building it may still refuse), or built, as the
     /// decoder chose ([`ArgumentsAs`]).
@@ -57,6 +57,135 @@ pub(crate) enum Arguments {
     Text(Box<RawValue>),
     /// Built.
     Value(Value),
+}
+
+/// A `params.name` member: a string as short as a tool's or a prompt's name is kept in place,
+/// read on every call without an allocation; anything else as a value.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Name {
+    /// A string of at most [`ShortName::CAPACITY`] bytes.
+    Short(ShortName),
+    /// Any other value (a longer string, or a member of the wrong type).
+    Value(Value),
+}
+
+/// A string of at most [`ShortName::CAPACITY`] bytes, in place.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ShortName {
+    len: u8,
+    bytes: [u8; ShortName::CAPACITY],
+}
+
+impl ShortName {
+    /// As many bytes as leave a [`Name`] no larger than a [`Value`].
+    pub(crate) const CAPACITY: usize = 46;
+
+    fn new(text: &str) -> Option<Self> {
+        let mut bytes = [0; Self::CAPACITY];
+        bytes
+            .get_mut(..text.len())?
+            .copy_from_slice(text.as_bytes());
+        Some(ShortName {
+            len: text.len() as u8,
+            bytes,
+        })
+    }
+
+    fn as_str(&self) -> &str {
+        let bytes = &self.bytes[..usize::from(self.len)];
+        // SAFETY: `new` is the only way to make one, and it copies a whole `str` into the
+        // first `len` bytes, which nothing changes after. Checking them again on each read
+        // cost a call some 250 instructions, more than the allocation this saves.
+        unsafe { std::str::from_utf8_unchecked(bytes) }
+    }
+}
+
+impl fmt::Debug for ShortName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl Name {
+    /// The name, when it is a string.
+    pub(crate) fn as_str(&self) -> Option<&str> {
+        match self {
+            Name::Short(name) => Some(name.as_str()),
+            Name::Value(value) => value.as_str(),
+        }
+    }
+
+    /// As a value.
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Name::Short(name) => Value::String(name.as_str().to_owned()),
+            Name::Value(value) => value,
+        }
+    }
+}
+
+impl From<Value> for Name {
+    fn from(value: Value) -> Self {
+        match value.as_str().and_then(ShortName::new) {
+            Some(name) => Name::Short(name),
+            None => Name::Value(value),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Name {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(NameValueVisitor)
+    }
+}
+
+/// Reads a string into a [`Name`] in place when it fits; anything else as serde_json reads a
+/// [`Value`].
+struct NameValueVisitor;
+
+impl<'de> Visitor<'de> for NameValueVisitor {
+    type Value = Name;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Name, E> {
+        Ok(ShortName::new(text)
+            .map_or_else(|| Name::Value(Value::String(text.to_owned())), Name::Short))
+    }
+
+    fn visit_string<E: de::Error>(self, text: String) -> Result<Name, E> {
+        Ok(ShortName::new(&text).map_or(Name::Value(Value::String(text)), Name::Short))
+    }
+
+    fn visit_bool<E: de::Error>(self, value: bool) -> Result<Name, E> {
+        Ok(Name::Value(Value::Bool(value)))
+    }
+
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<Name, E> {
+        Ok(Name::Value(value.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<Name, E> {
+        Ok(Name::Value(value.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, value: f64) -> Result<Name, E> {
+        Ok(Name::Value(value.into()))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Name, E> {
+        Ok(Name::Value(Value::Null))
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Name, A::Error> {
+        Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Name::Value)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Name, A::Error> {
+        Value::deserialize(de::value::MapAccessDeserializer::new(map)).map(Name::Value)
+    }
 }
 
 /// How [`Params::from_map`] keeps `arguments`.
@@ -237,9 +366,23 @@ const META_FIELDS: [&str; 4] = [
 ];
 
 impl Params {
-    /// The member `key`, as a map would give it; `_meta` is read through [`Params::meta`] and
-    /// `arguments` through its field (never here).
+    /// Member `key` when present and not `null`: its text, or `Some(None)` when it is no
+    /// string.
+    pub(crate) fn get_str(&self, key: &str) -> Option<Option<&str>> {
+        let value = match Key::known(key) {
+            Some(Key::Name) => match self.name.as_ref()? {
+                Name::Short(name) => return Some(Some(name.as_str())),
+                Name::Value(value) => value,
+            },
+            _ => self.get(key)?,
+        };
+        (!value.is_null()).then(|| value.as_str())
+    }
+
+    /// The member `key`, as a map would give it; `_meta` is read through [`Params::meta`],
+    /// `arguments` and `name` through their fields (never here).
     pub(crate) fn get(&self, key: &str) -> Option<&Value> {
+        debug_assert_ne!(key, "name", "read through `get_str` or the field");
         match Key::known(key) {
             Some(Key::Meta) => None,
             Some(key) => self.slot(key).as_ref(),
@@ -259,6 +402,7 @@ impl Params {
                 // Read into its place: `MetaFields` returned by value would be copied on each
                 // step out of the reader.
                 Key::Meta => map.next_value_seed(MetaSeed(&mut params.meta))?,
+                Key::Name => params.name = Some(map.next_value()?),
                 Key::Arguments => {
                     params.arguments = Some(match arguments_as {
                         ArgumentsAs::Text => Arguments::Text(map.next_value()?),
@@ -300,7 +444,7 @@ impl Params {
         // code each time, and no method needs this quickly.
         let mut object = JsonObject::new();
         let arguments = self.arguments.map(Arguments::into_value).transpose()?;
-        put(&mut object, FIELDS[0], self.name);
+        put(&mut object, FIELDS[0], self.name.map(Name::into_value));
         put(&mut object, FIELDS[1], arguments);
         put(
             &mut object,
@@ -315,13 +459,12 @@ impl Params {
         Ok(object)
     }
 
-    /// The field of a member that has one (`_meta` and `arguments` aside).
+    /// The field of a member that has one (`name`, `_meta` and `arguments` aside).
     fn slot(&self, key: Key) -> &Option<Value> {
         match key {
-            Key::Name => &self.name,
             Key::RequestState => &self.request_state,
             Key::InputResponses => &self.input_responses,
-            Key::Arguments | Key::Meta | Key::Other(_) => &None,
+            Key::Name | Key::Arguments | Key::Meta | Key::Other(_) => &None,
         }
     }
 
@@ -329,7 +472,10 @@ impl Params {
     /// `arguments`, which their readers keep themselves.
     fn set(&mut self, key: Key, value: Value) {
         let slot = match key {
-            Key::Name => &mut self.name,
+            Key::Name => {
+                self.name = Some(value.into());
+                return;
+            }
             Key::Arguments | Key::Meta => unreachable!("kept by their readers"),
             Key::RequestState => &mut self.request_state,
             Key::InputResponses => &mut self.input_responses,
@@ -655,6 +801,43 @@ mod tests {
         deserializer.deserialize_map(Object).unwrap()
     }
 
+    #[test]
+    fn names_that_fit_stay_in_place_and_any_other_is_a_value() {
+        let fits = "n".repeat(ShortName::CAPACITY);
+        let too_long = "n".repeat(ShortName::CAPACITY + 1);
+        for (text, in_place) in [
+            (fits.as_str(), true),
+            (too_long.as_str(), false),
+            ("météo☃", true),
+            ("a\"b\\c\n", true),
+            ("", true),
+        ] {
+            let params = read(&json!({ "name": text }).to_string());
+            let name = params.name.clone().expect("a name");
+            assert_eq!(matches!(name, Name::Short(_)), in_place, "{text:?}");
+            assert_eq!(name.as_str(), Some(text));
+            assert_eq!(params.get_str("name"), Some(Some(text)));
+            assert_eq!(params.into_object().unwrap()["name"], json!(text));
+        }
+        for value in [
+            json!(7),
+            json!(-1),
+            json!(1.5),
+            json!(true),
+            json!(["x"]),
+            json!({"a": [1]}),
+        ] {
+            let params = read(&json!({ "name": value }).to_string());
+            assert_eq!(params.name, Some(Name::Value(value.clone())));
+            assert_eq!(params.get_str("name"), Some(None));
+            assert_eq!(params.into_object().unwrap()["name"], value);
+        }
+        let null = read(r#"{"name":null}"#);
+        assert_eq!(null.name, Some(Name::Value(Value::Null)));
+        assert_eq!(null.get_str("name"), None);
+        assert!(size_of::<Name>() <= size_of::<Value>());
+    }
+
     /// The text of `params.arguments`, kept as text.
     fn text_of(params: &Params) -> Option<&str> {
         match params.arguments.as_ref()? {
@@ -669,7 +852,7 @@ mod tests {
             r#"{"z":1,"name":"add","arguments":{"a":2},"_meta":{"k":true},"a":null,
                 "requestState":"s","inputResponses":{}}"#,
         );
-        assert_eq!(params.name, Some(json!("add")));
+        assert_eq!(params.name, Some(json!("add").into()));
         assert_eq!(text_of(&params), Some(r#"{"a":2}"#));
         assert_eq!(params.get("arguments"), None);
         assert_eq!(
@@ -681,7 +864,7 @@ mod tests {
         let rest = params.rest.as_ref().unwrap();
         assert_eq!(rest.keys().collect::<Vec<_>>(), ["z", "a"]);
         assert_eq!(params.get("a"), Some(&Value::Null));
-        assert_eq!(params.get("name"), Some(&json!("add")));
+        assert_eq!(params.get_str("name"), Some(Some("add")));
         assert_eq!(params.get("missing"), None);
         assert_eq!(
             Value::Object(params.clone().into_object().unwrap()),
@@ -694,7 +877,7 @@ mod tests {
     #[test]
     fn a_repeated_member_keeps_its_last_value_like_a_map() {
         let params = read(r#"{"name":"a","x":1,"name":"b","x":2,"_me\u0074a":3}"#);
-        assert_eq!(params.name, Some(json!("b")));
+        assert_eq!(params.name, Some(json!("b").into()));
         assert_eq!(params.get("x"), Some(&json!(2)));
         assert_eq!(params.meta, Some(Meta::Other));
         assert!(params.meta().is_none());
@@ -768,7 +951,7 @@ mod tests {
             let params = read(&json!({ "_meta": meta, "name": "n" }).to_string());
             assert_eq!(params.meta, Some(Meta::Other));
             assert!(params.meta().is_none());
-            assert_eq!(params.name, Some(json!("n")));
+            assert_eq!(params.name, Some(json!("n").into()));
             assert_eq!(
                 Value::Object(params.into_object().unwrap()),
                 json!({ "name": "n", "_meta": null })

@@ -203,18 +203,9 @@ pub(crate) fn check_modern(
         _ => None,
     };
     if let Some((member, field)) = named {
-        let body = params.and_then(|params| params.get(member));
-        match body {
-            // A missing or mistyped field is the params' fault, reported by the dispatcher.
-            None | Some(Value::Null) => {}
-            Some(value) => {
-                header_agrees(
-                    headers.name,
-                    ("Mcp-Name", "mcp-name"),
-                    value.as_str(),
-                    field,
-                )?;
-            }
+        // A missing or mistyped field is the params' fault, reported by the dispatcher.
+        if let Some(body) = params.and_then(|params| params.get_str(member)) {
+            header_agrees(headers.name, ("Mcp-Name", "mcp-name"), body, field)?;
         }
     }
     Ok(())
@@ -278,8 +269,8 @@ pub(crate) fn check_params(
         return Ok(());
     };
     let Some(wanted) = params
-        .get("name")
-        .and_then(Value::as_str)
+        .get_str("name")
+        .flatten()
         .and_then(|name| mirrored.get(name))
     else {
         return Ok(());
