@@ -156,6 +156,17 @@ fn definitions_carry_names_titles_descriptions_and_hints() {
     );
 }
 
+/// Only a tool given the request's context can ask its client anything; the others tell the
+/// dispatcher so, and a call of theirs sets up no way to ask.
+#[test]
+fn only_a_tool_given_the_request_context_may_ask_the_client() {
+    let tools = all_tools();
+    for handler in tools.handlers() {
+        let name = handler.definition().name;
+        assert_eq!(handler.may_ask(), name == "revision", "{name}");
+    }
+}
+
 #[tokio::test]
 async fn a_call_runs_the_function_and_converts_its_result() {
     let tools = all_tools();

@@ -114,10 +114,22 @@ fn checked_definition(definition: &TokenStream) -> TokenStream {
     }
 }
 
-/// The optional methods of a tool's handler: `layers` and `scopes`, when it has them.
+/// The optional methods of a tool's handler: `layers` and `scopes` when it has them, and
+/// `may_ask`.
 fn extras(tool: &ValidTool) -> Option<TokenStream> {
-    let (layers, scopes) = (layers(tool), scopes_fn(&tool.scopes));
-    (layers.is_some() || scopes.is_some()).then(|| quote!(#layers #scopes))
+    let (layers, scopes, may_ask) = (layers(tool), scopes_fn(&tool.scopes), may_ask(tool));
+    Some(quote!(#layers #scopes #may_ask))
+}
+
+/// `fn may_ask`: whether any parameter's type can ask the client (a `RequestContext` can).
+/// Known from the types alone, so it folds to a constant.
+fn may_ask(tool: &ValidTool) -> TokenStream {
+    let params = tool.params.iter().map(param_fns);
+    quote! {
+        fn may_ask(&self) -> bool {
+            false #(|| #params.may_ask)*
+        }
+    }
 }
 
 /// `fn layers` of a tool with `layer = ...` options: each expression is spanned where it is

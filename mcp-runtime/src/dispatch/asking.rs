@@ -97,7 +97,9 @@ impl Dispatcher {
     /// only a note of the capabilities its handler wanted, for `-32021`. (`prompts/get` and
     /// `resources/read` take a round all the same: their runs read only that.)
     ///
-    /// `resume` holds the call's `requestState` and `inputResponses`, when it has either.
+    /// `resume` holds the call's `requestState` and `inputResponses`, when it has either. A
+    /// tool that cannot ask (`may_ask`: none of its parameters is a `RequestContext`) wants
+    /// nothing either, and takes no note.
     pub(super) fn call_asking(
         &self,
         id: &RequestId,
@@ -105,9 +107,13 @@ impl Dispatcher {
         target: &str,
         arguments: BoundArguments<'_>,
         resume: Option<&JsonObject>,
+        may_ask: bool,
     ) -> Result<Asking, ErrorObject> {
         let binding = bound(scope, "tools/call", target, arguments, resume);
         if scope.revision.is_modern() && binding.is_none() {
+            if !may_ask {
+                return Ok(Asking::default());
+            }
             let wanted = Arc::new(MissingCapabilities::default());
             return Ok(Asking {
                 asker: Some(Asker::Unasked(wanted.clone())),

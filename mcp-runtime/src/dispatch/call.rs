@@ -100,7 +100,9 @@ impl Dispatcher {
             Some(text) => BoundArguments::Text(text),
             None => BoundArguments::Built(&arguments),
         };
-        let mut asking = self.call_asking(id, scope, &tool.name, bound, resume.as_ref())?;
+        let may_ask = tool.handler.may_ask();
+        let mut asking =
+            self.call_asking(id, scope, &tool.name, bound, resume.as_ref(), may_ask)?;
         #[cfg(feature = "tasks")]
         let task_start = self.task_start(tool, scope, &asking)?;
         let Value::Object(arguments) = arguments else {

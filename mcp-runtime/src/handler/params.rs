@@ -62,6 +62,12 @@ pub trait ToolParam: Sized + Send + 'static {
     /// `null`) argument gives `None` instead of an error.
     fn extract_optional(call: &mut ToolCall, name: &str) -> Result<Option<Self>, ArgumentError>;
 
+    /// Whether the value can reach the client with a question: a [`RequestContext`] can, an
+    /// argument cannot. A call to a tool none of whose parameters can is given no way to ask,
+    /// which costs nothing to set up. `true` unless a type says otherwise. Not an API.
+    #[doc(hidden)]
+    const MAY_ASK: bool = true;
+
     /// Like [`extract`](Self::extract), with the argument given as the client's JSON text
     /// (`None` when absent) while `call.arguments` is empty. `None` when this way cannot read
     /// it: the reader then builds `call.arguments` and asks [`extract`](Self::extract), which
@@ -94,6 +100,8 @@ impl<T> ToolParam for T
 where
     T: DeserializeOwned + JsonSchema + Send + 'static,
 {
+    const MAY_ASK: bool = false;
+
     fn argument_schema(generator: &mut SchemaGenerator) -> Option<Schema> {
         Some(generator.subschema_for::<T>())
     }
@@ -174,6 +182,8 @@ impl ToolParam for RequestContext {
 }
 
 impl ToolParam for CancellationToken {
+    const MAY_ASK: bool = false;
+
     fn argument_schema(_: &mut SchemaGenerator) -> Option<Schema> {
         None
     }
@@ -487,6 +497,9 @@ pub struct ParamFns<T> {
     /// [`ToolParam::extract_optional_text`].
     #[doc(hidden)]
     pub extract_optional_text: TextRead<Option<T>>,
+    /// [`ToolParam::MAY_ASK`].
+    #[doc(hidden)]
+    pub may_ask: bool,
 }
 
 /// The type of [`ToolParam::extract_text`] for a `T`.
@@ -522,6 +535,7 @@ pub const fn param<T: ToolParam>() -> ParamFns<T> {
         extract_optional: T::extract_optional,
         extract_text: T::extract_text,
         extract_optional_text: T::extract_optional_text,
+        may_ask: T::MAY_ASK,
     }
 }
 

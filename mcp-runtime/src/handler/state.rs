@@ -17,6 +17,8 @@ fn missing<T>() -> String {
 }
 
 impl<T: Send + Sync + 'static> ToolParam for State<T> {
+    const MAY_ASK: bool = false;
+
     fn argument_schema(_: &mut SchemaGenerator) -> Option<Schema> {
         None
     }

@@ -48,6 +48,14 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn reads_arguments_text(&self) -> bool {
         false
     }
+
+    /// Whether `call` may ask the client anything (through its context): when not, a
+    /// 2026-07-28 call whose client could answer nothing sets up no way to note what it
+    /// wanted. What `#[mcp_tool]` answers from its parameters' types; not an API.
+    #[doc(hidden)]
+    fn may_ask(&self) -> bool {
+        true
+    }
 }
 
 /// `tool` with `layer` around its calls (inside any layers it had, and inside the server's).
@@ -102,5 +110,9 @@ impl<H: ToolHandler> ToolHandler for Layered<H> {
 
     fn reads_arguments_text(&self) -> bool {
         self.tool.reads_arguments_text()
+    }
+
+    fn may_ask(&self) -> bool {
+        self.tool.may_ask()
     }
 }
