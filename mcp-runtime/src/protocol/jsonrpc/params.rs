@@ -368,6 +368,7 @@ const META_FIELDS: [&str; 4] = [
 impl Params {
     /// Member `key` when present and not `null`: its text, or `Some(None)` when it is no
     /// string.
+    #[cfg(any(feature = "http", test))]
     pub(crate) fn get_str(&self, key: &str) -> Option<Option<&str>> {
         let value = match Key::known(key) {
             Some(Key::Name) => match self.name.as_ref()? {
