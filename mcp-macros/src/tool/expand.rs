@@ -48,7 +48,7 @@ pub fn companion_impls(ident: &Ident, name: &str, tool: Option<&ValidTool>) -> T
                 None,
                 &quote!(#p::definition_or_panic::<Self>()),
                 &call(tool),
-                extras(tool),
+                Some(extras(tool)),
             ),
         ),
         None => {
@@ -87,7 +87,7 @@ pub fn method_tool(
         Some(bound),
         &quote!(#p::unwrap_definition(Self::checked_definition())),
         &call(tool),
-        extras(tool),
+        Some(extras(tool)),
     );
     quote! {
         #[allow(non_camel_case_types)]
@@ -114,11 +114,11 @@ fn checked_definition(definition: &TokenStream) -> TokenStream {
     }
 }
 
-/// The optional methods of a tool's handler: `layers` and `scopes` when it has them, and
-/// `may_ask`.
-fn extras(tool: &ValidTool) -> Option<TokenStream> {
+/// The methods of a tool's handler past `definition` and `call`: `layers` and `scopes` when
+/// it has them, and `may_ask`.
+fn extras(tool: &ValidTool) -> TokenStream {
     let (layers, scopes, may_ask) = (layers(tool), scopes_fn(&tool.scopes), may_ask(tool));
-    Some(quote!(#layers #scopes #may_ask))
+    quote!(#layers #scopes #may_ask)
 }
 
 /// `fn may_ask`: whether any parameter's type can ask the client (a `RequestContext` can).
@@ -148,14 +148,14 @@ fn layers(tool: &ValidTool) -> Option<TokenStream> {
     })
 }
 
-/// `impl ToolHandler for #target`, with the bodies of `definition` and `call`, and `layers`
-/// when the tool has some.
+/// `impl ToolHandler for #target`, with the bodies of `definition` and `call`, and the
+/// [`extras`] (`None` for the fallback, whose bodies never run).
 fn handler_impl(
     target: &Ident,
     bound: Option<&TokenStream>,
     definition: &TokenStream,
     call: &TokenStream,
-    layers: Option<TokenStream>,
+    extras: Option<TokenStream>,
 ) -> TokenStream {
     let p = paths::private();
     let call_param = call_param_ident();
@@ -176,7 +176,7 @@ fn handler_impl(
                 true
             }
 
-            #layers
+            #extras
         }
     }
 }
