@@ -156,14 +156,14 @@ fn definitions_carry_names_titles_descriptions_and_hints() {
     );
 }
 
-/// Only a tool given the request's context can ask its client anything; the others tell the
-/// dispatcher so, and a call of theirs sets up no way to ask.
+/// Only a tool given the request's context can reach its client through it; the others tell
+/// the dispatcher so, and a call of theirs sets up no way to ask or send.
 #[test]
-fn only_a_tool_given_the_request_context_may_ask_the_client() {
+fn only_a_tool_given_the_request_context_reaches_it() {
     let tools = all_tools();
     for handler in tools.handlers() {
         let name = handler.definition().name;
-        assert_eq!(handler.may_ask(), name == "revision", "{name}");
+        assert_eq!(handler.reaches_context(), name == "revision", "{name}");
     }
 }
 

@@ -47,13 +47,22 @@ pub fn companion_impls(ident: &Ident, name: &str, tool: Option<&ValidTool>) -> T
                 ident,
                 None,
                 &quote!(#p::definition_or_panic::<Self>()),
+                &call_pattern(tool),
                 &call(tool),
                 Some(extras(tool)),
             ),
         ),
         None => {
             let unreachable = quote!(::core::unreachable!());
-            let handler = handler_impl(ident, None, &unreachable, &unreachable, None);
+            let call = call_param_ident();
+            let handler = handler_impl(
+                ident,
+                None,
+                &unreachable,
+                &quote!(#call),
+                &unreachable,
+                None,
+            );
             (unreachable, handler)
         }
     };
@@ -86,6 +95,7 @@ pub fn method_tool(
         handler,
         Some(bound),
         &quote!(#p::unwrap_definition(Self::checked_definition())),
+        &call_pattern(tool),
         &call(tool),
         Some(extras(tool)),
     );
@@ -115,19 +125,21 @@ fn checked_definition(definition: &TokenStream) -> TokenStream {
 }
 
 /// The methods of a tool's handler past `definition` and `call`: `layers` and `scopes` when
-/// it has them, and `may_ask`.
+/// it has them, and `reaches_context`.
 fn extras(tool: &ValidTool) -> TokenStream {
-    let (layers, scopes, may_ask) = (layers(tool), scopes_fn(&tool.scopes), may_ask(tool));
-    quote!(#layers #scopes #may_ask)
+    let (layers, scopes, reaches_context) =
+        (layers(tool), scopes_fn(&tool.scopes), reaches_context(tool));
+    quote!(#layers #scopes #reaches_context)
 }
 
-/// `fn may_ask`: whether any parameter's type can ask the client (a `RequestContext` can).
+/// `fn reaches_context`: whether any parameter's type can reach the request's context (a
+/// `RequestContext` can).
 /// Known from the types alone, so it folds to a constant.
-fn may_ask(tool: &ValidTool) -> TokenStream {
+fn reaches_context(tool: &ValidTool) -> TokenStream {
     let params = tool.params.iter().map(param_fns);
     quote! {
-        fn may_ask(&self) -> bool {
-            false #(|| #params.may_ask)*
+        fn reaches_context(&self) -> bool {
+            false #(|| #params.reaches_context)*
         }
     }
 }
@@ -148,17 +160,17 @@ fn layers(tool: &ValidTool) -> Option<TokenStream> {
     })
 }
 
-/// `impl ToolHandler for #target`, with the bodies of `definition` and `call`, and the
-/// [`extras`] (`None` for the fallback, whose bodies never run).
+/// `impl ToolHandler for #target`, with the bodies of `definition` and `call` (its parameter
+/// bound by `call_param`), and the [`extras`] (`None` for the fallback, whose bodies never run).
 fn handler_impl(
     target: &Ident,
     bound: Option<&TokenStream>,
     definition: &TokenStream,
+    call_param: &TokenStream,
     call: &TokenStream,
     extras: Option<TokenStream>,
 ) -> TokenStream {
     let p = paths::private();
-    let call_param = call_param_ident();
     quote! {
         impl #p::ToolHandler for #target #bound {
             fn definition(&self) -> #p::ToolDefinition {
@@ -296,6 +308,14 @@ fn output_schema(tool: &ValidTool) -> TokenStream {
     }}
 }
 
+/// How `ToolHandler::call` binds the call: mutable when arguments are read from it in place
+/// (a `ToolCall` is large, and moving it into the reader would copy it).
+fn call_pattern(tool: &ValidTool) -> TokenStream {
+    let call = call_param_ident();
+    let mutable = (!tool.params.is_empty()).then(|| quote!(mut));
+    quote!(#mutable #call)
+}
+
 /// The body of `ToolHandler::call`: read every argument (gathering every problem), then run the
 /// function and convert what it returns.
 fn call(tool: &ValidTool) -> TokenStream {
@@ -329,7 +349,7 @@ fn call(tool: &ValidTool) -> TokenStream {
             quote!(let #value = #read;)
         });
     quote! {
-        let mut #reader = #p::ArgumentReader::new(#call);
+        let mut #reader = #p::ArgumentReader::new(&mut #call);
         #(#reads)*
         let (#(::core::option::Option::Some(#values),)*) = (#(#values,)*) else {
             return #p::ready(#reader.into_error_result());

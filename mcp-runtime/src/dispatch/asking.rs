@@ -98,8 +98,8 @@ impl Dispatcher {
     /// `resources/read` take a round all the same: their runs read only that.)
     ///
     /// `resume` holds the call's `requestState` and `inputResponses`, when it has either. A
-    /// tool that cannot ask (`may_ask`: none of its parameters is a `RequestContext`) wants
-    /// nothing either, and takes no note.
+    /// tool that cannot reach its context (none of its parameters is a `RequestContext`)
+    /// cannot ask, wants nothing either, and takes no note.
     pub(super) fn call_asking(
         &self,
         id: &RequestId,
@@ -107,11 +107,11 @@ impl Dispatcher {
         target: &str,
         arguments: BoundArguments<'_>,
         resume: Option<&JsonObject>,
-        may_ask: bool,
+        reaches_context: bool,
     ) -> Result<Asking, ErrorObject> {
         let binding = bound(scope, "tools/call", target, arguments, resume);
         if scope.revision.is_modern() && binding.is_none() {
-            if !may_ask {
+            if !reaches_context {
                 return Ok(Asking::default());
             }
             let wanted = Arc::new(MissingCapabilities::default());

@@ -100,9 +100,15 @@ impl Dispatcher {
             Some(text) => BoundArguments::Text(text),
             None => BoundArguments::Built(&arguments),
         };
-        let may_ask = tool.handler.may_ask();
-        let mut asking =
-            self.call_asking(id, scope, &tool.name, bound, resume.as_ref(), may_ask)?;
+        let reaches_context = tool.handler.reaches_context();
+        let mut asking = self.call_asking(
+            id,
+            scope,
+            &tool.name,
+            bound,
+            resume.as_ref(),
+            reaches_context,
+        )?;
         #[cfg(feature = "tasks")]
         let task_start = self.task_start(tool, scope, &asking)?;
         let Value::Object(arguments) = arguments else {
@@ -123,7 +129,12 @@ impl Dispatcher {
                 }
                 piped
             });
-        let mut context = super::offerings::context(scope, token);
+        // Built where it lies: a `ToolCall` is large, and each move of it is a copy.
+        let mut call = ToolCall {
+            arguments,
+            context: super::offerings::context(scope, token, reaches_context),
+        };
+        let context = &mut call.context;
         context.asker = asking.asker.take();
         context.arguments_text = arguments_text;
         #[cfg(feature = "tasks")]
@@ -132,7 +143,7 @@ impl Dispatcher {
         }
         let run = Run::of(
             id,
-            &context,
+            context,
             self.progress_heartbeat,
             &asking,
             self.modern_meta.clone(),
@@ -143,8 +154,7 @@ impl Dispatcher {
         let run = run.becoming_task(
             task_start.map(|start| -> Box<dyn BecomeTask<CallToolResult>> { Box::new(start) }),
         );
-        let revision = context.revision;
-        let mut call = ToolCall { arguments, context };
+        let revision = call.context.revision;
         let run = match piped {
             Some(mut piped) => {
                 call.context.cancellation = piped.request.cancellation.clone();

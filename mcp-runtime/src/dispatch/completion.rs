@@ -64,7 +64,7 @@ impl Dispatcher {
             value,
             context: CompletionContext {
                 arguments: string_arguments(known, "arguments")?.into_iter().collect(),
-                request: context(&mut scope, token.clone()),
+                request: context(&mut scope, token.clone(), true),
             },
         };
         let completion = match reference.get("type").and_then(Value::as_str) {

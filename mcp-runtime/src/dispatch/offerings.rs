@@ -59,15 +59,27 @@ impl Dispatcher {
 ///
 /// `scope` is taken by reference, its fields moved out: a scope is some 500 bytes, and moved
 /// by value it would be copied whole into each function it passes through.
-pub(super) fn context(scope: &mut RequestScope, token: CancellationToken) -> RequestContext {
-    let peer = crate::context::peer::RequestPeer::for_call(
-        scope.outbound.as_ref(),
-        scope.revision,
-        &scope.log,
-        scope.progress_token.as_ref(),
-        &token,
-        scope.request.as_ref(),
-    );
+///
+/// A handler that cannot `reach` the context sends nothing through its peer; the run still
+/// may (progress heartbeats need a progress token, forwarded `tracing` events the server's
+/// word), and only then is one made.
+pub(super) fn context(
+    scope: &mut RequestScope,
+    token: CancellationToken,
+    reached: bool,
+) -> RequestContext {
+    let peer = (reached || scope.forward_tracing || scope.progress_token.is_some())
+        .then(|| {
+            crate::context::peer::RequestPeer::for_call(
+                scope.outbound.as_ref(),
+                scope.revision,
+                &scope.log,
+                scope.progress_token.as_ref(),
+                &token,
+                scope.request.as_ref(),
+            )
+        })
+        .flatten();
     RequestContext {
         revision: scope.revision,
         client_capabilities: std::mem::take(&mut scope.client_capabilities),
@@ -192,7 +204,7 @@ mod tests {
         // The request's scope, then its context: the session's object itself, not a copy.
         assert_eq!(*scope.client_capabilities, json!({"roots": {}}));
         assert!(std::ptr::eq(&*scope.client_capabilities, &*shared));
-        let context = context(&mut scope, CancellationToken::new());
+        let context = context(&mut scope, CancellationToken::new(), true);
         assert_eq!(context.client_capabilities(), &json!({"roots": {}}));
         assert!(std::ptr::eq(context.client_capabilities(), &*shared));
     }

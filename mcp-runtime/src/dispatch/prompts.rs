@@ -271,7 +271,7 @@ impl Dispatcher {
                 piped.request.retry = is_retry(params.as_ref());
                 piped
             });
-        let mut prompt_context = context(&mut scope, token);
+        let mut prompt_context = context(&mut scope, token, true);
         prompt_context.asker = asking.asker.take();
         let run = Run::of(
             id,

@@ -196,7 +196,7 @@ impl Dispatcher {
             .filter(|route| !filtered || scope.may_use(route.handler.scopes()))
             .map(|route| (route.definition.clone(), route.handler.clone()))
             .collect();
-        let request_context = context(&mut scope, token.clone());
+        let request_context = context(&mut scope, token.clone(), true);
         let page_size = catalog.page_size;
         let list_ttl = catalog.ttl;
         drop(catalog);
@@ -371,7 +371,7 @@ impl Dispatcher {
                 piped.request.retry = is_retry(params.as_ref());
                 piped
             });
-        let mut request_context = context(&mut scope, token);
+        let mut request_context = context(&mut scope, token, true);
         request_context.asker = asking.asker.take();
         let run = Run::of(
             id,

@@ -62,11 +62,12 @@ pub trait ToolParam: Sized + Send + 'static {
     /// `null`) argument gives `None` instead of an error.
     fn extract_optional(call: &mut ToolCall, name: &str) -> Result<Option<Self>, ArgumentError>;
 
-    /// Whether the value can reach the client with a question: a [`RequestContext`] can, an
-    /// argument cannot. A call to a tool none of whose parameters can is given no way to ask,
-    /// which costs nothing to set up. `true` unless a type says otherwise. Not an API.
+    /// Whether the value can reach the request's context, and through it the client (to ask,
+    /// log, report progress): a [`RequestContext`] can, an argument cannot. A call to a tool
+    /// none of whose parameters can is given no way to ask and no way to send, which costs
+    /// nothing to set up. `true` unless a type says otherwise. Not an API.
     #[doc(hidden)]
-    const MAY_ASK: bool = true;
+    const REACHES_CONTEXT: bool = true;
 
     /// Like [`extract`](Self::extract), with the argument given as the client's JSON text
     /// (`None` when absent) while `call.arguments` is empty. `None` when this way cannot read
@@ -100,7 +101,7 @@ impl<T> ToolParam for T
 where
     T: DeserializeOwned + JsonSchema + Send + 'static,
 {
-    const MAY_ASK: bool = false;
+    const REACHES_CONTEXT: bool = false;
 
     fn argument_schema(generator: &mut SchemaGenerator) -> Option<Schema> {
         Some(generator.subschema_for::<T>())
@@ -182,7 +183,7 @@ impl ToolParam for RequestContext {
 }
 
 impl ToolParam for CancellationToken {
-    const MAY_ASK: bool = false;
+    const REACHES_CONTEXT: bool = false;
 
     fn argument_schema(_: &mut SchemaGenerator) -> Option<Schema> {
         None
@@ -345,8 +346,8 @@ fn describe_expected(expected: &str) -> String {
 /// The arguments of one call being read parameter by parameter, gathering every problem so the
 /// error result names all of them at once.
 #[derive(Debug)]
-pub struct ArgumentReader {
-    call: ToolCall,
+pub struct ArgumentReader<'a> {
+    call: &'a mut ToolCall,
     arguments: Arguments,
     problems: Vec<(&'static str, ArgumentError)>,
 }
@@ -365,9 +366,9 @@ enum Arguments {
 /// What the one problem is recorded under when the arguments cannot be read at all.
 const UNREADABLE: &str = "arguments";
 
-impl ArgumentReader {
-    /// Start reading `call`.
-    pub fn new(mut call: ToolCall) -> Self {
+impl<'a> ArgumentReader<'a> {
+    /// Start reading `call`, in place.
+    pub fn new(call: &'a mut ToolCall) -> Self {
         let arguments = match call.context.arguments_text.take() {
             Some(text) => Arguments::Text(ArgumentsText::new(text)),
             None => Arguments::Built,
@@ -400,7 +401,7 @@ impl ArgumentReader {
         match &self.arguments {
             Arguments::Text(text) => {
                 let argument = text.member(name);
-                if let Some(value) = from_text(&mut self.call, name, argument) {
+                if let Some(value) = from_text(self.call, name, argument) {
                     return self.record(name, value);
                 }
                 self.build_arguments()?;
@@ -408,7 +409,7 @@ impl ArgumentReader {
             Arguments::Built => {}
             Arguments::Unreadable => return None,
         }
-        let value = from_built(&mut self.call, name);
+        let value = from_built(self.call, name);
         self.record(name, value)
     }
 
@@ -497,9 +498,9 @@ pub struct ParamFns<T> {
     /// [`ToolParam::extract_optional_text`].
     #[doc(hidden)]
     pub extract_optional_text: TextRead<Option<T>>,
-    /// [`ToolParam::MAY_ASK`].
+    /// [`ToolParam::REACHES_CONTEXT`].
     #[doc(hidden)]
-    pub may_ask: bool,
+    pub reaches_context: bool,
 }
 
 /// The type of [`ToolParam::extract_text`] for a `T`.
@@ -535,7 +536,7 @@ pub const fn param<T: ToolParam>() -> ParamFns<T> {
         extract_optional: T::extract_optional,
         extract_text: T::extract_text,
         extract_optional_text: T::extract_optional_text,
-        may_ask: T::MAY_ASK,
+        reaches_context: T::REACHES_CONTEXT,
     }
 }
 
@@ -571,12 +572,9 @@ mod tests {
     }
 
     /// `arguments` both ways: built, and as text (every reading must come out the same).
-    fn readers(arguments: Value) -> [ArgumentReader; 2] {
+    fn calls(arguments: Value) -> [ToolCall; 2] {
         let text = arguments.to_string();
-        [
-            ArgumentReader::new(call(arguments)),
-            ArgumentReader::new(text_call(&text)),
-        ]
+        [call(arguments), text_call(&text)]
     }
 
     #[derive(Debug, Deserialize, JsonSchema, PartialEq)]
@@ -587,7 +585,8 @@ mod tests {
 
     #[test]
     fn reads_present_arguments_and_removes_them() {
-        for mut reader in readers(json!({"a": 1.5, "p": {"x": 1, "y": 2}})) {
+        for mut call in calls(json!({"a": 1.5, "p": {"x": 1, "y": 2}})) {
+            let mut reader = ArgumentReader::new(&mut call);
             assert_eq!(reader.required(param::<f64>(), "a"), Some(1.5));
             assert_eq!(
                 reader.required(param::<Point>(), "p"),
@@ -600,7 +599,8 @@ mod tests {
 
     #[test]
     fn names_every_bad_parameter_with_what_was_expected() {
-        for mut reader in readers(json!({"a": "x", "p": {"x": 1, "y": "up"}})) {
+        for mut call in calls(json!({"a": "x", "p": {"x": 1, "y": "up"}})) {
+            let mut reader = ArgumentReader::new(&mut call);
             assert_eq!(reader.required(param::<f64>(), "a"), None);
             assert_eq!(reader.required(param::<f64>(), "b"), None);
             assert_eq!(reader.required(param::<Point>(), "p"), None);
@@ -617,7 +617,8 @@ mod tests {
 
     #[test]
     fn points_into_sequences_and_out_of_range_integers() {
-        for mut reader in readers(json!({"v": [1, 2, 300]})) {
+        for mut call in calls(json!({"v": [1, 2, 300]})) {
+            let mut reader = ArgumentReader::new(&mut call);
             assert_eq!(reader.required(param::<Vec<u8>>(), "v"), None);
             assert_eq!(
                 reader.problems_message(),
@@ -629,9 +630,10 @@ mod tests {
     #[test]
     fn integers_written_as_floats_are_integers() {
         // JSON Schema's `integer` accepts them, so the tool must too.
-        for mut reader in readers(json!({
+        for mut call in calls(json!({
             "n": 3.0, "zero": -0.0, "list": [1.0, 2], "p": {"x": 1.0, "y": 2.5}, "big": 1e19
         })) {
+            let mut reader = ArgumentReader::new(&mut call);
             assert_eq!(reader.required(param::<u8>(), "n"), Some(3));
             assert_eq!(reader.required(param::<i32>(), "zero"), Some(0));
             assert_eq!(
@@ -652,7 +654,8 @@ mod tests {
 
     #[test]
     fn a_float_that_is_no_integer_is_still_refused_as_sent() {
-        for mut reader in readers(json!({"n": 2.5, "m": 300.0})) {
+        for mut call in calls(json!({"n": 2.5, "m": 300.0})) {
+            let mut reader = ArgumentReader::new(&mut call);
             assert_eq!(reader.required(param::<u8>(), "n"), None);
             assert_eq!(reader.required(param::<u8>(), "m"), None);
             assert_eq!(
@@ -665,7 +668,8 @@ mod tests {
 
     #[test]
     fn optional_arguments_accept_absence_and_null() {
-        for mut reader in readers(json!({"n": null, "m": 3})) {
+        for mut call in calls(json!({"n": null, "m": 3})) {
+            let mut reader = ArgumentReader::new(&mut call);
             assert_eq!(reader.optional(param::<u8>(), "n"), Some(None));
             assert_eq!(reader.optional(param::<u8>(), "m"), Some(Some(3)));
             assert_eq!(reader.optional(param::<u8>(), "absent"), Some(None));
@@ -676,7 +680,8 @@ mod tests {
 
     #[test]
     fn an_optional_argument_of_the_wrong_type_is_still_an_error() {
-        for mut reader in readers(json!({"m": "three"})) {
+        for mut call in calls(json!({"m": "three"})) {
+            let mut reader = ArgumentReader::new(&mut call);
             assert_eq!(reader.optional(param::<u8>(), "m"), None);
             assert_eq!(
                 reader.problems_message(),
@@ -687,12 +692,12 @@ mod tests {
 
     #[test]
     fn injected_values_come_from_the_request_not_the_arguments() {
-        for tool_call in [
+        for mut tool_call in [
             call(json!({"ctx": "ignored"})),
             text_call(r#"{"ctx": "ignored"}"#),
         ] {
             tool_call.context.cancellation.cancel();
-            let mut reader = ArgumentReader::new(tool_call);
+            let mut reader = ArgumentReader::new(&mut tool_call);
             let context = reader.required(param::<RequestContext>(), "ctx").unwrap();
             let token = reader.required(param::<CancellationToken>(), "cancel");
             assert_eq!(context.revision, ProtocolVersion::V2025_06_18);
@@ -709,7 +714,8 @@ mod tests {
     #[test]
     fn the_text_is_read_like_a_map_would_keep_it() {
         // The last of a repeated member, and a name written with escapes.
-        let mut reader = ArgumentReader::new(text_call(r#"{"a": 1, "\u0062": [2], "a": 3}"#));
+        let mut call = text_call(r#"{"a": 1, "\u0062": [2], "a": 3}"#);
+        let mut reader = ArgumentReader::new(&mut call);
         assert_eq!(reader.required(param::<u8>(), "a"), Some(3));
         assert_eq!(reader.required(param::<Vec<u8>>(), "b"), Some(vec![2]));
         assert!(matches!(reader.arguments, Arguments::Text(_)));
@@ -734,7 +740,8 @@ mod tests {
                 u64::extract_optional(call, name).map(|n| n.map(|n| Doubled(n * 2)))
             }
         }
-        let mut reader = ArgumentReader::new(text_call(r#"{"a": 1, "d": 4, "b": 5}"#));
+        let mut call = text_call(r#"{"a": 1, "d": 4, "b": 5}"#);
+        let mut reader = ArgumentReader::new(&mut call);
         assert_eq!(reader.required(param::<u8>(), "a"), Some(1));
         assert!(matches!(reader.arguments, Arguments::Text(_)));
         assert_eq!(
@@ -748,7 +755,8 @@ mod tests {
 
     #[test]
     fn arguments_serde_json_cannot_hold_are_one_problem() {
-        let mut reader = ArgumentReader::new(text_call(r#"{"n": 1, "x": 1e400, "m": 2}"#));
+        let mut call = text_call(r#"{"n": 1, "x": 1e400, "m": 2}"#);
+        let mut reader = ArgumentReader::new(&mut call);
         // Read from the text until a parameter needs more.
         assert_eq!(reader.required(param::<u8>(), "n"), Some(1));
         assert_eq!(reader.required(param::<f64>(), "x"), None);

@@ -17,7 +17,7 @@ fn missing<T>() -> String {
 }
 
 impl<T: Send + Sync + 'static> ToolParam for State<T> {
-    const MAY_ASK: bool = false;
+    const REACHES_CONTEXT: bool = false;
 
     fn argument_schema(_: &mut SchemaGenerator) -> Option<Schema> {
         None

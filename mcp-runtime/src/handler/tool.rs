@@ -49,11 +49,13 @@ pub trait ToolHandler: Send + Sync + 'static {
         false
     }
 
-    /// Whether `call` may ask the client anything (through its context): when not, a
-    /// 2026-07-28 call whose client could answer nothing sets up no way to note what it
-    /// wanted. What `#[mcp_tool]` answers from its parameters' types; not an API.
+    /// Whether `call` may reach its context, and through it the client (to ask, log, report
+    /// progress). When not, a call sets up no way to send (unless the run itself sends:
+    /// progress heartbeats, forwarded `tracing` events), and a 2026-07-28 call whose client
+    /// could answer nothing no way to note what it wanted. What `#[mcp_tool]` answers from
+    /// its parameters' types; not an API.
     #[doc(hidden)]
-    fn may_ask(&self) -> bool {
+    fn reaches_context(&self) -> bool {
         true
     }
 }
@@ -112,7 +114,7 @@ impl<H: ToolHandler> ToolHandler for Layered<H> {
         self.tool.reads_arguments_text()
     }
 
-    fn may_ask(&self) -> bool {
-        self.tool.may_ask()
+    fn reaches_context(&self) -> bool {
+        self.tool.reaches_context()
     }
 }

@@ -27,22 +27,27 @@ struct Reporter {
     dropped: Arc<AtomicBool>,
 }
 
+/// A tool named `name` that takes any arguments.
+fn definition(name: &'static str) -> ToolDefinition {
+    let Value::Object(input_schema) = json!({"type": "object"}) else {
+        unreachable!()
+    };
+    ToolDefinition {
+        name: name.into(),
+        title: None,
+        description: None,
+        input_schema,
+        output_schema: None,
+        annotations: ToolAnnotations::default(),
+        icons: Vec::new(),
+        task_support: crate::handler::TaskSupport::Forbidden,
+        meta: Default::default(),
+    }
+}
+
 impl ToolHandler for Reporter {
     fn definition(&self) -> ToolDefinition {
-        let Value::Object(input_schema) = json!({"type": "object"}) else {
-            unreachable!()
-        };
-        ToolDefinition {
-            name: self.name.into(),
-            title: None,
-            description: None,
-            input_schema,
-            output_schema: None,
-            annotations: ToolAnnotations::default(),
-            icons: Vec::new(),
-            task_support: crate::handler::TaskSupport::Forbidden,
-            meta: Default::default(),
-        }
+        definition(self.name)
     }
 
     fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult> {
@@ -378,4 +383,65 @@ async fn modern_prompts_and_reads_get_heartbeats_too() {
         .unwrap();
     assert_eq!(answer["result"]["contents"][0]["text"], "done", "{answer}");
     assert_eq!(heartbeats(&connection, &json!("m")).len(), 3);
+}
+
+/// A tool that says it cannot reach its context (as `#[mcp_tool]` says of one without a
+/// `RequestContext` parameter), noting whether its call came with a way to send all the same,
+/// then taking 17 s.
+struct Unreaching(Arc<Mutex<Vec<bool>>>);
+
+impl ToolHandler for Unreaching {
+    fn definition(&self) -> ToolDefinition {
+        definition("unreaching")
+    }
+
+    fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult> {
+        self.0.lock().unwrap().push(call.context.peer.is_some());
+        Box::pin(async {
+            tokio::time::sleep(Duration::from_secs(17)).await;
+            CallToolResult::success(vec![Content::text("done")])
+        })
+    }
+
+    fn reaches_context(&self) -> bool {
+        false
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_tool_that_cannot_reach_its_context_gets_a_peer_only_for_what_its_run_sends() {
+    let peers = Arc::new(Mutex::new(Vec::new()));
+    let server = |forward| {
+        Server::new(ServerInfo::new("s", "1"))
+            .progress_heartbeat(Some(Duration::from_secs(5)))
+            .forward_tracing(forward)
+            .tools(Tools::new().with(Unreaching(peers.clone())))
+    };
+    // A session, whose log level lets any message through until one is set.
+    let mut connection = Connection::serving(&server(false), Arc::default());
+    connection.initialize("2025-06-18").await;
+
+    // Nothing for the run to send: no peer, and nothing sent but the answer.
+    let answer = connection
+        .send(call(1, "unreaching", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(answer["result"]["content"][0]["text"], "done", "{answer}");
+    assert!(heartbeats(&connection, &Value::Null).is_empty());
+
+    // A progress token: the run's heartbeat goes through a peer.
+    connection
+        .send(call(2, "unreaching", json!({"progressToken": "p"})))
+        .await
+        .unwrap();
+    assert_eq!(heartbeats(&connection, &json!("p")).len(), 3);
+
+    // Forwarded `tracing` events go through one too.
+    let mut forwarding = Connection::serving(&server(true), Arc::default());
+    forwarding.initialize("2025-06-18").await;
+    forwarding
+        .send(call(1, "unreaching", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(*peers.lock().unwrap(), [false, true, true]);
 }
