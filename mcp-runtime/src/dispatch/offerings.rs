@@ -60,9 +60,12 @@ impl Dispatcher {
 /// `scope` is taken by reference, its fields moved out: a scope is some 500 bytes, and moved
 /// by value it would be copied whole into each function it passes through.
 ///
-/// A handler that cannot `reach` the context sends nothing through its peer; the run still
-/// may (progress heartbeats need a progress token, forwarded `tracing` events the server's
-/// word), and only then is one made.
+/// A handler that cannot reach the context (`reached` false) sends nothing through its peer;
+/// the run still may (progress heartbeats need a progress token, forwarded `tracing` events
+/// the server's word), and only then is one made.
+///
+/// Inlined: built in its caller's place, a context is not copied there once made.
+#[inline(always)]
 pub(super) fn context(
     scope: &mut RequestScope,
     token: CancellationToken,
