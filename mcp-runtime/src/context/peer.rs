@@ -165,6 +165,25 @@ impl Serialize for LogLevel {
     }
 }
 
+/// What may send through a request's peer, besides the run's progress heartbeat (which a
+/// progress token alone calls for).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Senders {
+    /// The handler, through its context: logs, progress, a released connection.
+    pub(crate) handler: bool,
+    /// The `tracing` events of the handler's code, forwarded as logs.
+    pub(crate) tracing: bool,
+}
+
+#[cfg(test)]
+impl Senders {
+    /// A handler that reaches its context, its `tracing` events not forwarded.
+    pub(crate) const HANDLER: Senders = Senders {
+        handler: true,
+        tracing: false,
+    };
+}
+
 impl RequestPeer {
     /// [`for_call`](Self::for_call) of a request that is never cancelled.
     #[cfg(test)]
@@ -181,12 +200,13 @@ impl RequestPeer {
             progress_token,
             &CancellationToken::new(),
             None,
+            Senders::HANDLER,
         )
     }
 
-    /// A peer for a request cancelled through `cancellation`, or `None` when the request can
-    /// send nothing (no outbound, no progress token and no log level that lets anything
-    /// through).
+    /// A peer for a request cancelled through `cancellation`, or `None` when nothing of it
+    /// can send: no outbound; else no progress token, and neither logs that `senders` may
+    /// write and the gate may let through nor a connection the handler may release.
     pub(crate) fn for_call(
         outbound: Option<&Outbound>,
         revision: ProtocolVersion,
@@ -194,9 +214,12 @@ impl RequestPeer {
         progress_token: Option<&Value>,
         cancellation: &CancellationToken,
         related: Option<&RequestId>,
+        senders: Senders,
     ) -> Option<Arc<Self>> {
         let outbound = outbound?;
-        if progress_token.is_none() && !log.may_allow_any() && !outbound.can_release() {
+        let logs = (senders.handler || senders.tracing) && log.may_allow_any();
+        let release = senders.handler && outbound.can_release();
+        if progress_token.is_none() && !logs && !release {
             return None;
         }
         Some(Arc::new(RequestPeer {
@@ -484,6 +507,7 @@ mod tests {
             Some(&json!(1)),
             &cancellation,
             None,
+            Senders::HANDLER,
         )
         .unwrap();
         assert!(peer.progress(1.0, None, None));
@@ -492,6 +516,34 @@ mod tests {
         assert!(!peer.heartbeat(Duration::ZERO));
         assert!(!peer.log(LogLevel::Error, None, json!("late")));
         assert_eq!(sent.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_peer_is_made_only_for_what_may_send_through_it() {
+        let (outbound, _) = recorder();
+        let outbound = outbound.with_release(|_| true);
+        let session = LogGate::Session(SessionLogLevel::default());
+        let quiet = LogGate::Request(None);
+        let made = |log: &LogGate, token: Option<&Value>, handler, tracing| {
+            RequestPeer::for_call(
+                Some(&outbound),
+                ProtocolVersion::V2025_11_25,
+                log,
+                token,
+                &CancellationToken::new(),
+                Some(&RequestId::Number(1.into())),
+                Senders { handler, tracing },
+            )
+            .is_some()
+        };
+        // Neither the handler nor its `tracing` events: only a heartbeat may send.
+        assert!(!made(&session, None, false, false));
+        assert!(made(&session, Some(&json!("p")), false, false));
+        // Forwarded `tracing` events are logs: the gate must let some through.
+        assert!(made(&session, None, false, true));
+        assert!(!made(&quiet, None, false, true));
+        // The handler may release its connection, whatever the gate.
+        assert!(made(&quiet, None, true, false));
     }
 
     #[test]
@@ -535,6 +587,7 @@ mod tests {
             None,
             &CancellationToken::new(),
             Some(&id),
+            Senders::HANDLER,
         )
         .unwrap();
         assert!(peer.release_connection());
@@ -550,6 +603,7 @@ mod tests {
             None,
             &CancellationToken::new(),
             Some(&id),
+            Senders::HANDLER,
         )
         .unwrap();
         assert!(!peer.release_connection(), "stdio has nothing to release");

@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::catch_unwind::PanicPayload;
 use super::classify::RequestScope;
 use super::{Dispatcher, Reply};
+use crate::context::peer::{RequestPeer, Senders};
 use crate::dispatch::session::Session;
 use crate::handler::JsonObject;
 use crate::protocol::jsonrpc::{ErrorObject, RequestId};
@@ -60,9 +61,8 @@ impl Dispatcher {
 /// `scope` is taken by reference, its fields moved out: a scope is some 500 bytes, and moved
 /// by value it would be copied whole into each function it passes through.
 ///
-/// A handler that cannot reach the context (`reached` false) sends nothing through its peer;
-/// the run still may (progress heartbeats need a progress token, forwarded `tracing` events
-/// the server's word), and only then is one made.
+/// A handler that cannot reach the context (`reached` false) sends nothing through its peer:
+/// it has one only for what its run sends (progress heartbeats, forwarded `tracing` events).
 ///
 /// Inlined: built in its caller's place, a context is not copied there once made.
 #[inline(always)]
@@ -71,18 +71,18 @@ pub(super) fn context(
     token: CancellationToken,
     reached: bool,
 ) -> RequestContext {
-    let peer = (reached || scope.forward_tracing || scope.progress_token.is_some())
-        .then(|| {
-            crate::context::peer::RequestPeer::for_call(
-                scope.outbound.as_ref(),
-                scope.revision,
-                &scope.log,
-                scope.progress_token.as_ref(),
-                &token,
-                scope.request.as_ref(),
-            )
-        })
-        .flatten();
+    let peer = RequestPeer::for_call(
+        scope.outbound.as_ref(),
+        scope.revision,
+        &scope.log,
+        scope.progress_token.as_ref(),
+        &token,
+        scope.request.as_ref(),
+        Senders {
+            handler: reached,
+            tracing: scope.forward_tracing,
+        },
+    );
     RequestContext {
         revision: scope.revision,
         client_capabilities: std::mem::take(&mut scope.client_capabilities),

@@ -12,7 +12,7 @@ use crate::context::logging::LogLevel;
 use crate::context::peer::Outbound;
 use crate::dispatch::session::Session;
 use crate::dispatch::{Dispatcher, Reply};
-use crate::handler::{BoxFuture, ToolAnnotations, ToolCall, ToolDefinition, ToolHandler};
+use crate::handler::{BoxFuture, ToolBuilder, ToolCall, ToolDefinition, ToolHandler};
 use crate::handler::{PromptBuilder, ResourceBuilder};
 use crate::protocol::ServerInfo;
 use crate::protocol::jsonrpc::Outgoing;
@@ -27,22 +27,11 @@ struct Reporter {
     dropped: Arc<AtomicBool>,
 }
 
-/// A tool named `name` that takes any arguments.
+/// The definition of a tool named `name` that takes any arguments: the builder's.
 fn definition(name: &'static str) -> ToolDefinition {
-    let Value::Object(input_schema) = json!({"type": "object"}) else {
-        unreachable!()
-    };
-    ToolDefinition {
-        name: name.into(),
-        title: None,
-        description: None,
-        input_schema,
-        output_schema: None,
-        annotations: ToolAnnotations::default(),
-        icons: Vec::new(),
-        task_support: crate::handler::TaskSupport::Forbidden,
-        meta: Default::default(),
-    }
+    ToolBuilder::new(name)
+        .handler(|_, _| async { "" })
+        .definition()
 }
 
 impl ToolHandler for Reporter {
