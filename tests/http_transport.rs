@@ -1075,6 +1075,23 @@ fn progress_of_a_legacy_call_streams_before_its_response_or_goes_on_the_session_
     .unwrap();
     assert_eq!(streamed[2]["result"]["content"][0]["text"], "counted");
 
+    // So does a call that reports and answers in one go (answered as it is dispatched).
+    let tell = br#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"tell","_meta":{"progressToken":"t6"}}}"#;
+    let reply = send(addr, "POST", &headers, tell);
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("content-type"), Some("text/event-stream"));
+    let streamed = events(&reply.body);
+    assert_eq!(streamed.len(), 2, "{streamed:?}");
+    check_server_message(ProtocolVersion::V2025_11_25, None, &streamed[0]).unwrap();
+    assert_eq!(streamed[0]["params"]["progressToken"], "t6");
+    check_server_message(
+        ProtocolVersion::V2025_11_25,
+        Some("tools/call"),
+        &streamed[1],
+    )
+    .unwrap();
+    assert_eq!(streamed[1]["result"]["content"][0]["text"], "told");
+
     // One that takes only JSON gets it on the session's GET stream.
     let mut stream = TcpStream::connect(addr).unwrap();
     stream

@@ -11,7 +11,7 @@ use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use serde_json::value::RawValue;
@@ -32,7 +32,6 @@ use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
 
 /// How a handler's run ended, when it was not cancelled: its output, a question to send back
 /// (or a replayed state), or a panic.
-#[cfg(feature = "tasks")]
 pub(super) type Outcome<T> = Result<RunOutcome<T>, PanicPayload>;
 
 /// What a run that may become a task did (see [`BecomeTask`]).
@@ -366,7 +365,7 @@ impl<T: Failure + Send + 'static> Run<T> {
                     "request id {id} is already used by a call still running"
                 ))
             })?;
-        let started = match piped {
+        let mut started = match piped {
             None => {
                 // Reached through a reference, so the handler's input (a whole `ToolCall` for a
                 // tool) is not copied into each wrapper on its way to the handler.
@@ -386,6 +385,55 @@ impl<T: Failure + Send + 'static> Run<T> {
                 round.clone(),
             ))),
         };
+        // A handler that finishes without waiting on anything (most do) is answered here:
+        // nothing of its run need outlive the request's dispatch, so nothing is boxed for it.
+        // Polled with a waker nobody wakes: a run still pending is polled again, with its
+        // transport's, before anything could have woken it.
+        #[cfg(feature = "tasks")]
+        let may_finish_now = task.is_none();
+        #[cfg(not(feature = "tasks"))]
+        let may_finish_now = true;
+        let ended = Ended {
+            id: &id,
+            cancellation: &cancellation,
+            peer: peer.as_ref(),
+            round: round.as_deref(),
+            wanted: wanted.as_deref(),
+            modern_meta: &modern_meta,
+        };
+        let mut answer = Some(answer);
+        let mut registration = Some(registration);
+        // Answered where the output is made: a handler's output is large, and each step out
+        // of a function is a copy of it.
+        let mut finish = |outcome: Outcome<T>| {
+            let answer = answer.take().expect("a run is answered once");
+            ended.answer(Some(outcome), registration.take(), answer)
+        };
+        let finished_now = match &mut started {
+            Ok(Running::Straight(running)) if may_finish_now => {
+                let polled = catch_unwind(AssertUnwindSafe(|| {
+                    let polled = forwarding_while(tracing_peer.clone(), || {
+                        Pin::new(running).poll(&mut Context::from_waker(Waker::noop()))
+                    });
+                    match polled {
+                        Poll::Ready(outcome) => Some(finish(Ok(outcome))),
+                        Poll::Pending => None,
+                    }
+                }));
+                match polled {
+                    Ok(finished) => finished,
+                    // The handler panicked. (Had its answer panicked, there is no answer left
+                    // to make: `finish` panics again, as an answer's panic always went on.)
+                    Err(payload) => Some(finish(Err(payload))),
+                }
+            }
+            _ => None,
+        };
+        if let Some(finished) = finished_now {
+            return Ok(finished.map_or(Reply::None, Reply::Ready));
+        }
+        let answer = answer.expect("answered only when finished");
+        let registration = registration.expect("released only when finished");
         Ok(Reply::Pending(Box::pin(async move {
             let outcome = match started {
                 Ok(running) => 'ran: {
@@ -411,37 +459,73 @@ impl<T: Failure + Send + 'static> Run<T> {
                 }
                 Err(payload) => Some(Err(payload)),
             };
-            // Held elsewhere only while something may still report through it (a task, a
-            // detached thread of a plain fn): closing it then is what stops that.
-            if let Some(peer) = peer.as_ref().filter(|peer| Arc::strong_count(peer) > 1) {
-                peer.close();
+            Ended {
+                id: &id,
+                cancellation: &cancellation,
+                peer: peer.as_ref(),
+                round: round.as_deref(),
+                wanted: wanted.as_deref(),
+                modern_meta: &modern_meta,
             }
-            drop(registration);
-            let outcome = match outcome {
-                Some(outcome) if !cancellation.is_cancelled() => outcome,
-                _ => {
-                    tracing::debug!(%id, "request cancelled; its response is dropped");
-                    return None;
-                }
-            };
-            let missing = || missing_capability(round.as_deref(), wanted.as_deref());
-            if let Ok(RunOutcome::Refused(refused)) = outcome {
-                return Some(Outgoing::error(Some(&id), &missing().unwrap_or(refused)));
-            }
-            Some(answer_run(
-                outcome,
-                &id,
-                round.as_deref(),
-                &modern_meta,
-                |outcome| {
-                    let failed = outcome.as_ref().map_or(true, Failure::failed);
-                    let reply = answer(outcome, &id, &modern_meta);
-                    match failed.then(missing).flatten() {
-                        Some(missing) => Outgoing::error(Some(&id), &missing),
-                        None => reply,
-                    }
-                },
-            ))
+            .answer(outcome, registration, answer)
         })))
+    }
+}
+
+/// What a run's answer is made from once it ended.
+#[derive(Clone, Copy)]
+struct Ended<'a> {
+    id: &'a RequestId,
+    cancellation: &'a CancellationToken,
+    peer: Option<&'a Arc<RequestPeer>>,
+    round: Option<&'a InputRound>,
+    wanted: Option<&'a MissingCapabilities>,
+    modern_meta: &'a Arc<RawValue>,
+}
+
+impl Ended<'_> {
+    /// The answer to a run that ended with `outcome` (`None`: cancelled while it ran), made by
+    /// `answer` unless the run was cancelled, refused, or failed wanting a capability its client
+    /// lacks. `registration` (the request in flight) is released first.
+    #[inline(always)]
+    fn answer<T: Failure, R>(
+        self,
+        outcome: Option<Outcome<T>>,
+        registration: R,
+        answer: impl FnOnce(Result<T, PanicPayload>, &RequestId, &Arc<RawValue>) -> Outgoing,
+    ) -> Option<Outgoing> {
+        let Ended {
+            id,
+            cancellation,
+            peer,
+            round,
+            wanted,
+            modern_meta,
+        } = self;
+        // Held elsewhere only while something may still report through it (a task, a
+        // detached thread of a plain fn): closing it then is what stops that.
+        if let Some(peer) = peer.filter(|peer| Arc::strong_count(peer) > 1) {
+            peer.close();
+        }
+        drop(registration);
+        let outcome = match outcome {
+            Some(outcome) if !cancellation.is_cancelled() => outcome,
+            _ => {
+                tracing::debug!(%id, "request cancelled; its response is dropped");
+                return None;
+            }
+        };
+        let missing = || missing_capability(round, wanted);
+        if let Ok(RunOutcome::Refused(refused)) = outcome {
+            return Some(Outgoing::error(Some(id), &missing().unwrap_or(refused)));
+        }
+        Some(answer_run(outcome, id, round, modern_meta, |outcome| {
+            let failed = outcome.as_ref().map_or(true, Failure::failed);
+            let reply = answer(outcome, id, modern_meta);
+            match failed.then(missing).flatten() {
+                Some(missing) => Outgoing::error(Some(id), &missing),
+                None => reply,
+            }
+        }))
     }
 }

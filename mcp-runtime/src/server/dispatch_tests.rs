@@ -476,6 +476,56 @@ async fn a_panicking_tool_gives_an_error_result_and_serving_goes_on() {
     assert_eq!(text(&answer), "{}");
 }
 
+#[tokio::test]
+async fn a_call_whose_tool_never_waits_is_answered_as_it_is_dispatched() {
+    for version in ["2025-11-25", MODERN] {
+        let mut connection = Connection::new();
+        let call = |id: i64, name: &str| {
+            let params = json!({"name": name, "arguments": {"n": id}});
+            if version == MODERN {
+                modern(id, "tools/call", params)
+            } else {
+                request(id, "tools/call", params)
+            }
+        };
+        if version != MODERN {
+            connection.initialize(version).await;
+        }
+        // Nothing of it is left running: its answer is ready, its id free again.
+        for id in [1, 1, 2] {
+            let Reply::Ready(answer) = connection.start(&call(id, "echo")) else {
+                panic!("{version}: an echo is answered at once");
+            };
+            let answer: Value = serde_json::from_slice(answer.as_bytes()).unwrap();
+            assert_eq!(answer["id"], json!(id), "{version}");
+            assert_eq!(text(&answer), format!(r#"{{"n":{id}}}"#), "{version}");
+            assert_eq!(connection.session.in_flight().len(), 0, "{version}");
+        }
+        // A panic before the tool's first wait is answered at once too, as an error result.
+        let Reply::Ready(answer) = connection.start(&call(3, "panic")) else {
+            panic!("{version}: a panic on the first poll is answered at once");
+        };
+        let answer: Value = serde_json::from_slice(answer.as_bytes()).unwrap();
+        assert_eq!(answer["result"]["isError"], json!(true), "{version}");
+        // A tool that waits runs on, in flight until it ends.
+        if version != MODERN {
+            let Reply::Pending(running) = connection.start(&call(4, "await_cancel")) else {
+                panic!("{version}: a waiting tool is pending");
+            };
+            assert_eq!(connection.session.in_flight().len(), 1);
+            connection
+                .send(json!({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": 4}
+                }))
+                .await;
+            assert!(running.await.is_none(), "cancelled: nothing to answer");
+            assert_eq!(connection.session.in_flight().len(), 0);
+        }
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_slow_call_does_not_delay_a_fast_one() {
     let mut connection = Connection::new();

@@ -40,7 +40,7 @@ use super::response::{
 };
 use super::resume::{NotResumable, RequestStream};
 use super::routed::{self, RouteReceiver, Routed};
-use super::sessions::Entry;
+use super::sessions::{Entry, Route};
 use crate::dispatch::Reply;
 use crate::dispatch::session::Session;
 use crate::protocol::ProtocolVersion;
@@ -127,7 +127,7 @@ pub(crate) async fn post(
     let call = match reply {
         // A notification, or the client's answer to a question of ours.
         Reply::None => return accepted(),
-        Reply::Ready(answer) => return answered(answer, parts, resource(inner), StatusCode::OK),
+        Reply::Ready(answer) => return answered_now(inner, parts, &entry, &ids, answer, routed),
         Reply::Pending(call) => call,
     };
     let busy = entry.busy();
@@ -171,6 +171,32 @@ pub(crate) async fn post(
             }
         }
     }
+}
+
+/// The response of requests answered as soon as they were dispatched: plain JSON, or an event
+/// stream when their handlers sent messages about them on the way (they precede the answer).
+fn answered_now(
+    inner: &Inner,
+    parts: &Parts,
+    entry: &Entry,
+    ids: &[RequestId],
+    answer: Outgoing,
+    routed: Option<(Route, RouteReceiver)>,
+) -> Response<ResponseBody> {
+    if let Some((route, mut related)) = routed {
+        let mut early = Vec::new();
+        while let Some(routed) = related.try_recv() {
+            // A release is moot now that the answer is here.
+            if let Routed::Message(message) = routed {
+                early.push(Routed::Message(message));
+            }
+        }
+        if !early.is_empty() {
+            let answer = std::future::ready(Some(answer));
+            return answer_with_events(entry, ids, route, answer, early, related);
+        }
+    }
+    answered(answer, parts, resource(inner), StatusCode::OK)
 }
 
 /// A call's messages as events, on a new stream of the session, while it runs (`first`,

@@ -105,7 +105,9 @@ pub(crate) fn post(
                 .handle(Incoming::Single(Message::Request(request)), &mut session);
             match reply {
                 Reply::None => Ok(accepted()),
-                Reply::Ready(answer) => Ok(answer_with_status(inner, parts, answer)),
+                Reply::Ready(answer) => {
+                    Ok(answered_now(inner, parts, session, answer, notifications))
+                }
                 Reply::Pending(call) if listen => Ok(listen_stream(inner, session, call, id)),
                 Reply::Pending(call) => Err(Waiting {
                     answer: until_answered(call, session.in_flight().clone(), RequestIds::One(id)),
@@ -115,6 +117,28 @@ pub(crate) fn post(
             }
         }
     }
+}
+
+/// The response of a request answered as it was dispatched: plain JSON, or an event stream
+/// when its handler sent notifications about it on the way (they precede the answer).
+fn answered_now(
+    inner: &Inner,
+    parts: &Parts,
+    session: Session,
+    answer: Outgoing,
+    notifications: Option<queue::Receiver<Outgoing>>,
+) -> Response<ResponseBody> {
+    if let Some(mut notifications) = notifications {
+        let mut early = Vec::new();
+        while let Some(message) = notifications.try_recv() {
+            early.push(message);
+        }
+        if !early.is_empty() {
+            let answered = std::future::ready(None);
+            return notifying_stream(session, answered, Some(Some(answer)), early, notifications);
+        }
+    }
+    answer_with_status(inner, parts, answer)
 }
 
 /// A call running, answered with plain JSON unless something about it must reach the client
