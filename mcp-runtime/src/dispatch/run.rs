@@ -394,12 +394,12 @@ impl<T: Failure + Send + 'static> Run<T> {
         #[cfg(not(feature = "tasks"))]
         let may_finish_now = true;
         let ended = Ended {
-            id: &id,
-            cancellation: &cancellation,
-            peer: peer.as_ref(),
-            round: round.as_deref(),
-            wanted: wanted.as_deref(),
-            modern_meta: &modern_meta,
+            id,
+            cancellation,
+            peer,
+            round,
+            wanted,
+            modern_meta,
         };
         let mut answer = Some(answer);
         let mut registration = Some(registration);
@@ -435,6 +435,9 @@ impl<T: Failure + Send + 'static> Run<T> {
         let answer = answer.expect("answered only when finished");
         let registration = registration.expect("released only when finished");
         Ok(Reply::Pending(Box::pin(async move {
+            let Ended {
+                cancellation, peer, ..
+            } = &ended;
             let outcome = match started {
                 Ok(running) => 'ran: {
                     let running = forwarding_to(tracing_peer, running);
@@ -443,12 +446,12 @@ impl<T: Failure + Send + 'static> Run<T> {
                     #[cfg(feature = "tasks")]
                     if let Some(task) = task {
                         match task
-                            .run(id.clone(), Box::pin(running), cancellation.clone())
+                            .run(ended.id.clone(), Box::pin(running), cancellation.clone())
                             .await
                         {
                             Ran::Finished(outcome) => break 'ran outcome,
                             Ran::BecameTask(created) => {
-                                if let Some(peer) = &peer {
+                                if let Some(peer) = peer {
                                     peer.close();
                                 }
                                 return Some(created);
@@ -459,57 +462,46 @@ impl<T: Failure + Send + 'static> Run<T> {
                 }
                 Err(payload) => Some(Err(payload)),
             };
-            Ended {
-                id: &id,
-                cancellation: &cancellation,
-                peer: peer.as_ref(),
-                round: round.as_deref(),
-                wanted: wanted.as_deref(),
-                modern_meta: &modern_meta,
-            }
-            .answer(outcome, registration, answer)
+            ended.answer(outcome, registration, answer)
         })))
     }
 }
 
 /// What a run's answer is made from once it ended.
-#[derive(Clone, Copy)]
-struct Ended<'a> {
-    id: &'a RequestId,
-    cancellation: &'a CancellationToken,
-    peer: Option<&'a Arc<RequestPeer>>,
-    round: Option<&'a InputRound>,
-    wanted: Option<&'a MissingCapabilities>,
-    modern_meta: &'a Arc<RawValue>,
+struct Ended {
+    id: RequestId,
+    cancellation: CancellationToken,
+    peer: Option<Arc<RequestPeer>>,
+    round: Option<Arc<InputRound>>,
+    wanted: Option<Arc<MissingCapabilities>>,
+    modern_meta: Arc<RawValue>,
 }
 
-impl Ended<'_> {
+impl Ended {
     /// The answer to a run that ended with `outcome` (`None`: cancelled while it ran), made by
     /// `answer` unless the run was cancelled, refused, or failed wanting a capability its client
     /// lacks. `registration` (the request in flight) is released first.
     #[inline(always)]
     fn answer<T: Failure, R>(
-        self,
+        &self,
         outcome: Option<Outcome<T>>,
         registration: R,
         answer: impl FnOnce(Result<T, PanicPayload>, &RequestId, &Arc<RawValue>) -> Outgoing,
     ) -> Option<Outgoing> {
-        let Ended {
-            id,
-            cancellation,
-            peer,
-            round,
-            wanted,
-            modern_meta,
-        } = self;
+        let (id, modern_meta) = (&self.id, &self.modern_meta);
+        let (round, wanted) = (self.round.as_deref(), self.wanted.as_deref());
         // Held elsewhere only while something may still report through it (a task, a
         // detached thread of a plain fn): closing it then is what stops that.
-        if let Some(peer) = peer.filter(|peer| Arc::strong_count(peer) > 1) {
+        if let Some(peer) = self
+            .peer
+            .as_ref()
+            .filter(|peer| Arc::strong_count(peer) > 1)
+        {
             peer.close();
         }
         drop(registration);
         let outcome = match outcome {
-            Some(outcome) if !cancellation.is_cancelled() => outcome,
+            Some(outcome) if !self.cancellation.is_cancelled() => outcome,
             _ => {
                 tracing::debug!(%id, "request cancelled; its response is dropped");
                 return None;
