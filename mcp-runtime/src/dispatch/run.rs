@@ -18,6 +18,7 @@ use serde_json::value::RawValue;
 
 use super::asking::{Asking, answer_run};
 use super::catch_unwind::{CatchUnwind, PanicPayload};
+use super::in_flight::InFlightGuard;
 use super::{InFlight, Reply};
 use crate::ask::missing::MissingCapabilities;
 use crate::ask::round::{InputRound, RunOutcome, UntilInput, replayed_state};
@@ -433,7 +434,6 @@ impl<T: Failure + Send + 'static> Run<T> {
             return Ok(finished.map_or(Reply::None, Reply::Ready));
         }
         let answer = answer.expect("answered only when finished");
-        let registration = registration.expect("released only when finished");
         Ok(Reply::Pending(Box::pin(async move {
             let Ended {
                 cancellation, peer, ..
@@ -482,10 +482,10 @@ impl Ended {
     /// `answer` unless the run was cancelled, refused, or failed wanting a capability its client
     /// lacks. `registration` (the request in flight) is released first.
     #[inline(always)]
-    fn answer<T: Failure, R>(
+    fn answer<T: Failure>(
         &self,
         outcome: Option<Outcome<T>>,
-        registration: R,
+        registration: Option<InFlightGuard>,
         answer: impl FnOnce(Result<T, PanicPayload>, &RequestId, &Arc<RawValue>) -> Outgoing,
     ) -> Option<Outgoing> {
         let (id, modern_meta) = (&self.id, &self.modern_meta);

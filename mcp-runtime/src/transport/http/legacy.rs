@@ -149,32 +149,19 @@ pub(crate) async fn post(
             answer_with_events(&entry, &ids, (route, busy), answer, vec![first], related)
         }
         result = &mut answer => {
-            // Sent in the very poll that finished the call: still ahead of the answer. A
-            // release is moot now that the answer is here.
-            let mut early = Vec::new();
-            while let Some(item) = related.try_recv() {
-                if let Routed::Message(message) = item {
-                    early.push(Routed::Message(message));
-                }
-            }
+            // Answered: the session need not be kept from expiring for the call any more.
+            drop(busy);
             match result {
-                Some(result) if !early.is_empty() => answer_with_events(
-                    &entry,
-                    &ids,
-                    (route, busy),
-                    std::future::ready(Some(result)),
-                    early,
-                    related,
-                ),
-                Some(result) => answered(result, parts, resource(inner), StatusCode::OK),
+                Some(result) => answered_now(inner, parts, &entry, &ids, result, Some((route, related))),
                 None => accepted(),
             }
         }
     }
 }
 
-/// The response of requests answered as soon as they were dispatched: plain JSON, or an event
-/// stream when their handlers sent messages about them on the way (they precede the answer).
+/// The response of requests whose answer has come: plain JSON, or an event stream when their
+/// handlers sent messages about them on the way (sent in the very poll that finished them at
+/// the latest; they precede the answer).
 fn answered_now(
     inner: &Inner,
     parts: &Parts,

@@ -99,42 +99,32 @@ impl IoThread {
         // A handler that never waits runs to its end while the line is dispatched; one that
         // waits, up to its first wait here: either way the reader waits for it.
         let started = coarse_clock::now();
-        match self.dispatcher.handle_bytes(line, &mut self.session) {
-            Reply::None => {
-                warn_if_blocked(started);
-                Ok(())
-            }
-            Reply::Ready(answer) => {
-                warn_if_blocked(started);
-                self.output.write(&answer)
-            }
+        let answer = match self.dispatcher.handle_bytes(line, &mut self.session) {
+            Reply::None => None,
+            Reply::Ready(answer) => Some(answer),
+            // The waker is never used: a call still pending is spawned, and the task's first
+            // poll registers the task's own waker.
             Reply::Pending(mut call) => {
-                // The waker is never used: a call still pending is spawned, and the task's
-                // first poll registers the task's own waker.
-                let first_poll = call.as_mut().poll(&mut Context::from_waker(Waker::noop()));
-                warn_if_blocked(started);
-                match first_poll {
-                    Poll::Ready(Some(answer)) => self.output.write(&answer),
-                    Poll::Ready(None) => Ok(()),
+                match call.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+                    Poll::Ready(answer) => answer,
                     Poll::Pending => {
                         self.calls.start(call, &self.runtime);
-                        Ok(())
+                        None
                     }
                 }
             }
+        };
+        let blocked = coarse_clock::now().saturating_sub(started);
+        if blocked > BLOCKING_WARNING {
+            tracing::warn!(
+                "a tool blocked the server for {blocked:?} before its first await; blocking \
+                 work belongs in a plain `fn` tool or `spawn_blocking`"
+            );
         }
-    }
-}
-
-/// Warn when what ran on the reader since `started` (a handler, up to its first wait) held up
-/// every other message for longer than [`BLOCKING_WARNING`].
-fn warn_if_blocked(started: Duration) {
-    let blocked = coarse_clock::now().saturating_sub(started);
-    if blocked > BLOCKING_WARNING {
-        tracing::warn!(
-            "a tool blocked the server for {blocked:?} before its first await; blocking work \
-             belongs in a plain `fn` tool or `spawn_blocking`"
-        );
+        match answer {
+            Some(answer) => self.output.write(&answer),
+            None => Ok(()),
+        }
     }
 }
 
