@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::poll_fn;
 use std::net::IpAddr;
-use std::pin::{Pin, pin};
+use std::pin::Pin;
+#[cfg(test)]
+use std::pin::pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 
@@ -283,6 +285,7 @@ impl std::ops::Deref for RequestBody {
 /// The whole body, refusing one over `limit` bytes without reading the rest, and one whose
 /// buffer does not fit in what is left of `memory` (for its `address`). `declared` is its `Content-Length`: a
 /// body that declares more than fits is refused before a byte of it is read.
+#[cfg(test)]
 pub(crate) async fn read_limited<B>(
     body: B,
     limit: usize,
@@ -294,42 +297,136 @@ where
     B: http_body::Body,
     B::Error: std::fmt::Display,
 {
-    let mut read = RequestBody::empty();
-    if let Some(declared) = declared {
-        let declared = usize::try_from(declared).map_err(|_| ReadError::TooLarge)?;
-        if declared > limit {
-            return Err(ReadError::TooLarge);
+    let mut body = pin!(body);
+    let limits = BodyLimits {
+        limit,
+        memory,
+        address,
+    };
+    let started = poll_fn(|cx| Poll::Ready(limits.read_at_once(body.as_mut(), cx, declared))).await;
+    match started {
+        AtOnce::Whole(read) => read,
+        AtOnce::Started(so_far) => limits.read_rest(body, so_far).await,
+    }
+}
+
+/// What a request body may take: at most `limit` bytes, and what fits of `memory` for a body
+/// from `address`.
+pub(crate) struct BodyLimits<'m> {
+    pub(crate) limit: usize,
+    pub(crate) memory: &'m BodyMemory,
+    pub(crate) address: Option<IpAddr>,
+}
+
+/// What reading a body without waiting found.
+pub(crate) enum AtOnce {
+    /// The whole body, or why it is refused.
+    Whole(Result<RequestBody, ReadError>),
+    /// Part of it (maybe none): the rest is still to come.
+    Started(SoFar),
+}
+
+/// A body read in part.
+pub(crate) struct SoFar {
+    read: RequestBody,
+    /// A body in one frame (nearly every one: it arrives with its headers) is kept as the
+    /// frame's bytes, uncopied; a second frame starts `buffer`.
+    first: Option<Bytes>,
+    buffer: Vec<u8>,
+}
+
+impl BodyLimits<'_> {
+    /// Read what of `body` is already there, without waiting (`cx` is only handed to the
+    /// body): nearly every body arrives with its headers, and is then read whole here, with
+    /// nothing kept for a wait. A body that declares more than fits is refused before a byte of
+    /// it is read.
+    pub(crate) fn read_at_once<B>(
+        &self,
+        mut body: Pin<&mut B>,
+        cx: &mut Context<'_>,
+        declared: Option<u64>,
+    ) -> AtOnce
+    where
+        B: http_body::Body,
+        B::Error: std::fmt::Display,
+    {
+        let mut so_far = SoFar {
+            read: RequestBody::empty(),
+            first: None,
+            buffer: Vec::new(),
+        };
+        if let Some(declared) = declared {
+            let Some(declared) = usize::try_from(declared).ok().filter(|&d| d <= self.limit) else {
+                return AtOnce::Whole(Err(ReadError::TooLarge));
+            };
+            if !so_far.read.hold(self.memory, declared, self.address) {
+                return AtOnce::Whole(Err(ReadError::NoMemory));
+            }
         }
-        if !read.hold(memory, declared, address) {
-            return Err(ReadError::NoMemory);
+        loop {
+            match body.as_mut().poll_frame(cx) {
+                Poll::Pending => return AtOnce::Started(so_far),
+                Poll::Ready(None) => return AtOnce::Whole(Ok(so_far.finish())),
+                Poll::Ready(Some(frame)) => {
+                    if let Err(refused) = self.take(&mut so_far, frame) {
+                        return AtOnce::Whole(Err(refused));
+                    }
+                    // Known without asking for more: the body has had all it declared.
+                    if body.is_end_stream() {
+                        return AtOnce::Whole(Ok(so_far.finish()));
+                    }
+                }
+            }
         }
     }
-    // A body in one frame (nearly every one: it arrives with its headers) is kept as the
-    // frame's bytes, uncopied; a second frame starts a buffer.
-    let mut first: Option<Bytes> = None;
-    let mut buffer: Vec<u8> = Vec::new();
-    let mut body = pin!(body);
-    while let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+
+    /// Read the rest of `body`, after what [`read_at_once`](Self::read_at_once) found.
+    pub(crate) async fn read_rest<B>(
+        &self,
+        mut body: Pin<&mut B>,
+        mut so_far: SoFar,
+    ) -> Result<RequestBody, ReadError>
+    where
+        B: http_body::Body,
+        B::Error: std::fmt::Display,
+    {
+        while !body.is_end_stream()
+            && let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await
+        {
+            self.take(&mut so_far, frame)?;
+        }
+        Ok(so_far.finish())
+    }
+
+    fn take<E: std::fmt::Display>(
+        &self,
+        so_far: &mut SoFar,
+        frame: Result<Frame<impl Buf>, E>,
+    ) -> Result<(), ReadError> {
         let frame = frame.map_err(|error| ReadError::Failed(error.to_string()))?;
         let Ok(mut data) = frame.into_data() else {
-            continue;
+            return Ok(());
         };
-        let so_far = first.as_ref().map_or(buffer.len(), Bytes::len);
-        let needed = so_far + data.remaining();
-        if needed > limit {
+        let SoFar {
+            read,
+            first,
+            buffer,
+        } = so_far;
+        let needed = first.as_ref().map_or(buffer.len(), Bytes::len) + data.remaining();
+        if needed > self.limit {
             return Err(ReadError::TooLarge);
         }
         if first.is_none() && buffer.is_empty() {
-            if !read.hold(memory, needed, address) {
+            if !read.hold(self.memory, needed, self.address) {
                 return Err(ReadError::NoMemory);
             }
-            first = Some(data.copy_to_bytes(data.remaining()));
-            continue;
+            *first = Some(data.copy_to_bytes(data.remaining()));
+            return Ok(());
         }
         // What the buffer will hold once grown (it may double), not just what was read.
         if needed > buffer.capacity() {
-            let grown = needed.max(buffer.capacity() * 2).min(limit);
-            if !read.hold(memory, grown, address) {
+            let grown = needed.max(buffer.capacity() * 2).min(self.limit);
+            if !read.hold(self.memory, grown, self.address) {
                 return Err(ReadError::NoMemory);
             }
             buffer.reserve_exact(grown - buffer.len());
@@ -343,9 +440,20 @@ where
             let taken = chunk.len();
             data.advance(taken);
         }
+        Ok(())
     }
-    read.bytes = first.unwrap_or_else(|| Bytes::from(buffer));
-    Ok(read)
+}
+
+impl SoFar {
+    fn finish(self) -> RequestBody {
+        let SoFar {
+            mut read,
+            first,
+            buffer,
+        } = self;
+        read.bytes = first.unwrap_or_else(|| Bytes::from(buffer));
+        read
+    }
 }
 
 #[cfg(test)]
@@ -403,22 +511,9 @@ mod tests {
     }
 
     /// A body in several frames, as a slow client's arrives.
-    struct Frames(std::collections::VecDeque<Bytes>);
-
-    impl http_body::Body for Frames {
-        type Data = Bytes;
-        type Error = Infallible;
-
-        fn poll_frame(
-            mut self: Pin<&mut Self>,
-            _: &mut Context<'_>,
-        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-            Poll::Ready(self.0.pop_front().map(|bytes| Ok(Frame::data(bytes))))
-        }
-    }
-
-    fn frames(parts: &[&'static [u8]]) -> Frames {
-        Frames(parts.iter().map(|part| Bytes::from_static(part)).collect())
+    fn frames(parts: &[&'static [u8]]) -> Arriving {
+        let parts: Vec<_> = parts.iter().copied().map(Some).collect();
+        arriving(&parts, None)
     }
 
     #[tokio::test]
@@ -441,6 +536,92 @@ mod tests {
         assert_eq!(lock(&memory.held).total, 300 * K);
         drop(body);
         assert_eq!(lock(&memory.held).total, 0);
+    }
+
+    /// A body whose frames come from `frames`, `None` being a wait for more; with `declared`
+    /// bytes in all, it knows its end once it has given them (as hyper's bodies do).
+    struct Arriving {
+        frames: std::collections::VecDeque<Option<&'static [u8]>>,
+        declared: Option<usize>,
+        given: usize,
+    }
+
+    impl http_body::Body for Arriving {
+        type Data = Bytes;
+        type Error = Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            match self.frames.pop_front() {
+                Some(Some(part)) => {
+                    self.given += part.len();
+                    Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(part)))))
+                }
+                // A wait: nothing wakes it, the test polls again.
+                Some(None) => Poll::Pending,
+                None if self.declared.is_some() => Poll::Pending,
+                None => Poll::Ready(None),
+            }
+        }
+
+        fn is_end_stream(&self) -> bool {
+            self.declared == Some(self.given)
+        }
+    }
+
+    fn arriving(frames: &[Option<&'static [u8]>], declared: Option<usize>) -> Arriving {
+        Arriving {
+            frames: frames.iter().copied().collect(),
+            declared,
+            given: 0,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_body_all_there_is_read_at_once_and_one_still_arriving_is_read_on() {
+        let memory = BodyMemory::new(1 << 20, 1 << 20);
+        let limits = BodyLimits {
+            limit: 8,
+            memory: &memory,
+            address: None,
+        };
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let declared = |length: usize| Some(length as u64);
+
+        // All there: read whole without a wait, its end known from its length (the body
+        // would wait if asked for more).
+        let mut body = pin!(arriving(&[Some(b"abc"), Some(b"de")], Some(5)));
+        match limits.read_at_once(body.as_mut(), &mut cx, declared(5)) {
+            AtOnce::Whole(Ok(read)) => assert_eq!(&*read, b"abcde"),
+            _ => panic!("a body all there is read at once"),
+        }
+        // Declared over the limit: refused before a byte is read.
+        let mut body = pin!(arriving(&[Some(b"abc")], Some(9)));
+        assert!(matches!(
+            limits.read_at_once(body.as_mut(), &mut cx, declared(9)),
+            AtOnce::Whole(Err(ReadError::TooLarge))
+        ));
+        assert_eq!(body.given, 0);
+
+        // Still arriving: what is there is kept, and the rest read on after the wait.
+        let mut body = pin!(arriving(&[Some(b"ab"), None, Some(b"cd")], Some(4)));
+        let AtOnce::Started(so_far) = limits.read_at_once(body.as_mut(), &mut cx, declared(4))
+        else {
+            panic!("the body is still arriving");
+        };
+        let read = limits.read_rest(body, so_far).await.unwrap();
+        assert_eq!(&*read, b"abcd");
+        // Over the limit on the way: refused.
+        let mut body = pin!(arriving(&[Some(b"abcde"), None, Some(b"fghi")], None));
+        let AtOnce::Started(so_far) = limits.read_at_once(body.as_mut(), &mut cx, None) else {
+            panic!("the body is still arriving");
+        };
+        assert!(matches!(
+            limits.read_rest(body, so_far).await,
+            Err(ReadError::TooLarge)
+        ));
     }
 
     #[tokio::test]

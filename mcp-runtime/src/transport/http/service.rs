@@ -14,7 +14,7 @@ use std::task::{Context, Poll};
 
 use http::{HeaderValue, Method, Request, Response, StatusCode, header, request::Parts};
 
-use super::body::{self, ReadError, ResponseBody};
+use super::body::{self, AtOnce, ReadError, ResponseBody};
 use super::config::{HttpConfig, WELL_KNOWN};
 use super::endpoint::Inner;
 use super::headers;
@@ -359,13 +359,13 @@ impl HttpService {
                 ),
             );
         }
-        // Declared JSON: checked above. The reading boxed: it is over before the call
-        // runs, and boxed its state takes no room in the future that waits for the call,
+        // Declared JSON: checked above. Only a body that must be waited for is read in a
+        // box: the state of that wait takes no room in the future that waits for the call,
         // which then stays small enough for the allocator's per-thread cache (a larger one
         // costs every request some hundreds of instructions more to allocate and free).
         // In a block: the body's memory is free before the call runs.
         let mut posted = {
-            let bytes = match Box::pin(read_body(inner, known, body, self.address)).await {
+            let bytes = match read_body(inner, known, body, self.address).await {
                 Ok(bytes) => bytes,
                 Err(refused) => return refused,
             };
@@ -541,25 +541,28 @@ where
     B: http_body::Body,
     B::Error: std::fmt::Display,
 {
-    let mut read = std::pin::pin!(body::read_limited(
-        body,
-        inner.max_body_size,
-        known.content_length(),
-        &inner.body_memory,
+    let mut body = std::pin::pin!(body);
+    let limits = body::BodyLimits {
+        limit: inner.max_body_size,
+        memory: &inner.body_memory,
         address,
-    ));
-    // The timer is set only when the first poll finds the body incomplete: nearly every body
-    // arrives with its headers, so most requests set none.
-    let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
-    let read = std::future::poll_fn(|cx| {
-        if let Poll::Ready(read) = read.as_mut().poll(cx) {
-            return Poll::Ready(Ok(read));
-        }
-        let limit = inner.config.body_read_timeout;
-        let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
-        timer.as_mut().poll(cx).map(Err)
-    });
-    match read.await {
+    };
+    let declared = known.content_length();
+    let started =
+        std::future::poll_fn(|cx| Poll::Ready(limits.read_at_once(body.as_mut(), cx, declared)))
+            .await;
+    let read = match started {
+        AtOnce::Whole(read) => Ok(read),
+        // Boxed: a body that is not all there with its headers is rare, and the state of its
+        // wait stays out of the future of every request (see `post`).
+        AtOnce::Started(so_far) => Box::pin(tokio::time::timeout(
+            inner.config.body_read_timeout,
+            limits.read_rest(body, so_far),
+        ))
+        .await
+        .map_err(drop),
+    };
+    match read {
         Ok(Ok(bytes)) => Ok(bytes),
         Ok(Err(ReadError::TooLarge)) => Err(too_large(inner.max_body_size)),
         Ok(Err(ReadError::NoMemory)) => {
