@@ -40,9 +40,10 @@ fn long_text(value: Option<&HeaderValue>) -> Result<Option<&str>, ()> {
     if !bytes.is_ascii() {
         return Err(());
     }
-    std::str::from_utf8(bytes)
-        .map(|text| Some(text.trim()))
-        .map_err(|_| ())
+    // SAFETY: ASCII, checked just above, is UTF-8. Checking it again with `from_utf8` cost a
+    // legacy POST some 140 instructions.
+    let text = unsafe { std::str::from_utf8_unchecked(bytes) };
+    Ok(Some(text.trim()))
 }
 
 /// The headers the endpoint reads, found in one walk over a request's headers: a lookup by

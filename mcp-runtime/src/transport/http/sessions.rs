@@ -64,10 +64,15 @@ struct Table {
 impl Table {
     /// Whether `entry` has been idle longer than the timeout at `now`.
     fn expired(&self, entry: &Entry, now: Instant) -> bool {
+        let since = *lock(&entry.last_used);
+        self.idle_too_long(entry, since, now)
+    }
+
+    /// Whether `entry`, last used at `since`, has been idle longer than the timeout at `now`.
+    fn idle_too_long(&self, entry: &Entry, since: Instant, now: Instant) -> bool {
         // The clock first: a session used within the timeout has not expired, whatever it is
         // doing. That is nearly every session a request names, and whether it is working
         // takes its event log's lock.
-        let since = *lock(&entry.last_used);
         now.saturating_duration_since(since) > self.idle_timeout && entry.idle_since().is_some()
     }
 
@@ -597,13 +602,13 @@ impl Sessions {
         if !super::principal::may_use(&entry.session(), caller) {
             return None;
         }
-        // One reading of the clock for both: every legacy POST comes here.
+        // One reading of the clock, and one lock of it, for both: every legacy POST comes here.
         let now = Instant::now();
-        if self.table.expired(&entry, now) {
+        let since = std::mem::replace(&mut *lock(&entry.last_used), now);
+        if self.table.idle_too_long(&entry, since, now) {
             self.table.close(id);
             return None;
         }
-        *lock(&entry.last_used) = now;
         Some(entry)
     }
 
