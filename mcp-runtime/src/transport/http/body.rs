@@ -5,9 +5,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::poll_fn;
 use std::net::IpAddr;
-use std::pin::Pin;
-#[cfg(test)]
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 
@@ -162,6 +160,8 @@ pub(crate) enum ReadError {
     NoMemory,
     /// The connection failed mid-body.
     Failed(String),
+    /// The rest of a body that came in part did not arrive in time.
+    TimedOut,
 }
 
 /// The memory the request bodies in flight share ([`HttpConfig::max_body_memory`]): each body
@@ -297,17 +297,12 @@ where
     B: http_body::Body,
     B::Error: std::fmt::Display,
 {
-    let mut body = pin!(body);
     let limits = BodyLimits {
         limit,
         memory,
         address,
     };
-    let started = poll_fn(|cx| Poll::Ready(limits.read_at_once(body.as_mut(), cx, declared))).await;
-    match started {
-        AtOnce::Whole(read) => read,
-        AtOnce::Started(so_far) => limits.read_rest(body, so_far).await,
-    }
+    limits.read(body, declared, Duration::from_secs(3600)).await
 }
 
 /// What a request body may take: at most `limit` bytes, and what fits of `memory` for a body
@@ -319,7 +314,7 @@ pub(crate) struct BodyLimits<'m> {
 }
 
 /// What reading a body without waiting found.
-pub(crate) enum AtOnce {
+enum AtOnce {
     /// The whole body, or why it is refused.
     Whole(Result<RequestBody, ReadError>),
     /// Part of it (maybe none): the rest is still to come.
@@ -327,7 +322,7 @@ pub(crate) enum AtOnce {
 }
 
 /// A body read in part.
-pub(crate) struct SoFar {
+struct SoFar {
     read: RequestBody,
     /// A body in one frame (nearly every one: it arrives with its headers) is kept as the
     /// frame's bytes, uncopied; a second frame starts `buffer`.
@@ -336,11 +331,39 @@ pub(crate) struct SoFar {
 }
 
 impl BodyLimits<'_> {
+    /// The whole of `body`, which declares `declared` bytes (its `Content-Length`): a body
+    /// that declares more than fits is refused before a byte of it is read, and one that has
+    /// not arrived whole within `timeout` of its first look is [`ReadError::TimedOut`].
+    pub(crate) async fn read<B>(
+        &self,
+        body: B,
+        declared: Option<u64>,
+        timeout: Duration,
+    ) -> Result<RequestBody, ReadError>
+    where
+        B: http_body::Body,
+        B::Error: std::fmt::Display,
+    {
+        let mut body = pin!(body);
+        let started =
+            poll_fn(|cx| Poll::Ready(self.read_at_once(body.as_mut(), cx, declared))).await;
+        match started {
+            AtOnce::Whole(read) => read,
+            // Boxed: a body that is not all there with its headers is rare, and the state of
+            // its wait stays out of the future of every request that reads a body.
+            AtOnce::Started(so_far) => {
+                Box::pin(time::timeout(timeout, self.read_rest(body, so_far)))
+                    .await
+                    .unwrap_or(Err(ReadError::TimedOut))
+            }
+        }
+    }
+
     /// Read what of `body` is already there, without waiting (`cx` is only handed to the
     /// body): nearly every body arrives with its headers, and is then read whole here, with
     /// nothing kept for a wait. A body that declares more than fits is refused before a byte of
     /// it is read.
-    pub(crate) fn read_at_once<B>(
+    fn read_at_once<B>(
         &self,
         mut body: Pin<&mut B>,
         cx: &mut Context<'_>,
@@ -381,7 +404,7 @@ impl BodyLimits<'_> {
     }
 
     /// Read the rest of `body`, after what [`read_at_once`](Self::read_at_once) found.
-    pub(crate) async fn read_rest<B>(
+    async fn read_rest<B>(
         &self,
         mut body: Pin<&mut B>,
         mut so_far: SoFar,

@@ -14,7 +14,7 @@ use std::task::{Context, Poll};
 
 use http::{HeaderValue, Method, Request, Response, StatusCode, header, request::Parts};
 
-use super::body::{self, AtOnce, ReadError, ResponseBody};
+use super::body::{self, ReadError, ResponseBody};
 use super::config::{HttpConfig, WELL_KNOWN};
 use super::endpoint::Inner;
 use super::headers;
@@ -541,31 +541,18 @@ where
     B: http_body::Body,
     B::Error: std::fmt::Display,
 {
-    let mut body = std::pin::pin!(body);
     let limits = body::BodyLimits {
         limit: inner.max_body_size,
         memory: &inner.body_memory,
         address,
     };
-    let declared = known.content_length();
-    let started =
-        std::future::poll_fn(|cx| Poll::Ready(limits.read_at_once(body.as_mut(), cx, declared)))
-            .await;
-    let read = match started {
-        AtOnce::Whole(read) => Ok(read),
-        // Boxed: a body that is not all there with its headers is rare, and the state of its
-        // wait stays out of the future of every request (see `post`).
-        AtOnce::Started(so_far) => Box::pin(tokio::time::timeout(
-            inner.config.body_read_timeout,
-            limits.read_rest(body, so_far),
-        ))
-        .await
-        .map_err(drop),
-    };
+    let read = limits
+        .read(body, known.content_length(), inner.config.body_read_timeout)
+        .await;
     match read {
-        Ok(Ok(bytes)) => Ok(bytes),
-        Ok(Err(ReadError::TooLarge)) => Err(too_large(inner.max_body_size)),
-        Ok(Err(ReadError::NoMemory)) => {
+        Ok(bytes) => Ok(bytes),
+        Err(ReadError::TooLarge) => Err(too_large(inner.max_body_size)),
+        Err(ReadError::NoMemory) => {
             tracing::warn!("request bodies in flight hold all their memory; refused one");
             let mut refused = rpc_error(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -579,14 +566,14 @@ where
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             Err(closing(refused))
         }
-        Ok(Err(ReadError::Failed(error))) => {
+        Err(ReadError::Failed(error)) => {
             tracing::debug!(%error, "the request body could not be read");
             Err(plain(
                 StatusCode::BAD_REQUEST,
                 "the request body could not be read",
             ))
         }
-        Err(()) => {
+        Err(ReadError::TimedOut) => {
             tracing::info!(
                 timeout = ?inner.config.body_read_timeout,
                 "a request body did not arrive in time; closing its connection"
