@@ -43,23 +43,22 @@ impl Dispatcher {
         params: Option<&JsonObject>,
     ) -> Result<Asking, ErrorObject> {
         let binding = bound(scope, method, target, arguments, params);
-        self.asking_with(
-            id,
-            scope,
-            binding.unwrap_or_else(|| Binding::unasked(method)),
-            params,
-        )
+        self.asking_with(id, scope, method, binding, params)
     }
 
-    /// [`asking`](Self::asking), the round's binding made.
+    /// [`asking`](Self::asking), the round's binding made (`None`: the request of `method`
+    /// can be asked nothing and resumes nothing, or is a legacy one).
     fn asking_with(
         &self,
         id: &RequestId,
         scope: &RequestScope,
-        binding: Binding,
+        method: &'static str,
+        binding: Option<Binding>,
         params: Option<&JsonObject>,
     ) -> Result<Asking, ErrorObject> {
         if scope.revision.is_modern() {
+            // Made only here: a legacy request never issues a state to bind.
+            let binding = binding.unwrap_or_else(|| Binding::unasked(method));
             let empty = JsonObject::new();
             let round = Arc::new(InputRound::begin(
                 &self.request_state_key,
@@ -121,8 +120,7 @@ impl Dispatcher {
                 wanted: Some(wanted),
             });
         }
-        let binding = binding.unwrap_or_else(|| Binding::unasked("tools/call"));
-        self.asking_with(id, scope, binding, resume)
+        self.asking_with(id, scope, "tools/call", binding, resume)
     }
 }
 

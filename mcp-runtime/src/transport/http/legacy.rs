@@ -40,7 +40,7 @@ use super::response::{
 };
 use super::resume::{NotResumable, RequestStream};
 use super::routed::{self, RouteReceiver, Routed};
-use super::sessions::{Entry, Route};
+use super::sessions::{Dispatched, Entry};
 use crate::dispatch::Reply;
 use crate::dispatch::session::Session;
 use crate::protocol::ProtocolVersion;
@@ -98,17 +98,14 @@ pub(crate) async fn post(
     }
     let ids = incoming.request_ids();
     // A client that takes events may get the messages about its requests (questions to the
-    // client, progress) on the POST's own stream, ahead of the response; the route sends them
-    // there while the requests run. Others get them on the GET stream.
-    let routed = (!ids.is_empty() && headers::accepts(known, "text/event-stream")).then(|| {
-        let (sender, receiver) = routed::channel();
-        (
-            entry.route(&ids, &progress_tokens(&incoming), &sender),
-            receiver,
-        )
-    });
-    let (reply, in_flight) = {
+    // client, progress) on the POST's own stream, ahead of the response. Others get them on
+    // the GET stream.
+    let takes_events = !ids.is_empty() && headers::accepts(known, "text/event-stream");
+    let (reply, in_flight, dispatched) = {
         let mut session = entry.session();
+        if takes_events {
+            entry.dispatching(&ids, &progress_tokens(&incoming));
+        }
         // The session belongs to one subject (checked above), but each request's token says
         // what it may do now: a client that stepped up to a wider scope mid-session gets it.
         session.set_principal(super::principal::of(parts));
@@ -116,7 +113,16 @@ pub(crate) async fn post(
         #[cfg(feature = "otel")]
         session.set_header_trace_context(headers::trace_context(&parts.headers));
         let reply = inner.dispatcher.handle(incoming, &mut session);
-        (reply, session.in_flight().clone())
+        // A call that runs on gets its route now; one answered already only says what it sent
+        // on the way (nearly always nothing: no queue is opened for it).
+        let dispatched = takes_events.then(|| match &reply {
+            Reply::Pending(_) => {
+                let (sender, receiver) = routed::channel();
+                (entry.dispatched(Some(&sender)), Some(receiver))
+            }
+            _ => (entry.dispatched(None), None),
+        });
+        (reply, session.in_flight().clone(), dispatched)
     };
     if entry.is_shared()
         && let Err(error) = entry.save().await
@@ -127,12 +133,18 @@ pub(crate) async fn post(
     let call = match reply {
         // A notification, or the client's answer to a question of ours.
         Reply::None => return accepted(),
-        Reply::Ready(answer) => return answered_now(inner, parts, &entry, &ids, answer, routed),
+        Reply::Ready(answer) => {
+            let early = match dispatched {
+                Some((Dispatched::Answered(early), _)) => early,
+                _ => Vec::new(),
+            };
+            return answered_now(inner, parts, &entry, &ids, answer, early, ());
+        }
         Reply::Pending(call) => call,
     };
     let busy = entry.busy();
     let mut answer = until_answered(call, in_flight, ids.clone());
-    let Some((route, mut related)) = routed else {
+    let Some((Dispatched::Routed(route), Some(mut related))) = dispatched else {
         let answer = answer.await;
         drop(busy);
         return match answer {
@@ -152,7 +164,13 @@ pub(crate) async fn post(
             // Answered: the session need not be kept from expiring for the call any more.
             drop(busy);
             match result {
-                Some(result) => answered_now(inner, parts, &entry, &ids, result, Some((route, related))),
+                Some(result) => {
+                    let mut early = Vec::new();
+                    while let Some(routed) = related.try_recv() {
+                        early.push(routed);
+                    }
+                    answered_now(inner, parts, &entry, &ids, result, early, route)
+                }
                 None => accepted(),
             }
         }
@@ -160,30 +178,27 @@ pub(crate) async fn post(
 }
 
 /// The response of requests whose answer has come: plain JSON, or an event stream when their
-/// handlers sent messages about them on the way (sent in the very poll that finished them at
-/// the latest; they precede the answer).
+/// handlers sent messages about them on the way (`early`: sent in the very poll that finished
+/// them at the latest; they precede the answer). `keep` (their route, if they had one) lives
+/// as long as that stream.
 fn answered_now(
     inner: &Inner,
     parts: &Parts,
     entry: &Entry,
     ids: &[RequestId],
     answer: Outgoing,
-    routed: Option<(Route, RouteReceiver)>,
+    mut early: Vec<Routed>,
+    keep: impl Send + 'static,
 ) -> Response<ResponseBody> {
-    if let Some((route, mut related)) = routed {
-        let mut early = Vec::new();
-        while let Some(routed) = related.try_recv() {
-            // A release is moot now that the answer is here.
-            if let Routed::Message(message) = routed {
-                early.push(Routed::Message(message));
-            }
-        }
-        if !early.is_empty() {
-            let answer = std::future::ready(Some(answer));
-            return answer_with_events(entry, ids, route, answer, early, related);
-        }
+    // A release is moot now that the answer is here.
+    early.retain(|routed| matches!(routed, Routed::Message(_)));
+    if early.is_empty() {
+        return answered(answer, parts, resource(inner), StatusCode::OK);
     }
-    answered(answer, parts, resource(inner), StatusCode::OK)
+    // Nothing more can come for requests already answered.
+    let (_, nothing_more) = routed::channel();
+    let answer = std::future::ready(Some(answer));
+    answer_with_events(entry, ids, keep, answer, early, nothing_more)
 }
 
 /// A call's messages as events, on a new stream of the session, while it runs (`first`,

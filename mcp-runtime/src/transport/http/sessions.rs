@@ -7,7 +7,7 @@
 //! one (and dropped otherwise: without a stream there is no one to tell).
 //!
 //! What concerns one running request (its questions to the client and their withdrawal, its
-//! progress) goes on that request's own POST stream while it has one (see [`Entry::route`]),
+//! progress) goes on that request's own POST stream while it has one (see [`Entry::dispatching`]),
 //! else on the GET stream. A handler releasing its connection
 //! ([`RequestContext::release_connection`](crate::RequestContext::release_connection)) is
 //! routed the same way, to the request's POST stream.
@@ -160,14 +160,57 @@ enum RouteKey {
     Token(String),
 }
 
-/// Request or progress token -> the stream of the request's POST.
+/// Where the messages about a session's requests go, shared by its entry, its outbound and
+/// the routes of its POSTs.
+type Routes = Arc<Mutex<RouteTable>>;
+
+/// Request or progress token -> the stream of the request's POST; and the requests being
+/// dispatched now, whose streams are not open yet.
 /// Keyed by the session's own requests: a client choosing colliding keys slows only itself.
-type Routes = Arc<Mutex<crate::fast_hash::FastMap<RouteKey, RouteSender>>>;
+#[derive(Default)]
+struct RouteTable {
+    streams: crate::fast_hash::FastMap<RouteKey, RouteSender>,
+    /// The POST being dispatched (one at a time: under the session's lock) and what came for
+    /// its requests meanwhile. Nearly every call is answered in its dispatch with nothing
+    /// ahead of its answer: such a POST never opens a queue or enters the map.
+    dispatching: Option<Held>,
+}
+
+/// What came for the requests of a POST still being dispatched.
+struct Held {
+    keys: RouteKeys,
+    routed: Vec<Routed>,
+}
+
+impl RouteTable {
+    /// Send `routed` about `key` to its POST's stream, or hold it for a POST being
+    /// dispatched; given back when the request has no stream (or has been answered).
+    fn deliver(&mut self, key: &RouteKey, routed: Routed) -> Result<(), Routed> {
+        if let Some(stream) = self.streams.get(key) {
+            return stream.send(routed);
+        }
+        match &mut self.dispatching {
+            Some(held) if held.keys.iter().any(|held| held == key) => {
+                held.routed.push(routed);
+                Ok(())
+            }
+            _ => Err(routed),
+        }
+    }
+}
 
 /// Sends the messages about some requests to their POST's stream until dropped.
 pub(crate) struct Route {
     routes: Routes,
     keys: RouteKeys,
+}
+
+/// How the dispatch of a POST whose client takes events left its requests' messages.
+pub(crate) enum Dispatched {
+    /// Its requests were answered (or it held none): what came for them on the way, in order.
+    Answered(Vec<Routed>),
+    /// One runs on: its messages go to the stream given, until this route drops.
+    Routed(Route),
 }
 
 /// The keys of one POST's route. Nearly every POST is one request without a progress token:
@@ -178,6 +221,24 @@ enum RouteKeys {
 }
 
 impl RouteKeys {
+    /// The keys of the requests `ids` and the progress tokens `tokens`.
+    fn of(ids: &[RequestId], tokens: &[serde_json::Value]) -> Self {
+        match (ids, tokens) {
+            ([id], []) => RouteKeys::One(RouteKey::Request(id.clone())),
+            _ => RouteKeys::Many(
+                ids.iter()
+                    .cloned()
+                    .map(RouteKey::Request)
+                    .chain(
+                        tokens
+                            .iter()
+                            .map(|token| RouteKey::Token(token.to_string())),
+                    )
+                    .collect(),
+            ),
+        }
+    }
+
     fn iter(&self) -> std::slice::Iter<'_, RouteKey> {
         match self {
             RouteKeys::One(key) => std::slice::from_ref(key).iter(),
@@ -190,23 +251,18 @@ impl Drop for Route {
     fn drop(&mut self) {
         let mut routes = lock(&self.routes);
         for key in self.keys.iter() {
-            routes.remove(key);
+            routes.streams.remove(key);
         }
     }
 }
 
-/// Where a message about `related` (a request id, if the sender knew it) goes: the stream of
-/// that request's POST, if it has one. Progress is recognised by its token.
-fn route_of(
-    routes: &Routes,
-    related: Option<&RequestId>,
-    message: &Outgoing,
-) -> Option<RouteSender> {
-    let key = match related {
-        Some(id) => RouteKey::Request(id.clone()),
-        None => RouteKey::Token(progress_token(message)?),
-    };
-    lock(routes).get(&key).cloned()
+/// What a message about `related` (a request id, if the sender knew it) is about, as a route
+/// knows it. Progress is recognised by its token.
+fn route_key(related: Option<&RequestId>, message: &Outgoing) -> Option<RouteKey> {
+    match related {
+        Some(id) => Some(RouteKey::Request(id.clone())),
+        None => progress_token(message).map(RouteKey::Token),
+    }
 }
 
 /// The token of a `notifications/progress`, as JSON text.
@@ -266,37 +322,41 @@ impl Entry {
         (!working).then(|| *lock(&self.last_used))
     }
 
-    /// Send what concerns the requests `ids` (questions to the client, their withdrawal) and
-    /// the progress reported under `tokens` to `stream` instead of the GET stream, until the
-    /// route drops.
-    pub(crate) fn route(
-        &self,
-        ids: &[RequestId],
-        tokens: &[serde_json::Value],
-        stream: &RouteSender,
-    ) -> Route {
-        let keys = match (ids, tokens) {
-            ([id], []) => RouteKeys::One(RouteKey::Request(id.clone())),
-            _ => RouteKeys::Many(
-                ids.iter()
-                    .cloned()
-                    .map(RouteKey::Request)
-                    .chain(
-                        tokens
-                            .iter()
-                            .map(|token| RouteKey::Token(token.to_string())),
-                    )
-                    .collect(),
-            ),
-        };
+    /// Hold what concerns the requests `ids` (questions to the client, their withdrawal) and
+    /// the progress reported under `tokens` while they are dispatched, for their POST's stream
+    /// instead of the GET stream: see [`Entry::dispatched`]. Called under the session's lock,
+    /// which the dispatch holds, with [`Entry::dispatched`] before it is let go.
+    pub(crate) fn dispatching(&self, ids: &[RequestId], tokens: &[serde_json::Value]) {
+        lock(&self.routes).dispatching = Some(Held {
+            keys: RouteKeys::of(ids, tokens),
+            routed: Vec::new(),
+        });
+    }
+
+    /// End the dispatch [`Entry::dispatching`] began: what came for its requests meanwhile,
+    /// or (given their POST's `stream`, when one of them runs on) a route sending it there,
+    /// followed by whatever comes next, until the route drops.
+    pub(crate) fn dispatched(&self, stream: Option<&RouteSender>) -> Dispatched {
         let mut routes = lock(&self.routes);
+        let Some(Held { keys, routed }) = routes.dispatching.take() else {
+            return Dispatched::Answered(Vec::new());
+        };
+        let Some(stream) = stream else {
+            return Dispatched::Answered(routed);
+        };
         for key in keys.iter() {
-            routes.insert(key.clone(), stream.clone());
+            routes.streams.insert(key.clone(), stream.clone());
         }
-        Route {
+        // Under the table's lock: nothing sent about these requests from now on can pass
+        // what came before.
+        for routed in routed {
+            let _ = stream.send(routed);
+        }
+        drop(routes);
+        Dispatched::Routed(Route {
             routes: self.routes.clone(),
             keys,
-        }
+        })
     }
 
     /// Stop its notifications and end its GET stream (once its connection has read what is
@@ -532,14 +592,13 @@ impl Sessions {
         let routes: Routes = Arc::default();
         let (to_log, to_routes) = (log.clone(), routes.clone());
         let outbound = Outbound::routed(move |related, message| {
-            let message = match route_of(&to_routes, related, &message) {
-                Some(route) => {
-                    // Refused once that request has been answered: the GET stream takes it.
-                    let Err(Routed::Message(message)) = route.send(Routed::Message(message)) else {
-                        return;
-                    };
-                    message
-                }
+            let message = match route_key(related, &message) {
+                Some(key) => match lock(&to_routes).deliver(&key, Routed::Message(message)) {
+                    Ok(()) => return,
+                    // That request has no stream (or has been answered): the GET stream takes it.
+                    Err(Routed::Message(message)) => message,
+                    Err(Routed::Release) => unreachable!("a message is given back as sent"),
+                },
                 None => message,
             };
             if !to_log.push_standalone(&message) {
@@ -553,8 +612,8 @@ impl Sessions {
         session.set_outbound(outbound.with_release(move |related| {
             resumable
                 && lock(&to_routes)
-                    .get(&RouteKey::Request(related.clone()))
-                    .is_some_and(|route| route.send(Routed::Release).is_ok())
+                    .deliver(&RouteKey::Request(related.clone()), Routed::Release)
+                    .is_ok()
         }));
         let mut forwarder = dispatcher.notification_forwarder(&session);
         let to_log = log.clone();
@@ -684,8 +743,78 @@ impl SessionIds {
 
 #[cfg(test)]
 mod tests {
+    use super::super::routed;
     use super::*;
     use crate::server::{Server, ServerInfo};
+
+    #[tokio::test]
+    async fn what_comes_for_a_post_being_dispatched_is_held_then_precedes_what_comes_after() {
+        let dispatcher = Server::new(ServerInfo::new("s", "1")).dispatcher().unwrap();
+        let sessions = Sessions::new(Duration::from_secs(60), 10, 10);
+        let mut session = Session::new();
+        session
+            .begin_legacy(ProtocolVersion::V2025_11_25, serde_json::json!({}))
+            .unwrap();
+        let (_, entry) = sessions
+            .open_entry(session, ProtocolVersion::V2025_11_25, &dispatcher, None)
+            .unwrap();
+        let (ours, other) = (
+            RequestId::String("ours".to_owned()),
+            RequestId::String("other".to_owned()),
+        );
+        let deliver = |id: &RequestId, n: u64| {
+            let message = Outgoing::notification("notifications/message", Some(&n));
+            lock(&entry.routes).deliver(&RouteKey::Request(id.clone()), Routed::Message(message))
+        };
+        let numbers = |routed: Vec<Routed>| -> Vec<String> {
+            routed
+                .into_iter()
+                .map(|routed| match routed {
+                    Routed::Message(message) => {
+                        let value: serde_json::Value =
+                            serde_json::from_slice(message.as_bytes()).unwrap();
+                        value["params"].to_string()
+                    }
+                    Routed::Release => "release".to_owned(),
+                })
+                .collect()
+        };
+
+        // No POST of the request being dispatched, nor a stream for it: the GET stream's.
+        assert!(deliver(&ours, 0).is_err());
+
+        // Answered in its dispatch: what came on the way is given to the POST, in order.
+        entry.dispatching(std::slice::from_ref(&ours), &[]);
+        assert!(deliver(&ours, 1).is_ok());
+        assert!(
+            deliver(&other, 2).is_err(),
+            "another request's message was held"
+        );
+        assert!(deliver(&ours, 3).is_ok());
+        let Dispatched::Answered(early) = entry.dispatched(None) else {
+            panic!("a POST given no stream got a route");
+        };
+        assert_eq!(numbers(early), ["1", "3"]);
+        assert!(deliver(&ours, 4).is_err(), "held past its dispatch");
+
+        // Running on: what was held goes to its stream ahead of what comes next, until its
+        // route drops.
+        entry.dispatching(std::slice::from_ref(&ours), &[]);
+        assert!(deliver(&ours, 5).is_ok());
+        let (stream, mut receiver) = routed::channel();
+        let Dispatched::Routed(route) = entry.dispatched(Some(&stream)) else {
+            panic!("a POST given a stream got no route");
+        };
+        assert!(deliver(&ours, 6).is_ok());
+        assert!(
+            deliver(&other, 7).is_err(),
+            "another request's message was routed"
+        );
+        drop(route);
+        assert!(deliver(&ours, 8).is_err(), "routed past its route");
+        let received = std::iter::from_fn(|| receiver.try_recv()).collect();
+        assert_eq!(numbers(received), ["5", "6"]);
+    }
 
     #[test]
     fn ids_are_long_random_visible_ascii() {
