@@ -747,17 +747,22 @@ mod tests {
     use super::*;
     use crate::server::{Server, ServerInfo};
 
-    #[tokio::test]
-    async fn what_comes_for_a_post_being_dispatched_is_held_then_precedes_what_comes_after() {
-        let dispatcher = Server::new(ServerInfo::new("s", "1")).dispatcher().unwrap();
-        let sessions = Sessions::new(Duration::from_secs(60), 10, 10);
+    /// A 2025-11-25 session opened in `sessions`: its id and its entry.
+    fn open_2025_11_25(sessions: &Sessions, dispatcher: &Dispatcher) -> (String, Arc<Entry>) {
         let mut session = Session::new();
         session
             .begin_legacy(ProtocolVersion::V2025_11_25, serde_json::json!({}))
             .unwrap();
-        let (_, entry) = sessions
-            .open_entry(session, ProtocolVersion::V2025_11_25, &dispatcher, None)
-            .unwrap();
+        sessions
+            .open_entry(session, ProtocolVersion::V2025_11_25, dispatcher, None)
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn what_comes_for_a_post_being_dispatched_is_held_then_precedes_what_comes_after() {
+        let dispatcher = Server::new(ServerInfo::new("s", "1")).dispatcher().unwrap();
+        let sessions = Sessions::new(Duration::from_secs(60), 10, 10);
+        let (_, entry) = open_2025_11_25(&sessions, &dispatcher);
         let (ours, other) = (
             RequestId::String("ours".to_owned()),
             RequestId::String("other".to_owned()),
@@ -834,13 +839,7 @@ mod tests {
         let timeout = Duration::from_secs(8);
         let a = Sessions::new(timeout, 10, 10).shared(shared());
         let b = Sessions::new(timeout, 10, 10).shared(shared());
-        let mut session = Session::new();
-        session
-            .begin_legacy(ProtocolVersion::V2025_11_25, serde_json::json!({}))
-            .unwrap();
-        let (id, on_a) = a
-            .open_entry(session, ProtocolVersion::V2025_11_25, &dispatcher, None)
-            .unwrap();
+        let (id, on_a) = open_2025_11_25(&a, &dispatcher);
         on_a.save().await.unwrap();
         let on_b = b.adopt(&id, None, None, &dispatcher).await.unwrap();
         let on_b = on_b.expect("B adopts what A stored");
