@@ -48,7 +48,19 @@ pub(crate) fn answered(
     resource: Option<&ProtectedResource>,
     status: StatusCode,
 ) -> Response<ResponseBody> {
-    if answer.error_code() != Some(i64::from(ErrorObject::INSUFFICIENT_SCOPE)) {
+    let code = answer.error_code();
+    answered_coded(answer, code, parts, resource, status)
+}
+
+/// [`answered`], given the answer's error code (`Outgoing::error_code`) already read.
+pub(crate) fn answered_coded(
+    answer: Outgoing,
+    code: Option<i64>,
+    parts: &Parts,
+    resource: Option<&ProtectedResource>,
+    status: StatusCode,
+) -> Response<ResponseBody> {
+    if code != Some(i64::from(ErrorObject::INSUFFICIENT_SCOPE)) {
         return json_owned(status, answer);
     }
     let scope = needed_scope(&answer);

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use http::{HeaderMap, HeaderValue};
+use http::{HeaderMap, HeaderValue, header};
 use serde_json::Value;
 
 use super::config::HttpConfig;
@@ -79,18 +79,28 @@ impl<'h> Known<'h> {
             name: None,
         };
         for (name, value) in all {
-            let slot = match name.as_str() {
-                "host" => &mut known.host,
-                "origin" => &mut known.origin,
-                "authorization" => &mut known.authorization,
-                "content-type" => &mut known.content_type,
-                "content-length" => &mut known.content_length,
-                "accept" => &mut known.accept,
-                "mcp-protocol-version" => &mut known.protocol_version,
-                "mcp-session-id" => &mut known.session_id,
-                "mcp-method" => &mut known.method,
-                "mcp-name" => &mut known.name,
-                _ => continue,
+            // The standard names compare as the small numbers `http` keeps them as; only the
+            // others are compared as text.
+            let slot = if name == header::HOST {
+                &mut known.host
+            } else if name == header::CONTENT_TYPE {
+                &mut known.content_type
+            } else if name == header::CONTENT_LENGTH {
+                &mut known.content_length
+            } else if name == header::ACCEPT {
+                &mut known.accept
+            } else if name == header::ORIGIN {
+                &mut known.origin
+            } else if name == header::AUTHORIZATION {
+                &mut known.authorization
+            } else {
+                match name.as_str() {
+                    "mcp-protocol-version" => &mut known.protocol_version,
+                    "mcp-session-id" => &mut known.session_id,
+                    "mcp-method" => &mut known.method,
+                    "mcp-name" => &mut known.name,
+                    _ => continue,
+                }
             };
             slot.get_or_insert(value);
         }
@@ -343,15 +353,28 @@ fn same_value(text: &str, body: &Value) -> bool {
 /// Whether the header `value` (named `names`: as messages write it, and lowercase) says what
 /// the body says (`body`, described as `what`): by one comparison when it is written plainly,
 /// else decoded first.
+/// Inlined: nearly every request writes its values plainly, and then this is one comparison
+/// where it is checked.
+#[inline(always)]
 fn header_agrees(
     value: Option<&HeaderValue>,
-    (name, lowercase): (&str, &str),
+    names: (&str, &str),
     body: Option<&str>,
     what: &str,
 ) -> Result<(), ErrorObject> {
     if plainly_equal(value, body) {
         return Ok(());
     }
+    header_decoded_agrees(value, names, body, what)
+}
+
+#[inline(never)]
+fn header_decoded_agrees(
+    value: Option<&HeaderValue>,
+    (name, lowercase): (&str, &str),
+    body: Option<&str>,
+    what: &str,
+) -> Result<(), ErrorObject> {
     agree(name, decoded(value, lowercase)?, body, what)
 }
 
@@ -618,6 +641,55 @@ mod tests {
             map.append(*name, HeaderValue::from_str(value).unwrap());
         }
         map
+    }
+
+    #[test]
+    fn every_header_the_transport_reads_is_found_by_its_name_and_the_first_one_counts() {
+        let map = headers(&[
+            ("Host", "h"),
+            ("Origin", "o"),
+            ("Authorization", "a"),
+            ("Content-Type", "t"),
+            ("Content-Length", "12"),
+            ("Accept", "x"),
+            ("MCP-Protocol-Version", "v"),
+            ("Mcp-Session-Id", "s"),
+            ("Mcp-Method", "m"),
+            ("Mcp-Name", "n"),
+            ("Mcp-Name", "second"),
+            ("User-Agent", "ignored"),
+            ("X-Other", "ignored"),
+        ]);
+        let known = Known::read(&map);
+        fn read(value: Option<&HeaderValue>) -> Option<&str> {
+            value.map(|value| value.to_str().unwrap())
+        }
+        assert_eq!(
+            [
+                read(known.host),
+                read(known.origin),
+                read(known.authorization),
+                read(known.content_type),
+                read(known.accept),
+                read(known.method),
+                read(known.name),
+            ],
+            [
+                Some("h"),
+                Some("o"),
+                Some("a"),
+                Some("t"),
+                Some("x"),
+                Some("m"),
+                Some("n")
+            ]
+        );
+        assert_eq!(known.content_length(), Some(12));
+        assert_eq!(known.protocol_version(), Ok(Some("v")));
+        assert_eq!(known.session_id(), Ok(Some("s")));
+        let empty = HeaderMap::new();
+        let none = Known::read(&empty);
+        assert!(none.host.is_none() && none.name.is_none() && none.content_length().is_none());
     }
 
     fn call_params(name: &str) -> Params {

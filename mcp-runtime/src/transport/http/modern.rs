@@ -236,13 +236,15 @@ fn check_meta(params: Option<&Params>) -> Result<(), ErrorObject> {
 /// The status 2026-07-28 ties to an error: 404 for an unknown method, 400 for the modern
 /// protocol errors and malformed requests, else 200 (an ordinary JSON-RPC error).
 fn answer_with_status(inner: &Inner, parts: &Parts, answer: Outgoing) -> Response<ResponseBody> {
-    let status = match answer.error_code() {
+    let code = answer.error_code();
+    let status = match code {
         Some(-32601) => StatusCode::NOT_FOUND,
         Some(-32700 | -32600 | -32022 | -32021) => StatusCode::BAD_REQUEST,
         Some(HEADER_MISMATCH_CODE) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     };
-    super::challenge::answered(answer, parts, inner.config.resource.as_ref(), status)
+    let resource = inner.config.resource.as_ref();
+    super::challenge::answered_coded(answer, code, parts, resource, status)
 }
 
 const HEADER_MISMATCH_CODE: i64 = HEADER_MISMATCH as i64;
