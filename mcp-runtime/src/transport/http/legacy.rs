@@ -115,13 +115,7 @@ pub(crate) async fn post(
         let reply = inner.dispatcher.handle(incoming, &mut session);
         // A call that runs on gets its route now; one answered already only says what it sent
         // on the way (nearly always nothing: no queue is opened for it).
-        let dispatched = takes_events.then(|| match &reply {
-            Reply::Pending(_) => {
-                let (sender, receiver) = routed::channel();
-                (entry.dispatched(Some(&sender)), Some(receiver))
-            }
-            _ => (entry.dispatched(None), None),
-        });
+        let dispatched = takes_events.then(|| entry.dispatched(matches!(reply, Reply::Pending(_))));
         (reply, session.in_flight().clone(), dispatched)
     };
     if entry.is_shared()
@@ -135,7 +129,7 @@ pub(crate) async fn post(
         Reply::None => return accepted(),
         Reply::Ready(answer) => {
             let early = match dispatched {
-                Some((Dispatched::Answered(early), _)) => early,
+                Some(Dispatched::Answered(early)) => early,
                 _ => Vec::new(),
             };
             return answered_now(inner, parts, &entry, &ids, answer, early, ());
@@ -144,7 +138,7 @@ pub(crate) async fn post(
     };
     let busy = entry.busy();
     let mut answer = until_answered(call, in_flight, ids.clone());
-    let Some((Dispatched::Routed(route), Some(mut related))) = dispatched else {
+    let Some(Dispatched::Routed(route, mut related)) = dispatched else {
         let answer = answer.await;
         drop(busy);
         return match answer {

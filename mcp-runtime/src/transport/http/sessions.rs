@@ -33,7 +33,7 @@ use tokio::time::Instant;
 
 use super::principal::{Client, SessionTable};
 use super::resume::{EventLog, Mirror};
-use super::routed::{RouteSender, Routed};
+use super::routed::{RouteReceiver, RouteSender, Routed};
 use super::shared::Persist;
 use crate::auth::Principal;
 use crate::context::peer::Outbound;
@@ -209,8 +209,8 @@ pub(crate) struct Route {
 pub(crate) enum Dispatched {
     /// Its requests were answered (or it held none): what came for them on the way, in order.
     Answered(Vec<Routed>),
-    /// One runs on: its messages go to the stream given, until this route drops.
-    Routed(Route),
+    /// One runs on: its messages come on the receiver, until the route drops.
+    Routed(Route, RouteReceiver),
 }
 
 /// The keys of one POST's route. Nearly every POST is one request without a progress token:
@@ -334,16 +334,17 @@ impl Entry {
     }
 
     /// End the dispatch [`Entry::dispatching`] began: what came for its requests meanwhile,
-    /// or (given their POST's `stream`, when one of them runs on) a route sending it there,
-    /// followed by whatever comes next, until the route drops.
-    pub(crate) fn dispatched(&self, stream: Option<&RouteSender>) -> Dispatched {
+    /// or, when one of them `runs_on`, a route to a new queue of the POST's, which gets what
+    /// came first and then whatever comes next, until the route drops.
+    pub(crate) fn dispatched(&self, runs_on: bool) -> Dispatched {
         let mut routes = lock(&self.routes);
         let Some(Held { keys, routed }) = routes.dispatching.take() else {
             return Dispatched::Answered(Vec::new());
         };
-        let Some(stream) = stream else {
+        if !runs_on {
             return Dispatched::Answered(routed);
-        };
+        }
+        let (stream, receiver) = super::routed::channel();
         for key in keys.iter() {
             routes.streams.insert(key.clone(), stream.clone());
         }
@@ -353,10 +354,11 @@ impl Entry {
             let _ = stream.send(routed);
         }
         drop(routes);
-        Dispatched::Routed(Route {
+        let route = Route {
             routes: self.routes.clone(),
             keys,
-        })
+        };
+        Dispatched::Routed(route, receiver)
     }
 
     /// Stop its notifications and end its GET stream (once its connection has read what is
@@ -743,7 +745,6 @@ impl SessionIds {
 
 #[cfg(test)]
 mod tests {
-    use super::super::routed;
     use super::*;
     use crate::server::{Server, ServerInfo};
 
@@ -796,8 +797,8 @@ mod tests {
             "another request's message was held"
         );
         assert!(deliver(&ours, 3).is_ok());
-        let Dispatched::Answered(early) = entry.dispatched(None) else {
-            panic!("a POST given no stream got a route");
+        let Dispatched::Answered(early) = entry.dispatched(false) else {
+            panic!("a POST whose calls were answered got a route");
         };
         assert_eq!(numbers(early), ["1", "3"]);
         assert!(deliver(&ours, 4).is_err(), "held past its dispatch");
@@ -806,9 +807,8 @@ mod tests {
         // route drops.
         entry.dispatching(std::slice::from_ref(&ours), &[]);
         assert!(deliver(&ours, 5).is_ok());
-        let (stream, mut receiver) = routed::channel();
-        let Dispatched::Routed(route) = entry.dispatched(Some(&stream)) else {
-            panic!("a POST given a stream got no route");
+        let Dispatched::Routed(route, mut receiver) = entry.dispatched(true) else {
+            panic!("a POST whose call runs on got no route");
         };
         assert!(deliver(&ours, 6).is_ok());
         assert!(
