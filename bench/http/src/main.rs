@@ -6,6 +6,7 @@ mod instructions;
 mod report;
 mod requests;
 mod server;
+mod side_by_side;
 mod workloads;
 
 use std::collections::BTreeMap;
@@ -36,6 +37,8 @@ usage: cargo run --release -p mcp-bench-http -- [options]
   --instructions-only
                   only count instructions per request (a few minutes; the steady figure to
                   compare builds with `--also`); not with --write
+  --goals-only    only measure the goals' ratios, each server side by side with the baseline
+                  (a few minutes); not with --write
   --only NAME     measure only the servers whose name contains NAME (the baseline always)
   --load ADDR ERA CONNECTIONS SECONDS
                   only load a server already running at ADDR (e.g. under perf) with ERA
@@ -56,6 +59,7 @@ pub struct Options {
     user_profile: bool,
     instructions: bool,
     instructions_only: bool,
+    goals_only: bool,
     only: Option<String>,
     also: Vec<(String, PathBuf)>,
     arguments: Vec<String>,
@@ -73,6 +77,7 @@ impl Options {
             user_profile: true,
             instructions: true,
             instructions_only: false,
+            goals_only: false,
             only: None,
             also: Vec::new(),
             arguments: arguments.clone(),
@@ -100,6 +105,7 @@ impl Options {
                 "--no-user-profile" => options.user_profile = false,
                 "--no-instructions" => options.instructions = false,
                 "--instructions-only" => options.instructions_only = true,
+                "--goals-only" => options.goals_only = true,
                 "--only" => options.only = Some(rest.next().ok_or("--only needs a name")?),
                 "--also" => {
                     let also = rest.next().unwrap_or_default();
@@ -113,6 +119,13 @@ impl Options {
             return Err(
                 "--instructions-only counts instructions and nothing else: it takes neither \
                  --write (which would replace the timed tables) nor --no-instructions"
+                    .to_owned(),
+            );
+        }
+        if options.goals_only && (options.write.is_some() || options.instructions_only) {
+            return Err(
+                "--goals-only measures the goals' ratios and nothing else: it takes neither \
+                 --write (which would replace the other tables) nor --instructions-only"
                     .to_owned(),
             );
         }
@@ -144,6 +157,8 @@ struct Settings {
     tasks: usize,
     /// Calls counted under callgrind per case.
     counted_calls: usize,
+    /// The windows of each goal case measured side by side with the baseline.
+    side_by_side: side_by_side::Windows,
 }
 
 impl Settings {
@@ -157,6 +172,11 @@ impl Settings {
                 streams: 4,
                 tasks: 10,
                 counted_calls: 64,
+                side_by_side: side_by_side::Windows {
+                    count: 2,
+                    warm_up: Duration::from_millis(50),
+                    measure: Duration::from_millis(100),
+                },
             }
         } else if options.quick {
             Settings {
@@ -167,6 +187,11 @@ impl Settings {
                 streams: 200,
                 tasks: 1000,
                 counted_calls: 1024,
+                side_by_side: side_by_side::Windows {
+                    count: 2,
+                    warm_up: Duration::from_millis(300),
+                    measure: Duration::from_secs(1),
+                },
             }
         } else {
             Settings {
@@ -177,6 +202,11 @@ impl Settings {
                 streams: 256,
                 tasks: 2000,
                 counted_calls: 4096,
+                side_by_side: side_by_side::Windows {
+                    count: 6,
+                    warm_up: Duration::from_millis(500),
+                    measure: Duration::from_secs(2),
+                },
             }
         }
     }
@@ -201,6 +231,9 @@ pub struct Measured {
     pub task_bytes: Option<f64>,
     /// Instructions per request under callgrind, by era and connections.
     pub instructions: BTreeMap<(Era, usize), f64>,
+    /// Ratios to the baseline loaded at the same time, by era and connections; the
+    /// baseline's own are against a second baseline process.
+    pub side_by_side: BTreeMap<(Era, usize), side_by_side::Ratios>,
 }
 
 fn main() {
@@ -295,6 +328,7 @@ fn run(options: &Options) -> io::Result<()> {
                 legacy_args: vec!["--redis".to_owned(), redis.url.clone()],
                 streams: false,
                 tasks: true,
+                side_by_side: false,
             },
         ),
         None => eprintln!(
@@ -310,6 +344,7 @@ fn run(options: &Options) -> io::Result<()> {
             legacy_args: Vec::new(),
             streams: true,
             tasks: true,
+            side_by_side: true,
         });
     }
     if let Some(only) = &options.only {
@@ -324,7 +359,7 @@ fn run(options: &Options) -> io::Result<()> {
         .enable_all()
         .build()?;
     let mut measured: Vec<Measured> = vec![Measured::default(); subjects.len()];
-    let rounds = if options.instructions_only {
+    let rounds = if options.instructions_only || options.goals_only {
         0
     } else {
         options.rounds
@@ -341,13 +376,29 @@ fn run(options: &Options) -> io::Result<()> {
             keep_best(&mut measured[index], figures);
         }
     }
-    let counting = options.instructions && instructions::available();
+    if !options.instructions_only {
+        for (subject, kept) in subjects.iter().zip(&mut measured) {
+            if !subject.side_by_side {
+                continue;
+            }
+            let ratios = runtime
+                .block_on(side_by_side::against(
+                    subject,
+                    &subjects[0],
+                    settings.side_by_side,
+                    options.pin,
+                ))
+                .map_err(|error| context(subject, error))?;
+            kept.side_by_side.extend(ratios);
+        }
+    }
+    let counting = options.instructions && !options.goals_only && instructions::available();
     if options.instructions_only && !counting {
         return Err(io::Error::other(
             "--instructions-only needs valgrind and callgrind_control",
         ));
     }
-    if options.instructions && !counting {
+    if options.instructions && !options.goals_only && !counting {
         eprintln!(
             "mcp-bench-http: valgrind (with callgrind_control) is not installed: no instruction \
              counts"
@@ -383,6 +434,7 @@ fn run(options: &Options) -> io::Result<()> {
         streams: settings.streams,
         tasks: settings.tasks,
         counted_calls: counting.then_some(settings.counted_calls),
+        side_by_side: (!options.instructions_only).then_some(settings.side_by_side),
     };
     let markdown = report::render(&context, &subjects, &measured);
     io::stdout().lock().write_all(markdown.as_bytes())?;
@@ -481,6 +533,7 @@ fn subjects(release: &Path, target: &Path, user_profile: bool) -> Vec<Subject> {
             legacy_args: Vec::new(),
             streams: false,
             tasks: false,
+            side_by_side: true,
         },
         Subject {
             name: "mcp-runtime".to_owned(),
@@ -489,6 +542,7 @@ fn subjects(release: &Path, target: &Path, user_profile: bool) -> Vec<Subject> {
             legacy_args: Vec::new(),
             streams: true,
             tasks: true,
+            side_by_side: true,
         },
         Subject {
             name: "rmcp".to_owned(),
@@ -497,6 +551,7 @@ fn subjects(release: &Path, target: &Path, user_profile: bool) -> Vec<Subject> {
             legacy_args: vec!["sessions".to_owned()],
             streams: true,
             tasks: false,
+            side_by_side: true,
         },
     ];
     if user_profile {
@@ -507,6 +562,7 @@ fn subjects(release: &Path, target: &Path, user_profile: bool) -> Vec<Subject> {
             legacy_args: Vec::new(),
             streams: false,
             tasks: false,
+            side_by_side: false,
         });
     }
     subjects

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::server::Subject;
+use crate::side_by_side::{self, Ratios, Spread, Windows};
 use crate::workloads::Era;
 use crate::{CONNECTIONS, Measured, REDIS_SUBJECT};
 
@@ -18,6 +19,8 @@ pub struct Context {
     pub tasks: usize,
     /// Calls counted per case under callgrind, when instructions were counted.
     pub counted_calls: Option<usize>,
+    /// The windows of the side-by-side measurement, when it was made.
+    pub side_by_side: Option<Windows>,
 }
 
 /// Where the report goes in BENCHMARKS.md: between these lines, in the part the stdio
@@ -144,6 +147,8 @@ pub fn render(context: &Context, subjects: &[Subject], measured: &[Measured]) ->
     let base = &measured[0];
     if base.throughput.is_empty() {
         instructions(&mut out, context, subjects, measured);
+        side_by_side(&mut out, context, subjects, measured);
+        goals(&mut out, subjects, measured);
         return out;
     }
     let _ = writeln!(
@@ -153,9 +158,11 @@ pub fn render(context: &Context, subjects: &[Subject], measured: &[Measured]) ->
          is answered, {:.1} s measured after a warm-up. Legacy connections each open a \
          session of their own first. Every answer is checked to be a JSON-RPC result. Server \
          CPU is the time all its threads spent on a CPU (`/proc/<pid>/task/*/schedstat`) \
-         over the measured part, divided by the requests answered in it. The machine is \
-         shared with other work: absolute figures move between runs, the ratios to the \
-         baseline of the same run much less.\n",
+         over the measured part, divided by the requests answered in it. Each server is \
+         measured alone, one after the other: on a machine shared with other work a figure \
+         moves by a fifth from one minute to the next, and so do the ratios of these tables, \
+         whose figures were taken minutes apart. The goals' ratios are measured side by side \
+         instead (below).\n",
         context.measure.as_secs_f64()
     );
     for era in crate::ERAS {
@@ -193,6 +200,7 @@ pub fn render(context: &Context, subjects: &[Subject], measured: &[Measured]) ->
         let _ = writeln!(out);
     }
     instructions(&mut out, context, subjects, measured);
+    side_by_side(&mut out, context, subjects, measured);
     goals(&mut out, subjects, measured);
     redis_cost(&mut out, subjects, measured);
     memory(&mut out, context, subjects, measured);
@@ -243,7 +251,65 @@ fn instructions(out: &mut String, context: &Context, subjects: &[Subject], measu
     let _ = writeln!(out);
 }
 
-/// The issue's goals, met or not, from this run's figures.
+/// `spread` as `median (min-max)`.
+fn spread(spread: Spread) -> String {
+    format!(
+        "{:.2}x ({:.2}-{:.2})",
+        spread.median, spread.min, spread.max
+    )
+}
+
+/// The ratios of each server to the baseline loaded at the same time.
+fn side_by_side(out: &mut String, context: &Context, subjects: &[Subject], measured: &[Measured]) {
+    let Some(windows) = context.side_by_side else {
+        return;
+    };
+    let _ = writeln!(out, "### Side by side with the baseline\n");
+    let _ = writeln!(
+        out,
+        "Each server and a baseline process both on the server CPU, started fresh for each \
+         era, loaded at the same time by the driver over as many connections each: {} windows \
+         of {:.1} s after {:.1} s of warm-up, the two swapping places in the driver's order \
+         from one window to the next (`bench/http/src/side_by_side.rs`). Whatever else slows \
+         the machine slows both alike, and each gets half the CPU, so the ratios hold steady \
+         while the figures move. Each cell is the median of the windows' ratios, with their \
+         range. The baseline's row is a second baseline process against the first: what the \
+         method itself adds.\n",
+        windows.count,
+        windows.measure.as_secs_f64(),
+        windows.warm_up.as_secs_f64(),
+    );
+    let _ = writeln!(
+        out,
+        "| calls | connections | server | requests/s vs baseline | server CPU / request vs baseline |"
+    );
+    let _ = writeln!(out, "|---|---:|---|---:|---:|");
+    for case in side_by_side::CASES {
+        for (subject, figures) in subjects.iter().zip(measured) {
+            let Some(ratios) = figures.side_by_side.get(&case) else {
+                continue;
+            };
+            let (Some(requests), Some(cpu)) = (
+                Spread::of(&ratios.requests_per_second),
+                Spread::of(&ratios.cpu_per_request),
+            ) else {
+                continue;
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} |",
+                case.0.short_label(),
+                case.1,
+                subject.name,
+                spread(requests),
+                spread(cpu),
+            );
+        }
+    }
+    let _ = writeln!(out);
+}
+
+/// The issue's goals, met or not, from this run's side-by-side figures.
 fn goals(out: &mut String, subjects: &[Subject], measured: &[Measured]) {
     let find = |name: &str| {
         subjects
@@ -251,43 +317,64 @@ fn goals(out: &mut String, subjects: &[Subject], measured: &[Measured]) {
             .position(|subject| subject.name == name)
             .map(|index| &measured[index])
     };
-    let (Some(runtime), Some(rmcp)) = (find("mcp-runtime"), find("rmcp")) else {
+    let Some(runtime) = find("mcp-runtime") else {
         return;
     };
+    if runtime.side_by_side.is_empty() {
+        return;
+    }
+    let rmcp = find("rmcp");
     let base = &measured[0];
+    let median = |ratios: Option<&Ratios>, of: fn(&Ratios) -> &[f64]| {
+        ratios
+            .and_then(|ratios| Spread::of(of(ratios)))
+            .map(|spread| spread.median)
+    };
     let _ = writeln!(out, "### Goals (this run)\n");
+    let _ = writeln!(
+        out,
+        "From the side-by-side medians above; against rmcp, the ratio of the two servers' \
+         medians against the baseline.\n"
+    );
     let _ = writeln!(
         out,
         "| calls | connections | requests/s vs baseline (>= 0.85x) | CPU / request vs baseline (<= 1.25x) | requests/s vs rmcp (>= 4x) | instructions / request vs baseline (no goal) |"
     );
     let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
     let mark = |ok: bool| if ok { "met" } else { "**not met**" };
-    for era in [Era::Modern, Era::Legacy] {
-        for connections in [16, 256] {
-            let key = (era, connections);
-            let (Some(ours), Some(limit), Some(theirs)) = (
-                runtime.throughput.get(&key),
-                base.throughput.get(&key),
-                rmcp.throughput.get(&key),
-            ) else {
-                continue;
-            };
-            let speed = ours.requests_per_second / limit.requests_per_second;
-            let cpu = ours.cpu_micros_per_request / limit.cpu_micros_per_request;
-            let versus = ours.requests_per_second / theirs.requests_per_second;
-            let instructions = match (runtime.instructions.get(&key), base.instructions.get(&key)) {
-                (Some(&ours), Some(&limit)) => ratio(ours, limit),
-                _ => "-".to_owned(),
-            };
-            let _ = writeln!(
-                out,
-                "| {} | {connections} | {speed:.2}x {} | {cpu:.2}x {} | {versus:.1}x {} | {instructions} |",
-                era.short_label(),
-                mark(speed >= 0.85),
-                mark(cpu <= 1.25),
-                mark(versus >= 4.0),
-            );
-        }
+    for case in side_by_side::CASES {
+        let ours = runtime.side_by_side.get(&case);
+        let (Some(speed), Some(cpu)) = (
+            median(ours, |ratios| &ratios.requests_per_second),
+            median(ours, |ratios| &ratios.cpu_per_request),
+        ) else {
+            continue;
+        };
+        let versus = match median(
+            rmcp.and_then(|rmcp| rmcp.side_by_side.get(&case)),
+            |ratios| &ratios.requests_per_second,
+        ) {
+            Some(theirs) => {
+                let versus = speed / theirs;
+                format!("{versus:.1}x {}", mark(versus >= 4.0))
+            }
+            None => "-".to_owned(),
+        };
+        let instructions = match (
+            runtime.instructions.get(&case),
+            base.instructions.get(&case),
+        ) {
+            (Some(&ours), Some(&limit)) => ratio(ours, limit),
+            _ => "-".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {speed:.2}x {} | {cpu:.2}x {} | {versus} | {instructions} |",
+            case.0.short_label(),
+            case.1,
+            mark(speed >= 0.85),
+            mark(cpu <= 1.25),
+        );
     }
     let _ = writeln!(out);
 }

@@ -19,6 +19,8 @@ pub struct Subject {
     /// Whether it serves GET streams and tasks (the memory figures that need them).
     pub streams: bool,
     pub tasks: bool,
+    /// Whether it is also measured side by side with the baseline (the goals' figures).
+    pub side_by_side: bool,
 }
 
 impl Subject {

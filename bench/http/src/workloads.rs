@@ -200,9 +200,29 @@ pub async fn throughput(
     warm_up: Duration,
     measure: Duration,
 ) -> io::Result<Throughput> {
+    let [figures] = closed_loop(
+        [(server.addr, Some(server))],
+        era,
+        connections,
+        warm_up,
+        measure,
+    )
+    .await?;
+    Ok(figures)
+}
+
+/// [`throughput`] of two servers at once, each over `connections` connections of its own, on
+/// the same CPU: whatever else slows the machine slows both alike, so the ratio of their
+/// figures stays steady while each figure moves.
+pub async fn side_by_side(
+    servers: [&ServerProcess; 2],
+    era: Era,
+    connections: usize,
+    warm_up: Duration,
+    measure: Duration,
+) -> io::Result<[Throughput; 2]> {
     closed_loop(
-        server.addr,
-        Some(server),
+        servers.map(|server| (server.addr, Some(server))),
         era,
         connections,
         warm_up,
@@ -218,75 +238,124 @@ pub async fn load(
     connections: usize,
     measure: Duration,
 ) -> io::Result<Throughput> {
-    closed_loop(addr, None, era, connections, Duration::ZERO, measure).await
+    let [figures] = closed_loop([(addr, None)], era, connections, Duration::ZERO, measure).await?;
+    Ok(figures)
 }
 
-async fn closed_loop(
-    addr: SocketAddr,
-    server: Option<&ServerProcess>,
+/// The calls one connection answered in the measured part, by latency.
+type Latencies = Vec<u32>;
+
+/// Loads every target over `connections` connections of its own, all in the same windows
+/// of time; the server CPU of each target with a process is read at the same moments.
+async fn closed_loop<const N: usize>(
+    targets: [(SocketAddr, Option<&ServerProcess>); N],
     era: Era,
     connections: usize,
     warm_up: Duration,
     measure: Duration,
-) -> io::Result<Throughput> {
-    let server_cpu = || server.map_or(Ok(Duration::ZERO), ServerProcess::cpu_time);
-    let prepared = prepare_all(addr, era, connections).await?;
+) -> io::Result<[Throughput; N]> {
+    let server_cpu =
+        |server: Option<&ServerProcess>| server.map_or(Ok(Duration::ZERO), ServerProcess::cpu_time);
+    let mut prepared = Vec::with_capacity(N);
+    for (addr, _) in targets {
+        prepared.push(prepare_all(addr, era, connections).await?.into_iter());
+    }
     let measure_from = Instant::now() + warm_up;
     let stop = measure_from + measure;
-    let mut tasks = Vec::with_capacity(connections);
-    for (mut connection, request) in prepared {
-        tasks.push(tokio::spawn(async move {
-            let mut latencies: Vec<u32> = Vec::with_capacity(1 << 16);
-            let began = Instant::now();
-            loop {
-                let sent = Instant::now();
-                if sent >= stop {
-                    return Ok::<_, io::Error>(latencies);
-                }
-                let reply = connection
-                    .exchange(&request, false)
-                    .await
-                    .map_err(|error| {
-                        io::Error::new(
-                            error.kind(),
-                            format!("a call {:?} into the run: {error}", began.elapsed()),
-                        )
-                    })?;
-                let answered = Instant::now();
-                a_result(&connection, &reply, "a call")?;
-                if answered >= measure_from && answered < stop {
-                    let micros = (answered - sent).as_micros();
-                    latencies.push(u32::try_from(micros).unwrap_or(u32::MAX));
-                }
-            }
-        }));
+    // Spawned in turn, one connection of each target after the other: no target's calls
+    // start ahead of the other's.
+    let mut tasks: Vec<Vec<tokio::task::JoinHandle<io::Result<Latencies>>>> =
+        (0..N).map(|_| Vec::with_capacity(connections)).collect();
+    for _ in 0..connections {
+        for (target, connections) in prepared.iter_mut().enumerate() {
+            let Some((connection, request)) = connections.next() else {
+                continue;
+            };
+            tasks[target].push(tokio::spawn(calls_until(
+                connection,
+                request,
+                measure_from,
+                stop,
+            )));
+        }
     }
     tokio::time::sleep_until(measure_from.into()).await;
-    let (cpu_before, started) = (server_cpu()?, Instant::now());
-    let driver_before = cpu_time_of("self")?;
+    let mut cpu_before = [Duration::ZERO; N];
+    for (cpu, (_, server)) in cpu_before.iter_mut().zip(&targets) {
+        *cpu = server_cpu(*server)?;
+    }
+    let (started, driver_before) = (Instant::now(), cpu_time_of("self")?);
     tokio::time::sleep_until(stop.into()).await;
-    let (cpu_after, ended) = (server_cpu()?, Instant::now());
-    let driver_after = cpu_time_of("self")?;
-    let mut latencies = Vec::new();
-    for task in tasks {
-        latencies.extend(task.await.map_err(failed)??);
+    let mut cpu_after = [Duration::ZERO; N];
+    for (cpu, (_, server)) in cpu_after.iter_mut().zip(&targets) {
+        *cpu = server_cpu(*server)?;
     }
-    if latencies.is_empty() {
-        return Err(failed("no call was answered while measuring"));
+    let (ended, driver_after) = (Instant::now(), cpu_time_of("self")?);
+    let mut latencies: Vec<Latencies> = Vec::with_capacity(N);
+    for target_tasks in tasks {
+        let mut all = Vec::new();
+        for task in target_tasks {
+            all.extend(task.await.map_err(failed)??);
+        }
+        if all.is_empty() {
+            return Err(failed("no call was answered while measuring"));
+        }
+        all.sort_unstable();
+        latencies.push(all);
     }
-    latencies.sort_unstable();
-    let requests = latencies.len() as f64;
-    let percentile = |percent: usize| {
-        f64::from(latencies[(latencies.len() * percent / 100).min(latencies.len() - 1)])
-    };
-    Ok(Throughput {
-        requests_per_second: requests / (ended - started).as_secs_f64(),
-        p50_micros: percentile(50),
-        p99_micros: percentile(99),
-        cpu_micros_per_request: micros(cpu_after.saturating_sub(cpu_before)) / requests,
-        driver_micros_per_request: micros(driver_after.saturating_sub(driver_before)) / requests,
-        requests: latencies.len(),
-    })
+    // The driver served every target at once: its CPU is per request of them all.
+    let all_requests: usize = latencies.iter().map(Vec::len).sum();
+    let driver = micros(driver_after.saturating_sub(driver_before)) / all_requests as f64;
+    let seconds = (ended - started).as_secs_f64();
+    Ok(std::array::from_fn(|target| {
+        let latencies = &latencies[target];
+        let cpu = micros(cpu_after[target].saturating_sub(cpu_before[target]));
+        let requests = latencies.len() as f64;
+        let percentile = |percent: usize| {
+            f64::from(latencies[(latencies.len() * percent / 100).min(latencies.len() - 1)])
+        };
+        Throughput {
+            requests_per_second: requests / seconds,
+            p50_micros: percentile(50),
+            p99_micros: percentile(99),
+            cpu_micros_per_request: cpu / requests,
+            driver_micros_per_request: driver,
+            requests: latencies.len(),
+        }
+    }))
+}
+
+/// One connection's calls: each sent as soon as the last is answered, until `stop`; the
+/// latencies of those answered from `measure_from` on.
+async fn calls_until(
+    mut connection: Connection,
+    request: Vec<u8>,
+    measure_from: Instant,
+    stop: Instant,
+) -> io::Result<Latencies> {
+    let mut latencies: Latencies = Vec::with_capacity(1 << 16);
+    let began = Instant::now();
+    loop {
+        let sent = Instant::now();
+        if sent >= stop {
+            return Ok(latencies);
+        }
+        let reply = connection
+            .exchange(&request, false)
+            .await
+            .map_err(|error| {
+                io::Error::new(
+                    error.kind(),
+                    format!("a call {:?} into the run: {error}", began.elapsed()),
+                )
+            })?;
+        let answered = Instant::now();
+        a_result(&connection, &reply, "a call")?;
+        if answered >= measure_from && answered < stop {
+            let micros = (answered - sent).as_micros();
+            latencies.push(u32::try_from(micros).unwrap_or(u32::MAX));
+        }
+    }
 }
 
 /// What opening legacy sessions costs, and what an idle one holds.

@@ -1,0 +1,142 @@
+//! The goals' ratios: each server loaded at the same time as a baseline process on the same
+//! CPU, window after window.
+//!
+//! Measured one after the other, a server and the baseline meet different machines: on a
+//! shared host the same binary's requests/s move by a fifth from one minute to the next, which
+//! is more than the goals' margins. Loaded together on one CPU, both are slowed alike by
+//! whatever else runs, and each gets half the CPU, so the ratio of their requests/s is the
+//! inverse of the ratio of their CPU per request, and it holds steady while each figure moves.
+//! The baseline measured against a second baseline process shows what the method itself
+//! adds.
+
+use std::io;
+use std::time::Duration;
+
+use crate::server::{ServerProcess, Subject};
+use crate::workloads::{self, Era};
+
+/// The calls and connections the issue sets goals for.
+pub const CASES: [(Era, usize); 4] = [
+    (Era::Modern, 16),
+    (Era::Modern, 256),
+    (Era::Legacy, 16),
+    (Era::Legacy, 256),
+];
+
+/// How long each window is, and how many there are per case.
+#[derive(Debug, Clone, Copy)]
+pub struct Windows {
+    pub count: usize,
+    pub warm_up: Duration,
+    pub measure: Duration,
+}
+
+/// One case's ratios to the baseline, one per window.
+#[derive(Debug, Clone, Default)]
+pub struct Ratios {
+    pub requests_per_second: Vec<f64>,
+    pub cpu_per_request: Vec<f64>,
+}
+
+/// The middle of `values` (the mean of the two middle ones when their number is even), and
+/// their least and greatest.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    pub fn of(values: &[f64]) -> Option<Spread> {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let middle = sorted.len() / 2;
+        let median = match sorted.len() {
+            0 => return None,
+            length if length % 2 == 1 => sorted[middle],
+            _ => (sorted[middle - 1] + sorted[middle]) / 2.0,
+        };
+        Some(Spread {
+            median,
+            min: sorted[0],
+            max: sorted[sorted.len() - 1],
+        })
+    }
+}
+
+/// `subject` against `baseline`, case by case: for each era a fresh process of each, on CPU
+/// `pin`, and `windows.count` windows in which both are loaded at once over as many
+/// connections each. The two swap places in the driver's order from one window to the next.
+pub async fn against(
+    subject: &Subject,
+    baseline: &Subject,
+    windows: Windows,
+    pin: Option<usize>,
+) -> io::Result<Vec<((Era, usize), Ratios)>> {
+    let mut measured = Vec::new();
+    for era in [Era::Modern, Era::Legacy] {
+        let ours = ServerProcess::spawn(&subject.program, subject.args_for(era), pin)?;
+        let limit = ServerProcess::spawn(&baseline.program, baseline.args_for(era), pin)?;
+        for (_, connections) in CASES.into_iter().filter(|(case, _)| *case == era) {
+            eprintln!(
+                "mcp-bench-http: {} side by side with the baseline, {era:?} over {connections} \
+                 connection(s) each",
+                subject.name
+            );
+            let mut ratios = Ratios::default();
+            for window in 0..windows.count {
+                let (ours, limit) = if window % 2 == 0 {
+                    let [ours, limit] = workloads::side_by_side(
+                        [&ours, &limit],
+                        era,
+                        connections,
+                        windows.warm_up,
+                        windows.measure,
+                    )
+                    .await?;
+                    (ours, limit)
+                } else {
+                    let [limit, ours] = workloads::side_by_side(
+                        [&limit, &ours],
+                        era,
+                        connections,
+                        windows.warm_up,
+                        windows.measure,
+                    )
+                    .await?;
+                    (ours, limit)
+                };
+                ratios
+                    .requests_per_second
+                    .push(ours.requests_per_second / limit.requests_per_second);
+                ratios
+                    .cpu_per_request
+                    .push(ours.cpu_micros_per_request / limit.cpu_micros_per_request);
+            }
+            measured.push(((era, connections), ratios));
+        }
+    }
+    Ok(measured)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spread_has_the_middle_value_and_the_extremes() {
+        assert_eq!(Spread::of(&[]), None);
+        assert_eq!(
+            Spread::of(&[0.9, 0.7, 0.8]),
+            Some(Spread {
+                median: 0.8,
+                min: 0.7,
+                max: 0.9
+            })
+        );
+        let even = Spread::of(&[1.0, 0.6, 0.8, 0.9]).unwrap();
+        assert!((even.median - 0.85).abs() < 1e-12, "{even:?}");
+        assert_eq!((even.min, even.max), (0.6, 1.0));
+    }
+}
