@@ -519,6 +519,84 @@ mod tests {
         );
     }
 
+    fn subject(name: &str) -> Subject {
+        Subject {
+            name: name.to_owned(),
+            program: "/nonexistent".into(),
+            modern_args: Vec::new(),
+            legacy_args: Vec::new(),
+            streams: false,
+            tasks: false,
+            side_by_side: true,
+        }
+    }
+
+    fn side_by_side_at(requests: &[f64], cpu: &[f64]) -> Measured {
+        let mut measured = Measured::default();
+        measured.side_by_side.insert(
+            (Era::Modern, 16),
+            Ratios {
+                requests_per_second: requests.to_vec(),
+                cpu_per_request: cpu.to_vec(),
+            },
+        );
+        measured
+    }
+
+    #[test]
+    fn the_goals_are_judged_by_the_medians_measured_side_by_side() {
+        let subjects = [
+            subject("hyper baseline"),
+            subject("mcp-runtime"),
+            subject("rmcp"),
+        ];
+        let measured = [
+            side_by_side_at(&[1.0, 1.01, 0.99], &[1.0, 0.99, 1.01]),
+            // One window above 0.85x and one CPU ratio under 1.25x do not make the medians.
+            side_by_side_at(&[0.80, 0.90, 0.84, 0.83], &[1.20, 1.26, 1.30, 1.27]),
+            side_by_side_at(&[0.2, 0.21, 0.19], &[5.0, 5.1, 4.9]),
+        ];
+        let mut out = String::new();
+        goals(&mut out, &subjects, &measured);
+        let row = out
+            .lines()
+            .find(|line| line.starts_with("| 2026-07-28 | 16 |"))
+            .expect("a row for the case measured");
+        assert_eq!(
+            row,
+            "| 2026-07-28 | 16 | 0.83x **not met** | 1.27x **not met** | 4.2x met | - |"
+        );
+        assert_eq!(
+            out.lines().filter(|line| line.starts_with("| 20")).count(),
+            1,
+            "no row for cases not measured: {out}"
+        );
+        let mut table = String::new();
+        let context = Context {
+            command_line: String::new(),
+            rounds: 0,
+            quick: false,
+            pinned: None,
+            measure: Duration::ZERO,
+            many_sessions: 0,
+            streams: 0,
+            tasks: 0,
+            counted_calls: None,
+            side_by_side: Some(Windows {
+                count: 4,
+                warm_up: Duration::ZERO,
+                measure: Duration::from_secs(2),
+            }),
+        };
+        side_by_side(&mut table, &context, &subjects, &measured);
+        assert!(
+            table.contains(
+                "| 2026-07-28 | 16 | mcp-runtime | 0.83x (0.80-0.90) | 1.27x (1.20-1.30) |"
+            ),
+            "{table}"
+        );
+    }
+
     #[test]
     fn thousands_are_grouped() {
         assert_eq!(group_thousands(1234567.0), "1 234 567");
