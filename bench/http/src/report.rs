@@ -274,16 +274,18 @@ fn side_by_side(out: &mut String, context: &Context, subjects: &[Subject], measu
          the machine slows both alike, and each gets half the CPU, so the ratios hold steady \
          while the figures move. Each cell is the median of the windows' ratios, with their \
          range. The baseline's row is a second baseline process against the first: what the \
-         method itself adds.\n",
+         method itself adds. The last column is the share of the server CPU the two used \
+         together, the least of the windows: near 1, the servers limited the calls, as the \
+         method needs; well under it, the driver did, and the ratios lean towards 1.\n",
         windows.count,
         windows.measure.as_secs_f64(),
         windows.warm_up.as_secs_f64(),
     );
     let _ = writeln!(
         out,
-        "| calls | connections | server | requests/s vs baseline | server CPU / request vs baseline |"
+        "| calls | connections | server | requests/s vs baseline | server CPU / request vs baseline | server CPU busy |"
     );
-    let _ = writeln!(out, "|---|---:|---|---:|---:|");
+    let _ = writeln!(out, "|---|---:|---|---:|---:|---:|");
     for case in side_by_side::CASES {
         for (subject, figures) in subjects.iter().zip(measured) {
             let Some(ratios) = figures.side_by_side.get(&case) else {
@@ -295,9 +297,10 @@ fn side_by_side(out: &mut String, context: &Context, subjects: &[Subject], measu
             ) else {
                 continue;
             };
+            let busy = ratios.busy.iter().copied().fold(f64::INFINITY, f64::min);
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {busy:.2} |",
                 case.0.short_label(),
                 case.1,
                 subject.name,
@@ -538,6 +541,7 @@ mod tests {
             Ratios {
                 requests_per_second: requests.to_vec(),
                 cpu_per_request: cpu.to_vec(),
+                busy: vec![0.99, 0.97, 0.98],
             },
         );
         measured
@@ -591,7 +595,7 @@ mod tests {
         side_by_side(&mut table, &context, &subjects, &measured);
         assert!(
             table.contains(
-                "| 2026-07-28 | 16 | mcp-runtime | 0.83x (0.80-0.90) | 1.27x (1.20-1.30) |"
+                "| 2026-07-28 | 16 | mcp-runtime | 0.83x (0.80-0.90) | 1.27x (1.20-1.30) | 0.97 |"
             ),
             "{table}"
         );

@@ -36,6 +36,9 @@ pub struct Windows {
 pub struct Ratios {
     pub requests_per_second: Vec<f64>,
     pub cpu_per_request: Vec<f64>,
+    /// The share of the server CPU the two servers used together. Near 1, they were what
+    /// limited the calls; well under it, the driver was, and the ratios lean towards 1.
+    pub busy: Vec<f64>,
 }
 
 /// The middle of `values` (the mean of the two middle ones when their number is even), and
@@ -113,6 +116,13 @@ pub async fn against(
                 ratios
                     .cpu_per_request
                     .push(ours.cpu_micros_per_request / limit.cpu_micros_per_request);
+                let cpu_micros = |figures: &workloads::Throughput| {
+                    figures.cpu_micros_per_request * figures.requests as f64
+                };
+                ratios.busy.push(
+                    (cpu_micros(&ours) + cpu_micros(&limit))
+                        / (windows.measure.as_secs_f64() * 1e6),
+                );
             }
             measured.push(((era, connections), ratios));
         }
