@@ -60,16 +60,8 @@ impl Dispatcher {
             (params.request_state.take(), params.input_responses.take());
         drop(params);
         // A 2026-07-28 retry carrying answers.
-        let resume = (request_state.is_some() || input_responses.is_some()).then(|| {
-            let mut resume = JsonObject::new();
-            if let Some(answers) = input_responses {
-                resume.insert("inputResponses".to_owned(), answers);
-            }
-            if let Some(state) = request_state {
-                resume.insert("requestState".to_owned(), state);
-            }
-            resume
-        });
+        let resume = (request_state.is_some() || input_responses.is_some())
+            .then(|| resumed(request_state, input_responses));
         let catalog = self.catalog.current();
         let tool = match name.as_ref().and_then(Name::as_str) {
             Some(name) => catalog
@@ -163,7 +155,9 @@ impl Dispatcher {
             }
             None => run,
         };
-        tracing::debug!(%id, tool = &*tool.name, "tools/call");
+        if tracing::level_enabled!(tracing::Level::DEBUG) {
+            note_call(id, &tool.name);
+        }
         let handler = tool.handler.clone();
         let name = tool.name.clone();
         run.start(
@@ -210,4 +204,25 @@ pub(super) fn encode_result(
         .then(|| ModernResult::complete(modern_meta));
     let wire = CallToolResultWire::new(result, revision, modern);
     Outgoing::result_written(id, |bytes| wire.write(bytes))
+}
+
+/// A retry's answers and state, as the round reads them. Out of line, as is [`note_call`]:
+/// neither is on the way of a first call, and their code stays out of it.
+#[cold]
+#[inline(never)]
+fn resumed(request_state: Option<Value>, input_responses: Option<Value>) -> JsonObject {
+    let mut resume = JsonObject::new();
+    if let Some(answers) = input_responses {
+        resume.insert("inputResponses".to_owned(), answers);
+    }
+    if let Some(state) = request_state {
+        resume.insert("requestState".to_owned(), state);
+    }
+    resume
+}
+
+#[cold]
+#[inline(never)]
+fn note_call(id: &RequestId, tool: &str) {
+    tracing::debug!(%id, tool, "tools/call");
 }

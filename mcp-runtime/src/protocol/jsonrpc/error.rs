@@ -14,6 +14,8 @@ pub(crate) struct ErrorObject {
     pub(crate) data: Option<Value>,
 }
 
+// The constructors are `#[cold]`: an error is the rare way out of a call, and a cold call
+// keeps the code that builds it out of the middle of the hot path that branches to it.
 impl ErrorObject {
     /// The line was not valid JSON.
     pub(crate) const PARSE_ERROR: i32 = -32700;
@@ -34,6 +36,7 @@ impl ErrorObject {
     pub(crate) const INSUFFICIENT_SCOPE: i32 = -32003;
 
     /// An error with `code` and `message` and no data.
+    #[cold]
     pub(crate) fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
         ErrorObject {
             code,
@@ -49,16 +52,19 @@ impl ErrorObject {
     }
 
     /// `-32700`, saying what the JSON parser objected to.
+    #[cold]
     pub(crate) fn parse_error(detail: impl std::fmt::Display) -> Self {
         Self::new(Self::PARSE_ERROR, format!("parse error: {detail}"))
     }
 
     /// `-32600` with `message`.
+    #[cold]
     pub(crate) fn invalid_request(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(Self::INVALID_REQUEST, message)
     }
 
     /// `-32601` naming the method.
+    #[cold]
     pub(crate) fn method_not_found(method: &str) -> Self {
         Self::new(
             Self::METHOD_NOT_FOUND,
@@ -67,12 +73,14 @@ impl ErrorObject {
     }
 
     /// `-32602` with `message`.
+    #[cold]
     pub(crate) fn invalid_params(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(Self::INVALID_PARAMS, message)
     }
 
     /// [`INSUFFICIENT_SCOPE`](Self::INSUFFICIENT_SCOPE): `scope` (space-separated) is what
     /// the request needs.
+    #[cold]
     pub(crate) fn insufficient_scope(scope: String) -> Self {
         Self::new(
             Self::INSUFFICIENT_SCOPE,
@@ -82,6 +90,7 @@ impl ErrorObject {
     }
 
     /// `-32603` with `message`.
+    #[cold]
     pub(crate) fn internal_error(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(Self::INTERNAL_ERROR, message)
     }

@@ -175,6 +175,7 @@ fn plainly_equal(header: Option<&HeaderValue>, body: Option<&str>) -> bool {
         && !body.starts_with("=?base64?")
 }
 
+#[cold]
 fn mismatch(message: String) -> ErrorObject {
     ErrorObject::new(HEADER_MISMATCH, message)
 }

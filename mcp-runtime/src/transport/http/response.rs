@@ -15,12 +15,14 @@ pub(crate) fn quotable(text: &str) -> String {
         .collect()
 }
 
+#[cold]
 pub(crate) fn forbidden(what: &str) -> ErrorObject {
     ErrorObject::invalid_request(format!(
         "forbidden: this server does not accept this `{what}`"
     ))
 }
 
+#[cold]
 pub(crate) fn too_large(limit: usize) -> Response<ResponseBody> {
     closing(rpc_error(
         StatusCode::PAYLOAD_TOO_LARGE,
@@ -29,6 +31,7 @@ pub(crate) fn too_large(limit: usize) -> Response<ResponseBody> {
     ))
 }
 
+#[cold]
 pub(crate) fn missing_session(id: Option<&RequestId>) -> Response<ResponseBody> {
     rpc_error(
         StatusCode::BAD_REQUEST,
@@ -52,6 +55,7 @@ pub(crate) fn not_accepting_events(parts: &Parts) -> Option<Response<ResponseBod
     ))
 }
 
+#[cold]
 pub(crate) fn unknown_session(id: Option<&RequestId>) -> Response<ResponseBody> {
     rpc_error(
         StatusCode::NOT_FOUND,
@@ -62,6 +66,7 @@ pub(crate) fn unknown_session(id: Option<&RequestId>) -> Response<ResponseBody> 
     )
 }
 
+#[cold]
 pub(crate) fn not_allowed(allow: &'static str) -> Response<ResponseBody> {
     let mut response = rpc_error(
         StatusCode::METHOD_NOT_ALLOWED,
@@ -112,6 +117,7 @@ pub(crate) fn json_owned(status: StatusCode, message: Outgoing) -> Response<Resp
 }
 
 /// A JSON-RPC error response (`id` null when unknown).
+#[cold]
 pub(crate) fn rpc_error(
     status: StatusCode,
     id: Option<&RequestId>,
@@ -153,6 +159,7 @@ pub(crate) fn request_id(incoming: &Incoming) -> Option<&RequestId> {
 }
 
 /// 503 for a session refused by [`Full`]; the client learns whether it is its own limit.
+#[cold]
 pub(crate) fn too_many_sessions(full: Full) -> Response<ResponseBody> {
     let message = match full {
         Full::Everyone => {

@@ -247,7 +247,9 @@ impl HttpService {
                 (None, &Method::DELETE) => Box::pin(self.delete(&parts, &known)).await,
                 (None, _) => not_allowed("GET, POST, DELETE"),
             };
-            tracing::debug!(method = %parts.method, status = response.status().as_u16(), "HTTP request");
+            if tracing::level_enabled!(tracing::Level::DEBUG) {
+                note_request(&parts.method, response.status());
+            }
             #[cfg(feature = "otel")]
             let response = self.counted(response);
             response
@@ -451,6 +453,14 @@ enum Posted<'h> {
 
 /// Decode a POST's body and start what it asks for: 2026-07-28 requests are served at once,
 /// the others go on to their legacy session.
+/// Out of line: the event's code stays out of the path of every request, which only checks
+/// the level.
+#[cold]
+#[inline(never)]
+fn note_request(method: &Method, status: StatusCode) {
+    tracing::debug!(%method, status = status.as_u16(), "HTTP request");
+}
+
 fn route_post<'h>(
     inner: &Arc<Inner>,
     parts: &Parts,
