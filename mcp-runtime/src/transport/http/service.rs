@@ -451,8 +451,6 @@ enum Posted<'h> {
     Legacy(Option<&'h str>, Incoming),
 }
 
-/// Decode a POST's body and start what it asks for: 2026-07-28 requests are served at once,
-/// the others go on to their legacy session.
 /// Out of line: the event's code stays out of the path of every request, which only checks
 /// the level.
 #[cold]
@@ -461,6 +459,8 @@ fn note_request(method: &Method, status: StatusCode) {
     tracing::debug!(%method, status = status.as_u16(), "HTTP request");
 }
 
+/// Decode a POST's body and start what it asks for: 2026-07-28 requests are served at once,
+/// the others go on to their legacy session.
 fn route_post<'h>(
     inner: &Arc<Inner>,
     parts: &Parts,
