@@ -174,6 +174,7 @@ impl Settings {
                 counted_calls: 64,
                 side_by_side: side_by_side::Windows {
                     count: 2,
+                    processes: 1,
                     warm_up: Duration::from_millis(50),
                     measure: Duration::from_millis(100),
                 },
@@ -189,6 +190,7 @@ impl Settings {
                 counted_calls: 1024,
                 side_by_side: side_by_side::Windows {
                     count: 2,
+                    processes: 2,
                     warm_up: Duration::from_millis(300),
                     measure: Duration::from_secs(1),
                 },
@@ -204,6 +206,7 @@ impl Settings {
                 counted_calls: 4096,
                 side_by_side: side_by_side::Windows {
                     count: 6,
+                    processes: 3,
                     warm_up: Duration::from_millis(500),
                     measure: Duration::from_secs(2),
                 },

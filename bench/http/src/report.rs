@@ -267,9 +267,10 @@ fn side_by_side(out: &mut String, context: &Context, subjects: &[Subject], measu
     let _ = writeln!(out, "### Side by side with the baseline\n");
     let _ = writeln!(
         out,
-        "Each server and a baseline process both on the server CPU, started fresh for each \
-         era, loaded at the same time by the driver over as many connections each: {} windows \
-         of {:.1} s after {:.1} s of warm-up, the two swapping places in the driver's order \
+        "Each server and a baseline process both on the server CPU, loaded at the same time \
+         by the driver over as many connections each: {} windows of {:.1} s after {:.1} s of \
+         warm-up, spread over {} pairs of processes started fresh (the medians move with a \
+         process's memory layout, by about 2%), the two swapping places in the driver's order \
          from one window to the next (`bench/http/src/side_by_side.rs`). Whatever else slows \
          the machine slows both alike, and each gets half the CPU, so the ratios hold steady \
          while the figures move. Each cell is the median of the windows' ratios, with their \
@@ -280,6 +281,7 @@ fn side_by_side(out: &mut String, context: &Context, subjects: &[Subject], measu
         windows.count,
         windows.measure.as_secs_f64(),
         windows.warm_up.as_secs_f64(),
+        windows.processes,
     );
     let _ = writeln!(
         out,
@@ -588,6 +590,7 @@ mod tests {
             counted_calls: None,
             side_by_side: Some(Windows {
                 count: 4,
+                processes: 2,
                 warm_up: Duration::ZERO,
                 measure: Duration::from_secs(2),
             }),

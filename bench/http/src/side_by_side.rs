@@ -23,10 +23,12 @@ pub const CASES: [(Era, usize); 4] = [
     (Era::Legacy, 256),
 ];
 
-/// How long each window is, and how many there are per case.
+/// How long each window is, how many there are per case, and over how many pairs of server
+/// processes they are spread (each pair started fresh, with its own memory layout).
 #[derive(Debug, Clone, Copy)]
 pub struct Windows {
     pub count: usize,
+    pub processes: usize,
     pub warm_up: Duration,
     pub measure: Duration,
 }
@@ -68,66 +70,86 @@ impl Spread {
     }
 }
 
-/// `subject` against `baseline`, case by case: for each era a fresh process of each, on CPU
-/// `pin`, and `windows.count` windows in which both are loaded at once over as many
-/// connections each. The two swap places in the driver's order from one window to the next.
+/// `subject` against `baseline`, case by case: for each era, `windows.processes` fresh pairs
+/// of processes on CPU `pin`, each measuring its share of `windows.count` windows of every
+/// case in which both are loaded at once over as many connections each. The two swap places
+/// in the driver's order from one window to the next.
 pub async fn against(
     subject: &Subject,
     baseline: &Subject,
     windows: Windows,
     pin: Option<usize>,
 ) -> io::Result<Vec<((Era, usize), Ratios)>> {
-    let mut measured = Vec::new();
+    let mut measured: Vec<((Era, usize), Ratios)> = CASES
+        .iter()
+        .map(|&case| (case, Ratios::default()))
+        .collect();
+    let processes = windows.processes.max(1);
     for era in [Era::Modern, Era::Legacy] {
-        let ours = ServerProcess::spawn(&subject.program, subject.args_for(era), pin)?;
-        let limit = ServerProcess::spawn(&baseline.program, baseline.args_for(era), pin)?;
-        for (_, connections) in CASES.into_iter().filter(|(case, _)| *case == era) {
-            eprintln!(
-                "mcp-bench-http: {} side by side with the baseline, {era:?} over {connections} \
-                 connection(s) each",
-                subject.name
-            );
-            let mut ratios = Ratios::default();
-            for window in 0..windows.count {
-                let (ours, limit) = if window % 2 == 0 {
-                    let [ours, limit] = workloads::side_by_side(
-                        [&ours, &limit],
-                        era,
-                        connections,
-                        windows.warm_up,
-                        windows.measure,
-                    )
-                    .await?;
-                    (ours, limit)
-                } else {
-                    let [limit, ours] = workloads::side_by_side(
-                        [&limit, &ours],
-                        era,
-                        connections,
-                        windows.warm_up,
-                        windows.measure,
-                    )
-                    .await?;
-                    (ours, limit)
-                };
-                ratios
-                    .requests_per_second
-                    .push(ours.requests_per_second / limit.requests_per_second);
-                ratios
-                    .cpu_per_request
-                    .push(ours.cpu_micros_per_request / limit.cpu_micros_per_request);
-                let cpu_micros = |figures: &workloads::Throughput| {
-                    figures.cpu_micros_per_request * figures.requests as f64
-                };
-                ratios.busy.push(
-                    (cpu_micros(&ours) + cpu_micros(&limit))
-                        / (windows.measure.as_secs_f64() * 1e6),
+        for process in 0..processes {
+            let ours = ServerProcess::spawn(&subject.program, subject.args_for(era), pin)?;
+            let limit = ServerProcess::spawn(&baseline.program, baseline.args_for(era), pin)?;
+            // This pair's share of the windows: the first pairs take one more when they do
+            // not divide evenly.
+            let share =
+                windows.count / processes + usize::from(process < windows.count % processes);
+            for (case, ratios) in measured.iter_mut().filter(|((case, _), _)| *case == era) {
+                let connections = case.1;
+                eprintln!(
+                    "mcp-bench-http: {} side by side with the baseline, {era:?} over \
+                     {connections} connection(s) each (processes {} of {processes})",
+                    subject.name,
+                    process + 1
                 );
+                for _ in 0..share {
+                    let swapped = ratios.requests_per_second.len() % 2 == 1;
+                    let (ours, limit) = if swapped {
+                        let [limit, ours] = workloads::side_by_side(
+                            [&limit, &ours],
+                            era,
+                            connections,
+                            windows.warm_up,
+                            windows.measure,
+                        )
+                        .await?;
+                        (ours, limit)
+                    } else {
+                        let [ours, limit] = workloads::side_by_side(
+                            [&ours, &limit],
+                            era,
+                            connections,
+                            windows.warm_up,
+                            windows.measure,
+                        )
+                        .await?;
+                        (ours, limit)
+                    };
+                    ratios.record(&ours, &limit, windows.measure);
+                }
             }
-            measured.push(((era, connections), ratios));
         }
     }
     Ok(measured)
+}
+
+impl Ratios {
+    /// One window's figures of the server and of the baseline.
+    fn record(
+        &mut self,
+        ours: &workloads::Throughput,
+        limit: &workloads::Throughput,
+        measured: Duration,
+    ) {
+        self.requests_per_second
+            .push(ours.requests_per_second / limit.requests_per_second);
+        self.cpu_per_request
+            .push(ours.cpu_micros_per_request / limit.cpu_micros_per_request);
+        let cpu_micros = |figures: &workloads::Throughput| {
+            figures.cpu_micros_per_request * figures.requests as f64
+        };
+        self.busy
+            .push((cpu_micros(ours) + cpu_micros(limit)) / (measured.as_secs_f64() * 1e6));
+    }
 }
 
 #[cfg(test)]

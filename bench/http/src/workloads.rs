@@ -267,8 +267,8 @@ async fn closed_loop<const N: usize>(
     let mut tasks: Vec<Vec<tokio::task::JoinHandle<io::Result<Latencies>>>> =
         (0..N).map(|_| Vec::with_capacity(connections)).collect();
     for _ in 0..connections {
-        for (target, connections) in prepared.iter_mut().enumerate() {
-            let Some((connection, request)) = connections.next() else {
+        for (target, ready) in prepared.iter_mut().enumerate() {
+            let Some((connection, request)) = ready.next() else {
                 continue;
             };
             tasks[target].push(tokio::spawn(calls_until(
