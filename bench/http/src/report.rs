@@ -338,8 +338,8 @@ fn goals(out: &mut String, subjects: &[Subject], measured: &[Measured]) {
     let _ = writeln!(out, "### Goals (this run)\n");
     let _ = writeln!(
         out,
-        "From the side-by-side medians above; against rmcp, the ratio of the two servers' \
-         medians against the baseline.\n"
+        "From the side-by-side medians above, to three places (a median of 0.849x is not \
+         0.85x); against rmcp, the ratio of the two servers' medians against the baseline.\n"
     );
     let _ = writeln!(
         out,
@@ -374,7 +374,7 @@ fn goals(out: &mut String, subjects: &[Subject], measured: &[Measured]) {
         };
         let _ = writeln!(
             out,
-            "| {} | {} | {speed:.2}x {} | {cpu:.2}x {} | {versus} | {instructions} |",
+            "| {} | {} | {speed:.3}x {} | {cpu:.3}x {} | {versus} | {instructions} |",
             case.0.short_label(),
             case.1,
             mark(speed >= 0.85),
@@ -570,7 +570,7 @@ mod tests {
             .expect("a row for the case measured");
         assert_eq!(
             row,
-            "| 2026-07-28 | 16 | 0.83x **not met** | 1.27x **not met** | 4.2x met | - |"
+            "| 2026-07-28 | 16 | 0.835x **not met** | 1.265x **not met** | 4.2x met | - |"
         );
         assert_eq!(
             out.lines().filter(|line| line.starts_with("| 20")).count(),
