@@ -93,7 +93,7 @@ pub async fn against(
             // not divide evenly.
             let share =
                 windows.count / processes + usize::from(process < windows.count % processes);
-            for (case, ratios) in measured.iter_mut().filter(|((case, _), _)| *case == era) {
+            for (case, ratios) in measured.iter_mut().filter(|((of, _), _)| *of == era) {
                 let connections = case.1;
                 eprintln!(
                     "mcp-bench-http: {} side by side with the baseline, {era:?} over \
@@ -103,33 +103,37 @@ pub async fn against(
                 );
                 for _ in 0..share {
                     let swapped = ratios.requests_per_second.len() % 2 == 1;
-                    let (ours, limit) = if swapped {
-                        let [limit, ours] = workloads::side_by_side(
-                            [&limit, &ours],
-                            era,
-                            connections,
-                            windows.warm_up,
-                            windows.measure,
-                        )
-                        .await?;
-                        (ours, limit)
-                    } else {
-                        let [ours, limit] = workloads::side_by_side(
-                            [&ours, &limit],
-                            era,
-                            connections,
-                            windows.warm_up,
-                            windows.measure,
-                        )
-                        .await?;
-                        (ours, limit)
-                    };
+                    let (ours, limit) =
+                        window([&ours, &limit], swapped, era, connections, windows).await?;
                     ratios.record(&ours, &limit, windows.measure);
                 }
             }
         }
     }
     Ok(measured)
+}
+
+/// One window of `ours` and the baseline loaded together, the baseline first in the
+/// driver's order when `swapped`: their figures, ours first.
+async fn window(
+    [ours, limit]: [&ServerProcess; 2],
+    swapped: bool,
+    era: Era,
+    connections: usize,
+    windows: Windows,
+) -> io::Result<(workloads::Throughput, workloads::Throughput)> {
+    let order = if swapped {
+        [limit, ours]
+    } else {
+        [ours, limit]
+    };
+    let [first, second] =
+        workloads::side_by_side(order, era, connections, windows.warm_up, windows.measure).await?;
+    Ok(if swapped {
+        (second, first)
+    } else {
+        (first, second)
+    })
 }
 
 impl Ratios {
