@@ -22,14 +22,33 @@ use crate::protocol::jsonrpc::{Outgoing, RequestId};
 
 type Answer = Result<Value, AskError>;
 
-/// The questions a connection has sent and not yet seen answered. Cheap to clone.
-#[derive(Clone, Default)]
+/// The questions a legacy session has sent and not yet seen answered. Cheap to clone.
+#[derive(Clone)]
 pub(crate) struct OutgoingRequests {
-    table: Arc<Mutex<Table>>,
+    session: Arc<dyn HoldsQuestions>,
 }
 
-#[derive(Default)]
-struct Table {
+impl Default for OutgoingRequests {
+    fn default() -> Self {
+        OutgoingRequests::new(Arc::new(Mutex::new(Questions::default())))
+    }
+}
+
+/// Where a session keeps its questions: with the rest of what its requests share
+/// (`context::session`), behind the one pointer each request holds.
+pub(crate) trait HoldsQuestions: Send + Sync {
+    fn questions(&self) -> &Mutex<Questions>;
+}
+
+impl HoldsQuestions for Mutex<Questions> {
+    fn questions(&self) -> &Mutex<Questions> {
+        self
+    }
+}
+
+/// The table of a session's questions, kept with the rest of what its requests share.
+#[derive(Debug, Default)]
+pub(crate) struct Questions {
     next: u64,
     waiting: HashMap<String, oneshot::Sender<Answer>>,
 }
@@ -43,8 +62,14 @@ impl fmt::Debug for OutgoingRequests {
 }
 
 impl OutgoingRequests {
-    fn table(&self) -> MutexGuard<'_, Table> {
-        self.table
+    /// The questions `session` holds.
+    pub(crate) fn new(session: Arc<dyn HoldsQuestions>) -> Self {
+        OutgoingRequests { session }
+    }
+
+    fn table(&self) -> MutexGuard<'_, Questions> {
+        self.session
+            .questions()
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }

@@ -3,7 +3,6 @@
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
 
 /// The severity of a log message sent to the client: the eight levels of RFC 5424 (syslog),
 /// from the least to the most severe.
@@ -117,41 +116,19 @@ impl FromStr for LogLevel {
     }
 }
 
-/// A legacy session's minimum level, set by `logging/setLevel` and read by every call of the
-/// session while it runs (a change reaches calls already running). Cheap to clone.
-///
-/// Until the client sets a level every message is sent, as the reference SDKs do: the spec
-/// leaves the default open, and a client that declared nothing still shows what it receives.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct SessionLogLevel {
-    /// 0: not set (everything); otherwise the index of the level in [`LogLevel::ALL`] plus one.
-    minimum: Arc<AtomicU8>,
-}
-
-impl SessionLogLevel {
-    pub(crate) fn set(&self, level: LogLevel) {
-        self.minimum.store(level as u8 + 1, Ordering::Relaxed);
-    }
-
-    pub(crate) fn allows(&self, level: LogLevel) -> bool {
-        level as u8 + 1 >= self.minimum.load(Ordering::Relaxed)
-    }
-
-    /// The level set, if one was.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn minimum(&self) -> Option<LogLevel> {
-        let minimum = self.minimum.load(Ordering::Relaxed);
-        LogLevel::ALL
-            .get(usize::from(minimum.checked_sub(1)?))
-            .copied()
-    }
+/// A legacy session's minimum level, as its requests read it while they run (a change
+/// reaches calls already running). The session keeps it with the rest of what its requests
+/// share (`context::session`), behind the one pointer each request holds.
+pub(crate) trait SessionLevel: fmt::Debug + Send + Sync {
+    /// Whether a message at `level` reaches the client.
+    fn allows(&self, level: LogLevel) -> bool;
 }
 
 /// Which logs of one request reach the client.
 #[derive(Debug, Clone)]
 pub(crate) enum LogGate {
     /// Legacy: the session's level, as `logging/setLevel` last set it.
-    Session(SessionLogLevel),
+    Session(Arc<dyn SessionLevel>),
     /// 2026-07-28: the request's own `_meta["io.modelcontextprotocol/logLevel"]`; nothing at
     /// all when the request named none.
     Request(Option<LogLevel>),
@@ -186,19 +163,6 @@ mod tests {
         }
         assert!("verbose".parse::<LogLevel>().is_err());
         assert!("Error".parse::<LogLevel>().is_err(), "levels are lowercase");
-    }
-
-    #[test]
-    fn a_session_sends_everything_until_a_level_is_set() {
-        let session = SessionLogLevel::default();
-        let seen_by_a_call = session.clone();
-        assert!(seen_by_a_call.allows(LogLevel::Debug));
-        session.set(LogLevel::Warning);
-        assert!(!seen_by_a_call.allows(LogLevel::Info));
-        assert!(seen_by_a_call.allows(LogLevel::Warning));
-        assert!(seen_by_a_call.allows(LogLevel::Emergency));
-        session.set(LogLevel::Debug);
-        assert!(seen_by_a_call.allows(LogLevel::Debug));
     }
 
     #[test]

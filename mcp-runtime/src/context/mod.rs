@@ -6,6 +6,7 @@
 pub(crate) mod forward;
 pub(crate) mod logging;
 pub(crate) mod peer;
+pub(crate) mod session;
 pub(crate) mod state;
 
 use crate::auth::Principal;
@@ -27,6 +28,7 @@ pub use crate::cancel::CancellationToken;
 use crate::protocol::ProtocolVersion;
 use logging::LogLevel;
 use peer::RequestPeer;
+use session::SessionShared;
 use state::{State, States};
 
 /// The client's capabilities as a request holds them. A legacy session's are shared by every
@@ -40,7 +42,7 @@ pub(crate) enum Capabilities {
     /// read: most requests read a key or two, if anything.
     Text(Box<RawValue>, OnceLock<Value>),
     /// The session's, from its `initialize`.
-    Session(Arc<Value>),
+    Session(Arc<SessionShared>),
 }
 
 impl Default for Capabilities {
@@ -63,7 +65,7 @@ impl Deref for Capabilities {
                     Value::Object(Default::default())
                 })
             }),
-            Capabilities::Session(capabilities) => capabilities,
+            Capabilities::Session(session) => &session.client_capabilities,
         }
     }
 }

@@ -30,13 +30,16 @@ use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{Outgoing, RequestId};
 
 /// Where one connection's request-related messages go (notifications, and the questions of
-/// a legacy session). Cheap to clone.
+/// a legacy session). Cheap to clone: every request of a session takes a copy, which counts
+/// one reference to one allocation (not one to each of its two functions).
 #[derive(Clone)]
-pub(crate) struct Outbound {
+pub(crate) struct Outbound(Arc<Sinks>);
+
+struct Sinks {
     send: Arc<SendFn>,
     /// Releases the connection of a request, if the transport can (see
-    /// [`with_release`](Self::with_release)).
-    release: Option<Arc<ReleaseFn>>,
+    /// [`Outbound::with_release`]).
+    release: Option<Box<ReleaseFn>>,
 }
 
 /// Hands a message, and the request it is about if any, to the transport.
@@ -49,10 +52,10 @@ impl Outbound {
     /// Messages are handed to `send`, which must deliver them before any response handed
     /// over later (the transport's job).
     pub(crate) fn new(send: impl Fn(Outgoing) + Send + Sync + 'static) -> Self {
-        Outbound {
+        Outbound(Arc::new(Sinks {
             send: Arc::new(move |_, message| send(message)),
             release: None,
-        }
+        }))
     }
 
     /// Like [`new`](Self::new), `send` also learning which request each message is about
@@ -61,41 +64,43 @@ impl Outbound {
     pub(crate) fn routed(
         send: impl Fn(Option<&RequestId>, Outgoing) + Send + Sync + 'static,
     ) -> Self {
-        Outbound {
+        Outbound(Arc::new(Sinks {
             send: Arc::new(send),
             release: None,
-        }
+        }))
     }
 
     /// This outbound, `release` ending the connection a request's messages travel on while it
     /// runs, when its client can come back for the rest (and saying whether it will).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn with_release(
-        mut self,
+        self,
         release: impl Fn(&RequestId) -> bool + Send + Sync + 'static,
     ) -> Self {
-        self.release = Some(Arc::new(release));
-        self
+        Outbound(Arc::new(Sinks {
+            send: Arc::clone(&self.0.send),
+            release: Some(Box::new(release)),
+        }))
     }
 
     /// Whether the transport may release a request's connection.
     fn can_release(&self) -> bool {
-        self.release.is_some()
+        self.0.release.is_some()
     }
 
     /// Send `message`, about the request `related` if given.
     fn send_about(&self, related: Option<&RequestId>, message: Outgoing) {
-        (self.send)(related, message);
+        (self.0.send)(related, message);
     }
 
     /// Send `message`, which is about no request in particular.
     pub(crate) fn send(&self, message: Outgoing) {
-        (self.send)(None, message);
+        (self.0.send)(None, message);
     }
 
     /// Send `message`, which is about the request `related`.
     pub(crate) fn send_for(&self, related: &RequestId, message: Outgoing) {
-        (self.send)(Some(related), message);
+        (self.0.send)(Some(related), message);
     }
 }
 
@@ -327,7 +332,7 @@ impl RequestPeer {
     /// Ask the transport to release the request's connection; whether it will. Not once the
     /// request is answered or cancelled.
     pub(crate) fn release_connection(&self) -> bool {
-        let (Some(release), Some(related)) = (&self.outbound.release, &self.related) else {
+        let (Some(release), Some(related)) = (&self.outbound.0.release, &self.related) else {
             return false;
         };
         // Under the lock, as progress is sent: whatever was reported before is ahead of it.
@@ -413,7 +418,20 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::context::logging::SessionLogLevel;
+    use crate::context::logging::SessionLevel;
+
+    /// A session's level as these tests set it: everything passes until one is set.
+    #[derive(Debug, Default)]
+    struct Minimum(Mutex<Option<LogLevel>>);
+
+    impl SessionLevel for Minimum {
+        fn allows(&self, level: LogLevel) -> bool {
+            self.0
+                .lock()
+                .unwrap()
+                .is_none_or(|minimum| level >= minimum)
+        }
+    }
 
     fn recorder() -> (Outbound, Arc<Mutex<Vec<Value>>>) {
         let sent = Arc::new(Mutex::new(Vec::new()));
@@ -522,7 +540,7 @@ mod tests {
     fn a_peer_is_made_only_for_what_may_send_through_it() {
         let (outbound, _) = recorder();
         let outbound = outbound.with_release(|_| true);
-        let session = LogGate::Session(SessionLogLevel::default());
+        let session = LogGate::Session(Arc::new(Minimum::default()));
         let quiet = LogGate::Request(None);
         let made = |log: &LogGate, token: Option<&Value>, handler, tracing| {
             RequestPeer::for_call(
@@ -599,7 +617,7 @@ mod tests {
         let peer = RequestPeer::for_call(
             Some(&plain),
             ProtocolVersion::V2025_11_25,
-            &LogGate::Session(SessionLogLevel::default()),
+            &LogGate::Session(Arc::new(Minimum::default())),
             None,
             &CancellationToken::new(),
             Some(&id),
@@ -612,13 +630,13 @@ mod tests {
     #[test]
     fn logs_follow_the_gate() {
         let (outbound, sent) = recorder();
-        let session = SessionLogLevel::default();
+        let session = Arc::new(Minimum::default());
         let log = LogGate::Session(session.clone());
         let peer =
             RequestPeer::for_request(Some(&outbound), ProtocolVersion::V2025_06_18, &log, None)
                 .unwrap();
         assert!(peer.log(LogLevel::Debug, None, json!("everything at first")));
-        session.set(LogLevel::Error);
+        *session.0.lock().unwrap() = Some(LogLevel::Error);
         assert!(!peer.log(LogLevel::Warning, None, json!("filtered")));
         assert!(peer.log(LogLevel::Error, Some("db"), json!({"code": 5})));
         assert_eq!(
@@ -664,14 +682,14 @@ mod tests {
         let with_token = RequestPeer::for_request(
             Some(&outbound),
             ProtocolVersion::V2025_06_18,
-            &LogGate::Session(SessionLogLevel::default()),
+            &LogGate::Session(Arc::new(Minimum::default())),
             Some(&token),
         );
         with_heartbeat(slow(), with_token, None).await;
         let without = RequestPeer::for_request(
             Some(&outbound),
             ProtocolVersion::V2025_06_18,
-            &LogGate::Session(SessionLogLevel::default()),
+            &LogGate::Session(Arc::new(Minimum::default())),
             None,
         );
         with_heartbeat(slow(), without, Some(Duration::from_secs(1))).await;

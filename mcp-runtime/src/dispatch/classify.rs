@@ -14,8 +14,8 @@ use crate::ask::pending::OutgoingRequests;
 use crate::context::Capabilities;
 use crate::context::logging::{LogGate, LogLevel};
 use crate::context::peer::Outbound;
+use crate::context::session::{ClientInfo, SessionShared};
 use crate::context::state::States;
-use crate::middleware::ClientInfo;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::ErrorObject;
 use crate::protocol::jsonrpc::{
@@ -95,7 +95,7 @@ pub(crate) struct RequestScope {
 pub(crate) enum ClientOf {
     #[default]
     Unknown,
-    Session(Arc<ClientInfo>),
+    Session(Arc<SessionShared>),
     Meta(Value),
 }
 
@@ -103,7 +103,7 @@ impl ClientOf {
     pub(crate) fn info(&self) -> Option<ClientInfo> {
         match self {
             ClientOf::Unknown => None,
-            ClientOf::Session(info) => Some(ClientInfo::clone(info)),
+            ClientOf::Session(session) => session.client.clone(),
             ClientOf::Meta(value) => ClientInfo::from_value(value),
         }
     }
@@ -204,10 +204,13 @@ impl RequestScope {
     }
 
     /// A legacy request's scope: the session's revision, capabilities and log level.
+    ///
+    /// `shared` is the session's: the scope takes its capabilities, log level, questions and
+    /// client from that one allocation.
     pub(crate) fn legacy(
         request: &RequestId,
         revision: ProtocolVersion,
-        client_capabilities: Arc<Value>,
+        shared: &Arc<SessionShared>,
         params: Option<&Params>,
         session: &crate::dispatch::session::Session,
         states: &States,
@@ -223,19 +226,17 @@ impl RequestScope {
         );
         RequestScope {
             revision,
-            client_capabilities: Capabilities::Session(client_capabilities),
+            client_capabilities: Capabilities::Session(Arc::clone(shared)),
             progress_token: progress_token(params),
-            log: LogGate::Session(session.log_level().clone()),
+            log: LogGate::Session(shared.clone()),
             outbound: session.outbound().cloned(),
-            outgoing: Some(session.outgoing().clone()),
+            outgoing: Some(OutgoingRequests::new(shared.clone())),
             request: Some(request.clone()),
             forward_tracing: false,
             states: states.clone(),
             principal: session.principal().cloned(),
             authenticated: session.authenticated(),
-            client: session.client().map_or(ClientOf::Unknown, |client| {
-                ClientOf::Session(client.clone())
-            }),
+            client: ClientOf::Session(Arc::clone(shared)),
             connection: session.connection(),
             #[cfg(feature = "otel")]
             trace_context,

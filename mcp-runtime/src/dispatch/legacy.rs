@@ -41,7 +41,7 @@ impl Dispatcher {
                             RequestScope::legacy(
                                 id,
                                 revision,
-                                legacy.client_capabilities.clone(),
+                                &legacy.shared,
                                 params.as_deref(),
                                 session,
                                 &self.states,
@@ -53,7 +53,7 @@ impl Dispatcher {
                         let mut scope = RequestScope::legacy(
                             id,
                             revision,
-                            legacy.client_capabilities.clone(),
+                            &legacy.shared,
                             params.as_deref(),
                             session,
                             &self.states,
@@ -69,7 +69,7 @@ impl Dispatcher {
                         let mut scope = RequestScope::legacy(
                             id,
                             revision,
-                            legacy.client_capabilities.clone(),
+                            &legacy.shared,
                             params.as_deref(),
                             session,
                             &self.states,
@@ -119,15 +119,14 @@ impl Dispatcher {
         let client = params
             .get("clientInfo")
             .and_then(crate::middleware::ClientInfo::from_value);
-        session.begin_legacy(version, client_capabilities).map_err(
-            |AlreadyInitialized(current)| {
+        session
+            .begin_legacy(version, client_capabilities, client)
+            .map_err(|AlreadyInitialized(current)| {
                 ErrorObject::invalid_request(format!(
                     "already initialized (at {current}): `initialize` may be sent only once per \
                      connection"
                 ))
-            },
-        )?;
-        session.set_client(client);
+            })?;
         let capabilities = self.capabilities.for_revision(version);
         let result = InitializeResult::new(
             version,

@@ -29,7 +29,7 @@ impl Dispatcher {
                 ));
             }
         };
-        session.log_level().set(level);
+        session.set_log_level(level);
         Ok(Reply::Ready(Outgoing::result(id, &EmptyObject {})))
     }
 }

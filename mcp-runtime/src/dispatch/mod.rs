@@ -370,10 +370,10 @@ impl Dispatcher {
             }
             Message::Response(response) => {
                 let response = *response;
-                if !session
-                    .outgoing()
-                    .answer(response.id.as_ref(), response.result, response.error)
-                {
+                let answered = session.outgoing().is_some_and(|questions| {
+                    questions.answer(response.id.as_ref(), response.result, response.error)
+                });
+                if !answered {
                     tracing::debug!(id = ?response.id, "a response nobody waits for; ignored");
                 }
                 Reply::None

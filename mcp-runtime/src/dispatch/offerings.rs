@@ -193,22 +193,22 @@ mod tests {
 
         let mut session = crate::dispatch::session::Session::new();
         session
-            .begin_legacy(ProtocolVersion::V2025_11_25, json!({"roots": {}}))
+            .begin_legacy(ProtocolVersion::V2025_11_25, json!({"roots": {}}), None)
             .unwrap();
-        let shared = std::sync::Arc::clone(&session.legacy().unwrap().client_capabilities);
+        let shared = &session.legacy().unwrap().shared.client_capabilities;
         let mut scope = RequestScope::legacy(
             &RequestId::Number(1.into()),
             ProtocolVersion::V2025_11_25,
-            std::sync::Arc::clone(&shared),
+            &session.legacy().unwrap().shared,
             None,
             &session,
             &Default::default(),
         );
         // The request's scope, then its context: the session's object itself, not a copy.
         assert_eq!(*scope.client_capabilities, json!({"roots": {}}));
-        assert!(std::ptr::eq(&*scope.client_capabilities, &*shared));
+        assert!(std::ptr::eq(&*scope.client_capabilities, shared));
         let context = context(&mut scope, CancellationToken::new(), true);
         assert_eq!(context.client_capabilities(), &json!({"roots": {}}));
-        assert!(std::ptr::eq(context.client_capabilities(), &*shared));
+        assert!(std::ptr::eq(context.client_capabilities(), shared));
     }
 }

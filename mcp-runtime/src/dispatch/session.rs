@@ -17,10 +17,10 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 use crate::ask::pending::OutgoingRequests;
-use crate::context::logging::SessionLogLevel;
+use crate::context::logging::LogLevel;
 use crate::context::peer::Outbound;
+use crate::context::session::{ClientInfo, SessionShared};
 use crate::dispatch::{InFlight, Subscriptions};
-use crate::middleware::ClientInfo;
 use crate::protocol::ProtocolVersion;
 
 /// The state of one client connection.
@@ -28,16 +28,12 @@ use crate::protocol::ProtocolVersion;
 pub(crate) struct Session {
     era: Era,
     in_flight: InFlight,
-    // These three are made on first use: a 2026-07-28 HTTP request's session is made and
-    // dropped per request, and a `tools/call` needs none of them.
+    // Made on first use: a 2026-07-28 HTTP request's session is made and dropped per
+    // request, and a `tools/call` needs none.
     subscriptions: OnceLock<Subscriptions>,
-    /// The minimum level of log messages (legacy `logging/setLevel`).
-    log_level: OnceLock<SessionLogLevel>,
     /// Where progress and log notifications of this connection's requests go (set by the
     /// transport; without one, none are sent).
     outbound: Option<Outbound>,
-    /// The questions this connection's handlers asked the client and await answers to.
-    outgoing: OnceLock<OutgoingRequests>,
     /// Who the transport authenticated as the client (HTTP's authorization hook); `None` where
     /// nobody was (stdio takes its credentials from the environment).
     principal: Option<Principal>,
@@ -46,8 +42,6 @@ pub(crate) struct Session {
     authenticated: bool,
     /// What per-connection limits count by; `None` for a stateless request's session.
     connection: Option<u64>,
-    /// The client's `clientInfo` from `initialize`.
-    client: Option<Arc<ClientInfo>>,
     /// What the transport is, for `network.transport` (`pipe`, `tcp`); `None` in process.
     #[cfg(feature = "otel")]
     network_transport: Option<&'static str>,
@@ -77,9 +71,9 @@ enum Era {
 pub(crate) struct LegacySession {
     /// The negotiated revision.
     pub(crate) version: ProtocolVersion,
-    /// The client's `capabilities` from `initialize` (`{}` when it sent none), shared with
-    /// every request's context.
-    pub(crate) client_capabilities: Arc<Value>,
+    /// The client's capabilities and name, the log level and the questions asked of the
+    /// client, shared with every request of the session.
+    pub(crate) shared: Arc<SessionShared>,
     /// Whether `notifications/initialized` arrived.
     pub(crate) initialized: bool,
 }
@@ -106,13 +100,10 @@ impl Session {
             era: Era::Fresh,
             in_flight,
             subscriptions: OnceLock::new(),
-            log_level: OnceLock::new(),
             outbound: None,
-            outgoing: OnceLock::new(),
             principal: None,
             authenticated: false,
             connection: None,
-            client: None,
             #[cfg(feature = "otel")]
             network_transport: None,
             #[cfg(feature = "otel")]
@@ -180,14 +171,10 @@ impl Session {
         self.header_trace_context.as_ref()
     }
 
-    /// Remember the client's `clientInfo` (from `initialize`).
-    pub(crate) fn set_client(&mut self, client: Option<ClientInfo>) {
-        self.client = client.map(Arc::new);
-    }
-
     /// The client's `clientInfo`, if `initialize` gave one.
-    pub(crate) fn client(&self) -> Option<&Arc<ClientInfo>> {
-        self.client.as_ref()
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn client(&self) -> Option<&ClientInfo> {
+        self.legacy()?.shared.client.as_ref()
     }
 
     /// The legacy session, once `initialize` has settled one.
@@ -198,18 +185,20 @@ impl Session {
         }
     }
 
-    /// Settle a legacy session at `version` (the answer to `initialize`).
+    /// Settle a legacy session at `version` (the answer to `initialize`), for the client
+    /// that declared `client_capabilities` and named itself `client`.
     pub(crate) fn begin_legacy(
         &mut self,
         version: ProtocolVersion,
         client_capabilities: Value,
+        client: Option<ClientInfo>,
     ) -> Result<(), AlreadyInitialized> {
         if let Era::Legacy(legacy) = &self.era {
             return Err(AlreadyInitialized(legacy.version));
         }
         self.era = Era::Legacy(LegacySession {
             version,
-            client_capabilities: Arc::new(client_capabilities),
+            shared: SessionShared::new(client_capabilities, client),
             initialized: false,
         });
         Ok(())
@@ -238,9 +227,19 @@ impl Session {
         &self.in_flight
     }
 
-    /// The session's minimum log level (legacy `logging/setLevel`).
-    pub(crate) fn log_level(&self) -> &SessionLogLevel {
-        self.log_level.get_or_init(SessionLogLevel::default)
+    /// The session's minimum log level (legacy `logging/setLevel`), if one was set.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn log_level(&self) -> Option<LogLevel> {
+        self.legacy()?.shared.log_level()
+    }
+
+    /// Set the session's minimum log level (`logging/setLevel`); calls already running see it.
+    /// Before `initialize` a session has no level to set, and the request is refused before
+    /// it gets here.
+    pub(crate) fn set_log_level(&self, level: LogLevel) {
+        if let Some(legacy) = self.legacy() {
+            legacy.shared.set_log_level(level);
+        }
     }
 
     /// Send this connection's progress and log notifications through `outbound`.
@@ -253,9 +252,10 @@ impl Session {
         self.outbound.as_ref()
     }
 
-    /// The questions awaiting the client's answers.
-    pub(crate) fn outgoing(&self) -> &OutgoingRequests {
-        self.outgoing.get_or_init(OutgoingRequests::default)
+    /// The questions awaiting the client's answers; none before `initialize` (only a legacy
+    /// session's requests ask questions of their own).
+    pub(crate) fn outgoing(&self) -> Option<OutgoingRequests> {
+        Some(OutgoingRequests::new(self.legacy()?.shared.clone()))
     }
 
     /// Serve this connection's requests on behalf of `principal` (nobody: an anonymous caller),
@@ -301,11 +301,11 @@ mod tests {
     fn initialize_then_initialized() {
         let mut session = Session::new();
         session
-            .begin_legacy(ProtocolVersion::V2025_06_18, json!({"roots": {}}))
+            .begin_legacy(ProtocolVersion::V2025_06_18, json!({"roots": {}}), None)
             .unwrap();
         let legacy = session.legacy().unwrap();
         assert_eq!(legacy.version, ProtocolVersion::V2025_06_18);
-        assert_eq!(*legacy.client_capabilities, json!({"roots": {}}));
+        assert_eq!(legacy.shared.client_capabilities, json!({"roots": {}}));
         assert!(!legacy.initialized);
         assert!(session.mark_initialized());
         assert!(session.legacy().unwrap().initialized);
@@ -315,10 +315,10 @@ mod tests {
     fn a_second_initialize_is_refused_and_changes_nothing() {
         let mut session = Session::new();
         session
-            .begin_legacy(ProtocolVersion::V2025_03_26, json!({}))
+            .begin_legacy(ProtocolVersion::V2025_03_26, json!({}), None)
             .unwrap();
         assert_eq!(
-            session.begin_legacy(ProtocolVersion::V2025_11_25, json!({})),
+            session.begin_legacy(ProtocolVersion::V2025_11_25, json!({}), None),
             Err(AlreadyInitialized(ProtocolVersion::V2025_03_26))
         );
         assert_eq!(
@@ -338,7 +338,7 @@ mod tests {
     fn only_2025_03_26_sessions_accept_batches() {
         for version in ProtocolVersion::LEGACY {
             let mut session = Session::new();
-            session.begin_legacy(version, json!({})).unwrap();
+            session.begin_legacy(version, json!({}), None).unwrap();
             assert_eq!(
                 session.accepts_batches(),
                 version == ProtocolVersion::V2025_03_26,

@@ -4,8 +4,6 @@ use crate::auth::Principal;
 use std::fmt;
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use super::pipeline::Pipeline;
 use super::{BoxError, Response};
 use crate::cancel::CancellationToken;
@@ -83,23 +81,7 @@ impl fmt::Display for Method {
     }
 }
 
-/// The client's name and version as it gave them (`clientInfo`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ClientInfo {
-    pub(crate) name: Arc<str>,
-    pub(crate) version: Option<Arc<str>>,
-}
-
-impl ClientInfo {
-    /// The `clientInfo` object of `initialize` or of a 2026-07-28 request's `_meta`.
-    pub(crate) fn from_value(value: &Value) -> Option<Self> {
-        let name = value.get("name")?.as_str()?;
-        Some(ClientInfo {
-            name: name.into(),
-            version: value.get("version").and_then(Value::as_str).map(Arc::from),
-        })
-    }
-}
+pub(crate) use crate::context::session::ClientInfo;
 
 /// Who makes a request: the principal HTTP authorization named, the client program, the
 /// revision it speaks, the connection it came on.
@@ -303,7 +285,11 @@ impl TraceContext {
     /// and `baggage` alone are not kept.
     pub(crate) fn from_meta(rest: Option<&crate::protocol::JsonObject>) -> Option<Self> {
         let rest = rest?;
-        let text = |key: &str| rest.get(key).and_then(Value::as_str).map(str::to_owned);
+        let text = |key: &str| {
+            rest.get(key)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        };
         Some(TraceContext {
             traceparent: text("traceparent")?,
             tracestate: text("tracestate"),

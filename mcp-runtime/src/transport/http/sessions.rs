@@ -752,7 +752,7 @@ mod tests {
     fn open_2025_11_25(sessions: &Sessions, dispatcher: &Dispatcher) -> (String, Arc<Entry>) {
         let mut session = Session::new();
         session
-            .begin_legacy(ProtocolVersion::V2025_11_25, serde_json::json!({}))
+            .begin_legacy(ProtocolVersion::V2025_11_25, serde_json::json!({}), None)
             .unwrap();
         sessions
             .open_entry(session, ProtocolVersion::V2025_11_25, dispatcher, None)
@@ -882,7 +882,7 @@ mod tests {
             .shared(Some(Arc::new(store.clone()) as Arc<dyn SessionStore>));
         let mut session = Session::new();
         session
-            .begin_legacy(ProtocolVersion::V2025_11_25, serde_json::json!({}))
+            .begin_legacy(ProtocolVersion::V2025_11_25, serde_json::json!({}), None)
             .unwrap();
         let (id, entry) = sessions
             .open_entry(session, ProtocolVersion::V2025_11_25, &dispatcher, None)

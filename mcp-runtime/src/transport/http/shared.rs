@@ -63,7 +63,7 @@ impl Mutable {
     fn of(session: &Session) -> Self {
         Mutable {
             initialized: session.legacy().is_some_and(|legacy| legacy.initialized),
-            log_level: session.log_level().minimum(),
+            log_level: session.log_level(),
             uri_changes: session.subscriptions().uri_changes(),
             principal: session.principal().map(|who| who.as_str().to_owned()),
         }
@@ -72,7 +72,7 @@ impl Mutable {
     /// Whether `session` still has these parts, without copying any.
     fn holds_for(&self, session: &Session) -> bool {
         self.initialized == session.legacy().is_some_and(|legacy| legacy.initialized)
-            && self.log_level == session.log_level().minimum()
+            && self.log_level == session.log_level()
             && self.uri_changes == session.subscriptions().uri_changes()
             && self.principal.as_deref() == session.principal().map(|who| who.as_str())
     }
@@ -120,16 +120,13 @@ impl Persist {
             SessionDocument {
                 version: version.as_str().to_owned(),
                 client_capabilities: legacy
-                    .map(|legacy| serde_json::Value::clone(&legacy.client_capabilities))
+                    .map(|legacy| legacy.shared.client_capabilities.clone())
                     .unwrap_or_default(),
                 client_name: client.map(|client| client.name.to_string()),
                 client_version: client.and_then(|client| client.version.as_deref().map(Into::into)),
                 initialized: legacy.is_some_and(|legacy| legacy.initialized),
                 principal: session.principal().map(|who| who.as_str().to_owned()),
-                log_level: session
-                    .log_level()
-                    .minimum()
-                    .map(|level| level.as_str().to_owned()),
+                log_level: session.log_level().map(|level| level.as_str().to_owned()),
                 subscriptions: session.subscriptions().uris(),
                 tags: self.tags.clone(),
             },
@@ -288,24 +285,22 @@ pub(crate) fn rebuild(
     #[cfg(feature = "otel")]
     session.set_network_transport("tcp");
     session.set_principal(principal);
+    let client = document.client_name.as_ref().map(|name| ClientInfo {
+        name: name.as_str().into(),
+        version: document.client_version.as_deref().map(Into::into),
+    });
     session
-        .begin_legacy(version, document.client_capabilities.clone())
+        .begin_legacy(version, document.client_capabilities.clone(), client)
         .ok()?;
     if document.initialized {
         session.mark_initialized();
-    }
-    if let Some(name) = &document.client_name {
-        session.set_client(Some(ClientInfo {
-            name: name.as_str().into(),
-            version: document.client_version.as_deref().map(Into::into),
-        }));
     }
     if let Some(level) = document
         .log_level
         .as_deref()
         .and_then(|level| level.parse::<LogLevel>().ok())
     {
-        session.log_level().set(level);
+        session.set_log_level(level);
     }
     for uri in &document.subscriptions {
         session.subscriptions().subscribe(uri);
@@ -334,14 +329,17 @@ mod tests {
         let mut session = Session::new();
         session.set_principal(Some(Principal::new("alice")));
         session
-            .begin_legacy(ProtocolVersion::V2025_11_25, json!({"roots": {}}))
+            .begin_legacy(
+                ProtocolVersion::V2025_11_25,
+                json!({"roots": {}}),
+                Some(ClientInfo {
+                    name: "client".into(),
+                    version: Some("2.1".into()),
+                }),
+            )
             .unwrap();
         session.mark_initialized();
-        session.set_client(Some(ClientInfo {
-            name: "client".into(),
-            version: Some("2.1".into()),
-        }));
-        session.log_level().set(LogLevel::Warning);
+        session.set_log_level(LogLevel::Warning);
         session.subscriptions().subscribe("file:///b");
         session.subscriptions().subscribe("file:///a");
         session
@@ -400,7 +398,7 @@ mod tests {
         assert_eq!(stored.document().subscriptions, ["file:///b"]);
 
         store.remove("s1.abc").await.unwrap();
-        session.lock().unwrap().log_level().set(LogLevel::Error);
+        session.lock().unwrap().set_log_level(LogLevel::Error);
         persist.save(&session, version).await.unwrap();
         let stored = store.load("s1.abc").await.unwrap().expect("level: written");
         assert_eq!(stored.document().log_level.as_deref(), Some("error"));
