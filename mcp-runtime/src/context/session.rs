@@ -29,6 +29,8 @@ pub(crate) struct SessionShared {
 }
 
 impl SessionShared {
+    /// What `initialize` settled: the client's `capabilities` and `clientInfo`. No log level
+    /// is set and no question asked yet.
     pub(crate) fn new(client_capabilities: Value, client: Option<ClientInfo>) -> Arc<Self> {
         Arc::new(SessionShared {
             client_capabilities,
