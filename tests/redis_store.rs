@@ -1,6 +1,7 @@
 //! `RedisStore` against a real `redis-server` (Debian's; `tests/shared_state/install-redis.sh`
 //! installs it, and `.ci/run` runs that first): each test starts its own server on a free
-//! loopback port and stops it by PID. Two stores on one server stand for two instances.
+//! loopback port and stops it by PID. Two stores on one server stand for two instances. With
+//! the `redis-tls` feature, a server that speaks only TLS, with a CA the test makes (`openssl`).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -29,8 +30,14 @@ impl RedisServer {
 
     /// Starts on `port`, returning once the server says it accepts connections.
     fn start_on(port: u16) -> Self {
+        Self::start_with(port, &["--port", &port.to_string()])
+    }
+
+    /// Starts on `port` with `args`, which say how it listens there.
+    fn start_with(port: u16, args: &[&str]) -> Self {
         let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(args)
+            .args(["--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -67,6 +74,122 @@ impl RedisServer {
 impl Drop for RedisServer {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// A server that speaks only TLS, with a certificate for 127.0.0.1 that `tls.ca` signed.
+#[cfg(feature = "redis-tls")]
+fn start_tls(tls: &Certificates) -> RedisServer {
+    let port = free_port();
+    let file = |name: &str| tls.dir.join(name).to_str().unwrap().to_owned();
+    let (cert, key, ca) = (file("server.crt"), file("server.key"), file("ca.crt"));
+    RedisServer::start_with(
+        port,
+        &[
+            "--port",
+            "0",
+            "--tls-port",
+            &port.to_string(),
+            "--tls-cert-file",
+            &cert,
+            "--tls-key-file",
+            &key,
+            "--tls-ca-cert-file",
+            &ca,
+            "--tls-auth-clients",
+            "no",
+        ],
+    )
+}
+
+#[cfg(feature = "redis-tls")]
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A CA of this test's own and a server certificate it signed, made with `openssl`
+/// (`tests/shared_state/install-redis.sh` installs it with the redis-server), in a directory
+/// removed on drop.
+#[cfg(feature = "redis-tls")]
+struct Certificates {
+    dir: std::path::PathBuf,
+}
+
+#[cfg(feature = "redis-tls")]
+impl Certificates {
+    fn make(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("mcp-redis-tls-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let certificates = Certificates { dir };
+        std::fs::write(
+            certificates.dir.join("server.ext"),
+            "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
+        )
+        .unwrap();
+        let subject = format!("/CN=mcp test CA {name}");
+        certificates.openssl(&[
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", &subject,
+            "-keyout", "ca.key", "-out", "ca.crt",
+        ]);
+        certificates.openssl(&[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-subj",
+            "/CN=localhost",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+        ]);
+        certificates.openssl(&[
+            "x509",
+            "-req",
+            "-days",
+            "2",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-extfile",
+            "server.ext",
+            "-out",
+            "server.crt",
+        ]);
+        certificates
+    }
+
+    fn openssl(&self, args: &[&str]) {
+        let output = Command::new("openssl")
+            .args(args)
+            .current_dir(&self.dir)
+            .output()
+            .expect("openssl is not installed: run `bash tests/shared_state/install-redis.sh`");
+        assert!(
+            output.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    fn ca(&self) -> Vec<u8> {
+        std::fs::read(self.dir.join("ca.crt")).unwrap()
+    }
+}
+
+#[cfg(feature = "redis-tls")]
+impl Drop for Certificates {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -116,6 +239,134 @@ async fn a_request_state_is_claimed_once_across_instances() {
             .await
             .unwrap()
     );
+}
+
+#[cfg(feature = "redis-tls")]
+#[tokio::test]
+async fn instances_share_a_redis_over_tls_that_trusts_only_its_ca() {
+    let tls = Certificates::make("ours");
+    let redis = start_tls(&tls);
+    let url = format!("rediss://127.0.0.1:{}/", redis.port);
+    let over_tls = |ca: Option<Vec<u8>>| {
+        let mut options = RedisOptions::default();
+        options.prefix = "tls:".to_owned();
+        options.timeout = Duration::from_secs(1);
+        options.ca_certificate = ca;
+        RedisStore::open_with(&url, options).unwrap()
+    };
+    let (a, b) = (over_tls(Some(tls.ca())), over_tls(Some(tls.ca())));
+    assert!(a.claim("state-1", in_ten_minutes()).await.unwrap());
+    assert!(!b.claim("state-1", in_ten_minutes()).await.unwrap());
+
+    // A store that trusts another CA, or the system's roots, is refused: an error within
+    // the timeout, never a connection to a server it cannot verify.
+    let other = Certificates::make("other");
+    for (stranger, trusting) in [
+        (over_tls(Some(other.ca())), "another CA"),
+        (over_tls(None), "the system's roots"),
+    ] {
+        let refused = tokio::time::timeout(
+            Duration::from_secs(30),
+            stranger.claim("state-2", in_ten_minutes()),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("trusting {trusting}: no answer"));
+        let error = refused.expect_err(&format!("trusting {trusting}: connected"));
+        assert!(error.to_string().contains("certificate"), "{error}");
+    }
+    // Nothing of theirs reached the server.
+    assert!(a.claim("state-2", in_ten_minutes()).await.unwrap());
+
+    // A plain connection to the TLS port gets no further.
+    let mut options = RedisOptions::default();
+    options.timeout = Duration::from_secs(1);
+    let plain =
+        RedisStore::open_with(&format!("redis://127.0.0.1:{}/", redis.port), options).unwrap();
+    assert!(plain.claim("state-3", in_ten_minutes()).await.is_err());
+}
+
+/// `--redis rediss://...` from the command line: the example trusts the CA that
+/// `SSL_CERT_FILE` names (as rustls-native-certs reads the system's roots), and a task
+/// created over stdio lives in the Redis; without that CA the call is answered in place.
+#[cfg(feature = "redis-tls")]
+#[test]
+fn an_example_shares_its_tasks_over_tls_with_the_ca_ssl_cert_file_names() {
+    use std::io::Write;
+
+    let tls = Certificates::make("cli");
+    let redis = start_tls(&tls);
+    let url = format!("rediss://127.0.0.1:{}/", redis.port);
+    let call = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {
+            "name": "migrate", "arguments": {"steps": 1, "step_ms": 1},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities":
+                    {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}},
+            },
+        },
+    });
+    let answer = |ca: Option<&std::path::Path>| -> serde_json::Value {
+        let mut command = Command::new(example_binary("long_task"));
+        command
+            .args(["--redis", &url])
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("SSL_CERT_DIR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        if let Some(ca) = ca {
+            command.env("SSL_CERT_FILE", ca);
+        }
+        let mut server = command.spawn().unwrap();
+        writeln!(server.stdin.as_mut().unwrap(), "{call}").unwrap();
+        let mut line = String::new();
+        BufReader::new(server.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let _ = server.kill();
+        let _ = server.wait();
+        serde_json::from_str(&line).unwrap_or_else(|_| panic!("not a message: {line:?}"))
+    };
+
+    let trusted = answer(Some(&tls.dir.join("ca.crt")));
+    assert_eq!(trusted["result"]["resultType"], "task", "{trusted}");
+    let task = trusted["result"]["taskId"].as_str().unwrap();
+    let mut options = RedisOptions::default();
+    options.ca_certificate = Some(tls.ca());
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let stored = runtime.block_on(async {
+        let store = RedisStore::open_with(&url, options).unwrap();
+        store.load(task).await.unwrap()
+    });
+    assert!(stored.is_some(), "task {task} is in the Redis");
+
+    // Not trusted: no task (its store cannot be reached); the call runs in place, up to the
+    // question it asks before its last step.
+    let untrusted = answer(None);
+    assert_eq!(
+        untrusted["result"]["resultType"], "input_required",
+        "{untrusted}"
+    );
+}
+
+/// `target/<profile>/examples/<name>`, built by `cargo test`.
+#[cfg(feature = "redis-tls")]
+fn example_binary(name: &str) -> std::path::PathBuf {
+    let test_exe = std::env::current_exe().unwrap();
+    let binary = test_exe
+        .parent()
+        .and_then(std::path::Path::parent)
+        .expect("the test binary lives in target/<profile>/deps")
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        binary.exists(),
+        "no binary for example `{name}` at {}: `cargo test --workspace` builds it",
+        binary.display()
+    );
+    binary
 }
 
 #[tokio::test]

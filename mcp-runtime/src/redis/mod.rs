@@ -45,6 +45,10 @@ use crate::store::{
 /// as Redis answers (the connection and the subscription come back by themselves).
 ///
 /// Open it inside a Tokio runtime (it keeps a task there that listens to the channels).
+///
+/// With the `redis-tls` feature, `rediss://` URLs connect over TLS (rustls), trusting the
+/// system's roots (or the file `SSL_CERT_FILE` names), or only the CA of
+/// [`RedisOptions::ca_certificate`]. Without it, `open` refuses a `rediss://` URL.
 #[derive(Clone)]
 pub struct RedisStore {
     inner: Arc<Inner>,
@@ -58,6 +62,10 @@ pub struct RedisOptions {
     pub prefix: String,
     /// The longest one operation may take before it counts as failed (2 s).
     pub timeout: Duration,
+    /// For `rediss://` URLs: the PEM certificate of the CA to trust instead of the system's
+    /// roots (a Redis whose certificate a private CA signed). `None`: the system's roots.
+    #[cfg(feature = "redis-tls")]
+    pub ca_certificate: Option<Vec<u8>>,
 }
 
 impl Default for RedisOptions {
@@ -65,6 +73,8 @@ impl Default for RedisOptions {
         RedisOptions {
             prefix: "mcp:".to_owned(),
             timeout: Duration::from_secs(2),
+            #[cfg(feature = "redis-tls")]
+            ca_certificate: None,
         }
     }
 }
@@ -152,14 +162,14 @@ impl RedisStore {
     ///
     /// # Errors
     ///
-    /// When `url` is not a Redis URL (`rediss://` too: this build has no TLS).
+    /// When `url` is not a Redis URL (`rediss://` too, without the `redis-tls` feature), or
+    /// [`ca_certificate`](RedisOptions::ca_certificate) is not a PEM certificate.
     ///
     /// # Panics
     ///
     /// Outside a Tokio runtime.
     pub fn open_with(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
-        let client = redis::Client::open(url)
-            .map_err(|error| StoreError::new(format!("not a Redis URL: {error}")))?;
+        let client = client(url, &options)?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(options.timeout))
             .set_response_timeout(Some(options.timeout))
@@ -192,6 +202,24 @@ impl RedisStore {
     pub fn instance(&self) -> &str {
         &self.inner.instance
     }
+}
+
+/// The client of `url`, with the CA `options` name for TLS.
+fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, StoreError> {
+    let not_a_url = |error: redis::RedisError| StoreError::new(format!("not a Redis URL: {error}"));
+    #[cfg(feature = "redis-tls")]
+    if let Some(ca) = &options.ca_certificate {
+        return redis::Client::build_with_tls(
+            url,
+            redis::TlsCertificates {
+                client_tls: None,
+                root_cert: Some(ca.clone()),
+            },
+        )
+        .map_err(not_a_url);
+    }
+    let _ = options;
+    redis::Client::open(url).map_err(not_a_url)
 }
 
 impl std::fmt::Debug for RedisStore {

@@ -164,6 +164,11 @@ pub(crate) fn help(server: &Server, program: &str, executable: Option<&Path>) ->
              how long a task's instance may go silent in Redis before\n                          \
              the task is reported failed (default 30000)\n"
         );
+        #[cfg(feature = "redis-tls")]
+        text.push_str(
+            "  SSL_CERT_FILE           the CA file a rediss:// Redis's certificate must chain \
+             to\n                          (default: the system's roots)\n",
+        );
     }
     text
 }
