@@ -277,6 +277,12 @@ async fn instances_share_a_redis_over_tls_that_trusts_only_its_ca() {
     // Nothing of theirs reached the server.
     assert!(a.claim("state-2", in_ten_minutes()).await.unwrap());
 
+    // A CA that is not a certificate is refused when the store is opened.
+    let mut options = RedisOptions::default();
+    options.ca_certificate = Some(b"not a certificate".to_vec());
+    let error = RedisStore::open_with(&url, options).unwrap_err();
+    assert!(error.to_string().contains("CA certificate"), "{error}");
+
     // A plain connection to the TLS port gets no further.
     let mut options = RedisOptions::default();
     options.timeout = Duration::from_secs(1);

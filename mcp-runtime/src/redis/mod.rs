@@ -205,21 +205,47 @@ impl RedisStore {
 }
 
 /// The client of `url`, with the CA `options` name for TLS.
+#[cfg_attr(not(feature = "redis-tls"), allow(unused_variables))]
 fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, StoreError> {
-    let not_a_url = |error: redis::RedisError| StoreError::new(format!("not a Redis URL: {error}"));
     #[cfg(feature = "redis-tls")]
-    if let Some(ca) = &options.ca_certificate {
-        return redis::Client::build_with_tls(
-            url,
-            redis::TlsCertificates {
-                client_tls: None,
-                root_cert: Some(ca.clone()),
-            },
-        )
-        .map_err(not_a_url);
+    {
+        // redis-rs takes rustls's process-wide provider. With two in a user's tree (ring and
+        // aws-lc-rs) there is none until one is installed; ring is the one this crate builds.
+        // A provider installed already (the user's) stays.
+        if url.starts_with("rediss:") {
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        }
+        if let Some(ca) = &options.ca_certificate {
+            check_pem(ca)?;
+            return redis::Client::build_with_tls(
+                url,
+                redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(ca.clone()),
+                },
+            )
+            .map_err(|error| StoreError::new(format!("not a Redis URL: {error}")));
+        }
     }
-    let _ = options;
-    redis::Client::open(url).map_err(not_a_url)
+    redis::Client::open(url).map_err(|error| StoreError::new(format!("not a Redis URL: {error}")))
+}
+
+/// Whether `ca` holds PEM certificates, and only those: redis-rs would take anything else as
+/// trusting nothing, and every connection would fail later, less clearly.
+#[cfg(feature = "redis-tls")]
+fn check_pem(ca: &[u8]) -> Result<(), StoreError> {
+    use rustls_pki_types::CertificateDer;
+    use rustls_pki_types::pem::PemObject;
+
+    let certificates = CertificateDer::pem_slice_iter(ca)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| StoreError::new(format!("the Redis CA certificate: {error}")))?;
+    if certificates.is_empty() {
+        return Err(StoreError::new(
+            "the Redis CA certificate: no PEM certificate in it",
+        ));
+    }
+    Ok(())
 }
 
 impl std::fmt::Debug for RedisStore {
