@@ -5,7 +5,7 @@
 #                                MCP Apps host bridge, playwright-core and esbuild
 #                                (package.json + package-lock.json)
 #   /usr/bin/chromium            Debian's chromium, for the MCP Apps browser test (setup-browser.sh)
-#   redis-server, openssl        Debian's, for tests/redis_store.rs (../shared_state/install-redis.sh)
+#   redis-server                 Debian's, for tests/redis_store.rs (../shared_state/install-redis.sh)
 # The clients come from the package registries only (PyPI, npm), Chromium and Redis from Debian.
 # Idempotent and quick when current: each install leaves a stamp holding a hash of its pin files
 # (and of the interpreter), and a matching stamp skips that install. Run it from anywhere: `bash tests/interop/setup.sh`.
@@ -51,7 +51,7 @@ fi
 # --- Chromium, for the MCP Apps browser test (Debian's package, when missing) -----------------
 bash "$here/setup-browser.sh"
 
-# --- redis-server and openssl, for the Redis stores' tests (Debian's, when missing) -------------
+# --- redis-server, for the Redis stores' tests (Debian's package, when missing) -----------------
 bash "$here/../shared_state/install-redis.sh"
 
 node="node_modules/.bin/node"

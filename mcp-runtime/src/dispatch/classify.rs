@@ -16,6 +16,7 @@ use crate::context::logging::{LogGate, LogLevel};
 use crate::context::peer::Outbound;
 use crate::context::session::{ClientInfo, SessionShared};
 use crate::context::state::States;
+use crate::dispatch::session::{LegacySession, Session};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::ErrorObject;
 use crate::protocol::jsonrpc::{
@@ -203,16 +204,14 @@ impl RequestScope {
         })
     }
 
-    /// A legacy request's scope: the session's revision, capabilities and log level.
-    ///
-    /// `shared` is the session's: the scope takes its capabilities, log level, questions and
-    /// client from that one allocation.
+    /// A legacy request's scope: the revision `initialize` settled in `legacy`, and the
+    /// capabilities, log level, questions and client the session shares with its requests
+    /// (one allocation, `legacy.shared`).
     pub(crate) fn legacy(
         request: &RequestId,
-        revision: ProtocolVersion,
-        shared: &Arc<SessionShared>,
+        legacy: &LegacySession,
         params: Option<&Params>,
-        session: &crate::dispatch::session::Session,
+        session: &Session,
         states: &States,
     ) -> Self {
         #[cfg(feature = "otel")]
@@ -224,8 +223,9 @@ impl RequestScope {
             ),
             session.header_trace_context(),
         );
+        let shared = &legacy.shared;
         RequestScope {
-            revision,
+            revision: legacy.version,
             client_capabilities: Capabilities::Session(Arc::clone(shared)),
             progress_token: progress_token(params),
             log: LogGate::Session(shared.clone()),

@@ -40,8 +40,7 @@ impl Dispatcher {
                         || {
                             RequestScope::legacy(
                                 id,
-                                revision,
-                                &legacy.shared,
+                                legacy,
                                 params.as_deref(),
                                 session,
                                 &self.states,
@@ -52,8 +51,7 @@ impl Dispatcher {
                     "tools/call" => {
                         let mut scope = RequestScope::legacy(
                             id,
-                            revision,
-                            &legacy.shared,
+                            legacy,
                             params.as_deref(),
                             session,
                             &self.states,
@@ -68,8 +66,7 @@ impl Dispatcher {
                     other => {
                         let mut scope = RequestScope::legacy(
                             id,
-                            revision,
-                            &legacy.shared,
+                            legacy,
                             params.as_deref(),
                             session,
                             &self.states,

@@ -198,8 +198,7 @@ mod tests {
         let shared = &session.legacy().unwrap().shared.client_capabilities;
         let mut scope = RequestScope::legacy(
             &RequestId::Number(1.into()),
-            ProtocolVersion::V2025_11_25,
-            &session.legacy().unwrap().shared,
+            session.legacy().unwrap(),
             None,
             &session,
             &Default::default(),
