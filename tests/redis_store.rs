@@ -1,7 +1,12 @@
 //! `RedisStore` against a real `redis-server` (Debian's; `tests/shared_state/install-redis.sh`
 //! installs it, and `.ci/run` runs that first): each test starts its own server on a free
 //! loopback port and stops it by PID. Two stores on one server stand for two instances. With
-//! the `redis-tls` feature, a server that speaks only TLS, with a CA the test makes (`openssl`).
+//! the `redis-tls` feature, a server that speaks only TLS, with the certificate of
+//! `tests/fixtures/tls/`.
+
+// Not every helper is used here (`per_revision!` among them).
+#[allow(unused_macros)]
+mod support;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -20,12 +25,7 @@ struct RedisServer {
 
 impl RedisServer {
     fn start() -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        Self::start_on(port)
+        Self::start_on(free_port())
     }
 
     /// Starts on `port`, returning once the server says it accepts connections.
@@ -77,12 +77,20 @@ impl Drop for RedisServer {
     }
 }
 
-/// A server that speaks only TLS, with a certificate for 127.0.0.1 that `tls.ca` signed.
+/// The test CA and the certificate it signed for 127.0.0.1 (`tests/fixtures/tls/`).
 #[cfg(feature = "redis-tls")]
-fn start_tls(tls: &Certificates) -> RedisServer {
+fn tls_fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/tls")
+        .join(name)
+}
+
+/// A server that speaks only TLS, with the fixture's certificate for 127.0.0.1.
+#[cfg(feature = "redis-tls")]
+fn start_tls() -> RedisServer {
     let port = free_port();
-    let file = |name: &str| tls.dir.join(name).to_str().unwrap().to_owned();
-    let (cert, key, ca) = (file("server.crt"), file("server.key"), file("ca.crt"));
+    let file = |name: &str| tls_fixture(name).to_str().unwrap().to_owned();
+    let (cert, key, ca) = (file("server.pem"), file("server.key"), file("ca.pem"));
     RedisServer::start_with(
         port,
         &[
@@ -102,95 +110,13 @@ fn start_tls(tls: &Certificates) -> RedisServer {
     )
 }
 
-#[cfg(feature = "redis-tls")]
+/// A loopback port nothing listens on right now.
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port()
-}
-
-/// A CA of this test's own and a server certificate it signed, made with `openssl`
-/// (`tests/shared_state/install-redis.sh` installs it with the redis-server), in a directory
-/// removed on drop.
-#[cfg(feature = "redis-tls")]
-struct Certificates {
-    dir: std::path::PathBuf,
-}
-
-#[cfg(feature = "redis-tls")]
-impl Certificates {
-    fn make(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("mcp-redis-tls-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let certificates = Certificates { dir };
-        std::fs::write(
-            certificates.dir.join("server.ext"),
-            "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
-        )
-        .unwrap();
-        let subject = format!("/CN=mcp test CA {name}");
-        certificates.openssl(&[
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", &subject,
-            "-keyout", "ca.key", "-out", "ca.crt",
-        ]);
-        certificates.openssl(&[
-            "req",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-subj",
-            "/CN=localhost",
-            "-keyout",
-            "server.key",
-            "-out",
-            "server.csr",
-        ]);
-        certificates.openssl(&[
-            "x509",
-            "-req",
-            "-days",
-            "2",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.crt",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-extfile",
-            "server.ext",
-            "-out",
-            "server.crt",
-        ]);
-        certificates
-    }
-
-    fn openssl(&self, args: &[&str]) {
-        let output = Command::new("openssl")
-            .args(args)
-            .current_dir(&self.dir)
-            .output()
-            .expect("openssl is not installed: run `bash tests/shared_state/install-redis.sh`");
-        assert!(
-            output.status.success(),
-            "openssl {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-
-    fn ca(&self) -> Vec<u8> {
-        std::fs::read(self.dir.join("ca.crt")).unwrap()
-    }
-}
-
-#[cfg(feature = "redis-tls")]
-impl Drop for Certificates {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
 }
 
 fn store(redis: &RedisServer, prefix: &str) -> RedisStore {
@@ -244,8 +170,8 @@ async fn a_request_state_is_claimed_once_across_instances() {
 #[cfg(feature = "redis-tls")]
 #[tokio::test]
 async fn instances_share_a_redis_over_tls_that_trusts_only_its_ca() {
-    let tls = Certificates::make("ours");
-    let redis = start_tls(&tls);
+    let redis = start_tls();
+    let ca = std::fs::read(tls_fixture("ca.pem")).unwrap();
     let url = format!("rediss://127.0.0.1:{}/", redis.port);
     let over_tls = |ca: Option<Vec<u8>>| {
         let mut options = RedisOptions::default();
@@ -254,15 +180,18 @@ async fn instances_share_a_redis_over_tls_that_trusts_only_its_ca() {
         options.ca_certificate = ca;
         RedisStore::open_with(&url, options).unwrap()
     };
-    let (a, b) = (over_tls(Some(tls.ca())), over_tls(Some(tls.ca())));
+    let (a, b) = (over_tls(Some(ca.clone())), over_tls(Some(ca.clone())));
     assert!(a.claim("state-1", in_ten_minutes()).await.unwrap());
     assert!(!b.claim("state-1", in_ten_minutes()).await.unwrap());
 
-    // A store that trusts another CA, or the system's roots, is refused: an error within
-    // the timeout, never a connection to a server it cannot verify.
-    let other = Certificates::make("other");
+    // A store that trusts another certificate (the server's own, which is not its issuer), or
+    // the system's roots, is refused: an error within the timeout, never a connection to a
+    // server it cannot verify.
     for (stranger, trusting) in [
-        (over_tls(Some(other.ca())), "another CA"),
+        (
+            over_tls(Some(std::fs::read(tls_fixture("server.pem")).unwrap())),
+            "another certificate",
+        ),
         (over_tls(None), "the system's roots"),
     ] {
         let refused = tokio::time::timeout(
@@ -299,8 +228,7 @@ async fn instances_share_a_redis_over_tls_that_trusts_only_its_ca() {
 fn an_example_shares_its_tasks_over_tls_with_the_ca_ssl_cert_file_names() {
     use std::io::Write;
 
-    let tls = Certificates::make("cli");
-    let redis = start_tls(&tls);
+    let redis = start_tls();
     let url = format!("rediss://127.0.0.1:{}/", redis.port);
     let call = serde_json::json!({
         "jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -314,7 +242,7 @@ fn an_example_shares_its_tasks_over_tls_with_the_ca_ssl_cert_file_names() {
         },
     });
     let answer = |ca: Option<&std::path::Path>| -> serde_json::Value {
-        let mut command = Command::new(example_binary("long_task"));
+        let mut command = Command::new(support::example_path("long_task"));
         command
             .args(["--redis", &url])
             .env_remove("SSL_CERT_FILE")
@@ -336,11 +264,11 @@ fn an_example_shares_its_tasks_over_tls_with_the_ca_ssl_cert_file_names() {
         serde_json::from_str(&line).unwrap_or_else(|_| panic!("not a message: {line:?}"))
     };
 
-    let trusted = answer(Some(&tls.dir.join("ca.crt")));
+    let trusted = answer(Some(&tls_fixture("ca.pem")));
     assert_eq!(trusted["result"]["resultType"], "task", "{trusted}");
     let task = trusted["result"]["taskId"].as_str().unwrap();
     let mut options = RedisOptions::default();
-    options.ca_certificate = Some(tls.ca());
+    options.ca_certificate = Some(std::fs::read(tls_fixture("ca.pem")).unwrap());
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let stored = runtime.block_on(async {
         let store = RedisStore::open_with(&url, options).unwrap();
@@ -355,24 +283,6 @@ fn an_example_shares_its_tasks_over_tls_with_the_ca_ssl_cert_file_names() {
         untrusted["result"]["resultType"], "input_required",
         "{untrusted}"
     );
-}
-
-/// `target/<profile>/examples/<name>`, built by `cargo test`.
-#[cfg(feature = "redis-tls")]
-fn example_binary(name: &str) -> std::path::PathBuf {
-    let test_exe = std::env::current_exe().unwrap();
-    let binary = test_exe
-        .parent()
-        .and_then(std::path::Path::parent)
-        .expect("the test binary lives in target/<profile>/deps")
-        .join("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        binary.exists(),
-        "no binary for example `{name}` at {}: `cargo test --workspace` builds it",
-        binary.display()
-    );
-    binary
 }
 
 #[tokio::test]
