@@ -1,8 +1,8 @@
 //! `RedisStore` against a real `redis-server` (Debian's; `tests/shared_state/install-redis.sh`
 //! installs it, and `.ci/run` runs that first): each test starts its own server on a free
 //! loopback port and stops it by PID. Two stores on one server stand for two instances. With
-//! the `redis-tls` feature, a server that speaks only TLS, with the certificate of
-//! `tests/fixtures/tls/`.
+//! the `redis-tls` feature, a server that speaks only TLS, with the certificates of
+//! `tests/fixtures/tls/`, and one that also asks its clients for a certificate.
 
 // Not every helper is used here (`per_revision!` among them).
 #[allow(unused_macros)]
@@ -77,7 +77,9 @@ impl Drop for RedisServer {
     }
 }
 
-/// The test CA and the certificate it signed for 127.0.0.1 (`tests/fixtures/tls/`).
+/// The test CA and the certificate it signed for 127.0.0.1; a client CA and the client
+/// certificate it signed; a self-signed client certificate nobody trusts
+/// (`tests/fixtures/tls/`).
 #[cfg(feature = "redis-tls")]
 fn tls_fixture(name: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -88,9 +90,16 @@ fn tls_fixture(name: &str) -> std::path::PathBuf {
 /// A server that speaks only TLS, with the fixture's certificate for 127.0.0.1.
 #[cfg(feature = "redis-tls")]
 fn start_tls() -> RedisServer {
+    start_tls_with("ca.pem", false)
+}
+
+/// A server that speaks only TLS, asking its clients for a certificate `client_ca` (a fixture)
+/// signed when `ask_clients`, as redis-server does by default on a TLS port.
+#[cfg(feature = "redis-tls")]
+fn start_tls_with(client_ca: &str, ask_clients: bool) -> RedisServer {
     let port = free_port();
     let file = |name: &str| tls_fixture(name).to_str().unwrap().to_owned();
-    let (cert, key, ca) = (file("server.pem"), file("server.key"), file("ca.pem"));
+    let (cert, key, ca) = (file("server.pem"), file("server.key"), file(client_ca));
     RedisServer::start_with(
         port,
         &[
@@ -105,7 +114,7 @@ fn start_tls() -> RedisServer {
             "--tls-ca-cert-file",
             &ca,
             "--tls-auth-clients",
-            "no",
+            if ask_clients { "yes" } else { "no" },
         ],
     )
 }
@@ -220,16 +229,86 @@ async fn instances_share_a_redis_over_tls_that_trusts_only_its_ca() {
     assert!(plain.claim("state-3", in_ten_minutes()).await.is_err());
 }
 
-/// `--redis rediss://...` from the command line: the example trusts the CA that
-/// `SSL_CERT_FILE` names (as rustls-native-certs reads the system's roots), and a task
-/// created over stdio lives in the Redis; without that CA the call is answered in place.
 #[cfg(feature = "redis-tls")]
-#[test]
-fn an_example_shares_its_tasks_over_tls_with_the_ca_ssl_cert_file_names() {
+fn identity(chain: &str, key: &str) -> mcp_runtime::redis::ClientCertificate {
+    mcp_runtime::redis::ClientCertificate::from_files(tls_fixture(chain), tls_fixture(key)).unwrap()
+}
+
+/// A Redis that asks its clients for a certificate (redis-server's default on a TLS port)
+/// serves the stores presenting one its client CA signed, and no other.
+#[cfg(feature = "redis-tls")]
+#[tokio::test]
+async fn a_redis_asking_for_client_certificates_serves_only_stores_presenting_one() {
+    use mcp_runtime::redis::ClientCertificate;
+
+    let redis = start_tls_with("client-ca.pem", true);
+    let url = format!("rediss://127.0.0.1:{}/", redis.port);
+    let options = |client: Option<ClientCertificate>| {
+        let mut options = RedisOptions::default();
+        options.prefix = "mtls:".to_owned();
+        options.timeout = Duration::from_secs(1);
+        options.ca_certificate = Some(std::fs::read(tls_fixture("ca.pem")).unwrap());
+        options.client_certificate = client;
+        options
+    };
+    let over_mtls = |client| RedisStore::open_with(&url, options(client)).unwrap();
+    let (a, b) = (
+        over_mtls(Some(identity("client.pem", "client.key"))),
+        over_mtls(Some(identity("client.pem", "client.key"))),
+    );
+    assert!(a.claim("state-1", in_ten_minutes()).await.unwrap());
+    assert!(!b.claim("state-1", in_ten_minutes()).await.unwrap());
+
+    // Without a certificate, or with one the server's client CA did not sign: an error within
+    // the timeout, and nothing done.
+    // The server's TLS alert says why.
+    for (stranger, presenting, alert) in [
+        (over_mtls(None), "no certificate", "CertificateRequired"),
+        (
+            over_mtls(Some(identity("stranger.pem", "stranger.key"))),
+            "a certificate nobody signed",
+            "UnknownCA",
+        ),
+    ] {
+        let refused = tokio::time::timeout(
+            Duration::from_secs(30),
+            stranger.claim("state-2", in_ten_minutes()),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("presenting {presenting}: no answer"));
+        let error = refused.expect_err(&format!("presenting {presenting}: served"));
+        assert!(error.to_string().contains(alert), "{error}");
+    }
+    assert!(a.claim("state-2", in_ten_minutes()).await.unwrap());
+
+    // A key that is not the certificate's, or is no key, is refused when the store opens.
+    let error = RedisStore::open_with(&url, options(Some(identity("client.pem", "stranger.key"))))
+        .unwrap_err();
+    assert!(error.to_string().contains("do not go together"), "{error}");
+    let error = RedisStore::open_with(
+        &url,
+        options(Some(ClientCertificate::new(
+            std::fs::read(tls_fixture("client.pem")).unwrap(),
+            b"not a key".to_vec(),
+        ))),
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("client key"), "{error}");
+    // The key never reaches a log through `Debug`.
+    let printed = format!("{:?}", identity("client.pem", "client.key"));
+    assert!(
+        !printed.contains("PRIVATE KEY") && printed.contains("redacted"),
+        "{printed}"
+    );
+}
+
+/// The first line the `long_task` example answers a task-capable `tools/call migrate` with
+/// over stdio, started with `--redis url` and the environment `vars` (the TLS variables of
+/// the test's process removed); `None` when it exits without answering.
+#[cfg(feature = "redis-tls")]
+fn long_task_answer(url: &str, vars: &[(&str, std::path::PathBuf)]) -> Option<serde_json::Value> {
     use std::io::Write;
 
-    let redis = start_tls();
-    let url = format!("rediss://127.0.0.1:{}/", redis.port);
     let call = serde_json::json!({
         "jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {
@@ -241,44 +320,93 @@ fn an_example_shares_its_tasks_over_tls_with_the_ca_ssl_cert_file_names() {
             },
         },
     });
-    let answer = |ca: Option<&std::path::Path>| -> serde_json::Value {
-        let mut command = Command::new(support::example_path("long_task"));
-        command
-            .args(["--redis", &url])
-            .env_remove("SSL_CERT_FILE")
-            .env_remove("SSL_CERT_DIR")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        if let Some(ca) = ca {
-            command.env("SSL_CERT_FILE", ca);
-        }
-        let mut server = command.spawn().unwrap();
-        writeln!(server.stdin.as_mut().unwrap(), "{call}").unwrap();
-        let mut line = String::new();
-        BufReader::new(server.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let _ = server.kill();
-        let _ = server.wait();
-        serde_json::from_str(&line).unwrap_or_else(|_| panic!("not a message: {line:?}"))
-    };
+    let mut command = Command::new(support::example_path("long_task"));
+    command.args(["--redis", url]);
+    for var in [
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "MCP_REDIS_CA_CERT",
+        "MCP_REDIS_CLIENT_CERT",
+        "MCP_REDIS_CLIENT_KEY",
+    ] {
+        command.env_remove(var);
+    }
+    let mut server = command
+        .envs(vars.iter().map(|(name, value)| (name, value)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // A server that refused to start is gone: writing to it may fail.
+    let _ = writeln!(server.stdin.as_mut().unwrap(), "{call}");
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    (!line.is_empty())
+        .then(|| serde_json::from_str(&line).unwrap_or_else(|_| panic!("not a message: {line:?}")))
+}
 
-    let trusted = answer(Some(&tls_fixture("ca.pem")));
-    assert_eq!(trusted["result"]["resultType"], "task", "{trusted}");
-    let task = trusted["result"]["taskId"].as_str().unwrap();
-    let mut options = RedisOptions::default();
-    options.ca_certificate = Some(std::fs::read(tls_fixture("ca.pem")).unwrap());
+/// The task `answer` created is in the Redis at `url`, read by a store `options` open.
+#[cfg(feature = "redis-tls")]
+fn assert_task_stored(answer: &serde_json::Value, url: &str, options: RedisOptions) {
+    assert_eq!(answer["result"]["resultType"], "task", "{answer}");
+    let task = answer["result"]["taskId"].as_str().unwrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let stored = runtime.block_on(async {
-        let store = RedisStore::open_with(&url, options).unwrap();
+        let store = RedisStore::open_with(url, options).unwrap();
         store.load(task).await.unwrap()
     });
     assert!(stored.is_some(), "task {task} is in the Redis");
+}
+
+/// `--redis rediss://...` from the command line to a Redis asking for client certificates:
+/// the example presents the one `MCP_REDIS_CLIENT_CERT` and `MCP_REDIS_CLIENT_KEY` name,
+/// trusting the CA of `MCP_REDIS_CA_CERT`. Without the certificate the call runs in place;
+/// with half of it the server refuses to start.
+#[cfg(feature = "redis-tls")]
+#[test]
+fn an_example_presents_the_client_certificate_its_variables_name() {
+    let redis = start_tls_with("client-ca.pem", true);
+    let url = format!("rediss://127.0.0.1:{}/", redis.port);
+    let ca = ("MCP_REDIS_CA_CERT", tls_fixture("ca.pem"));
+    let chain = ("MCP_REDIS_CLIENT_CERT", tls_fixture("client.pem"));
+    let key = ("MCP_REDIS_CLIENT_KEY", tls_fixture("client.key"));
+
+    let answer = long_task_answer(&url, &[ca.clone(), chain.clone(), key.clone()]).unwrap();
+    let mut options = RedisOptions::default();
+    options.ca_certificate = Some(std::fs::read(tls_fixture("ca.pem")).unwrap());
+    options.client_certificate = Some(identity("client.pem", "client.key"));
+    assert_task_stored(&answer, &url, options);
+
+    let without = long_task_answer(&url, std::slice::from_ref(&ca)).unwrap();
+    assert_eq!(
+        without["result"]["resultType"], "input_required",
+        "{without}"
+    );
+
+    assert_eq!(long_task_answer(&url, &[ca, chain]), None);
+}
+
+/// `--redis rediss://...` from the command line: the example trusts the CA that
+/// `SSL_CERT_FILE` names (as rustls-native-certs reads the system's roots), and a task
+/// created over stdio lives in the Redis; without that CA the call is answered in place.
+#[cfg(feature = "redis-tls")]
+#[test]
+fn an_example_shares_its_tasks_over_tls_with_the_ca_ssl_cert_file_names() {
+    let redis = start_tls();
+    let url = format!("rediss://127.0.0.1:{}/", redis.port);
+    let trusted = long_task_answer(&url, &[("SSL_CERT_FILE", tls_fixture("ca.pem"))]).unwrap();
+    let mut options = RedisOptions::default();
+    options.ca_certificate = Some(std::fs::read(tls_fixture("ca.pem")).unwrap());
+    assert_task_stored(&trusted, &url, options);
 
     // Not trusted: no task (its store cannot be reached); the call runs in place, up to the
     // question it asks before its last step.
-    let untrusted = answer(None);
+    let untrusted = long_task_answer(&url, &[]).unwrap();
     assert_eq!(
         untrusted["result"]["resultType"], "input_required",
         "{untrusted}"

@@ -20,6 +20,15 @@ const REDIS_URL_VAR: &str = "MCP_REDIS_URL";
 /// How long a task's lease lasts in the shared store, in milliseconds.
 #[cfg(feature = "redis")]
 const TASK_LEASE_VAR: &str = "MCP_TASK_LEASE_MS";
+/// The PEM file of the CA a `rediss://` Redis's certificate must chain to (the system's roots
+/// when unset).
+#[cfg(feature = "redis")]
+const REDIS_CA_VAR: &str = "MCP_REDIS_CA_CERT";
+/// The PEM files of the certificate (and its key) to present to a Redis that asks for one.
+#[cfg(feature = "redis")]
+const REDIS_CLIENT_CERT_VAR: &str = "MCP_REDIS_CLIENT_CERT";
+#[cfg(feature = "redis")]
+const REDIS_CLIENT_KEY_VAR: &str = "MCP_REDIS_CLIENT_KEY";
 
 impl Server {
     /// Serve as the command line says: `--http ADDR` (`127.0.0.1:8080`, or a bare port for
@@ -41,7 +50,10 @@ impl Server {
     /// state an instance keeps about its clients through that Redis (see
     /// [`Server::redis`](Self::redis); needs the `redis` feature), so that replicas behind a
     /// load balancer answer for each other's tasks and announcements. `MCP_TASK_LEASE_MS`
-    /// then sets the [task lease](Self::task_lease).
+    /// then sets the [task lease](Self::task_lease). For a `rediss://` URL (the `redis-tls`
+    /// feature), `MCP_REDIS_CA_CERT` names the PEM file of the CA to trust instead of the
+    /// system's roots, and `MCP_REDIS_CLIENT_CERT` with `MCP_REDIS_CLIENT_KEY` the certificate
+    /// and key to present to a Redis that asks its clients for one.
     ///
     /// ```no_run
     /// use mcp_runtime::{Server, server_info};
@@ -115,10 +127,13 @@ impl Server {
     #[cfg(feature = "redis")]
     fn shared_through_redis(self, url: &str) -> io::Result<Self> {
         stderr_log::install_if_absent();
-        let store = crate::redis::RedisStore::open(url).map_err(|error| {
+        let refuse = |error: String| {
             tracing::error!(%error, "--redis");
-            io::Error::new(io::ErrorKind::InvalidInput, error.to_string())
-        })?;
+            io::Error::new(io::ErrorKind::InvalidInput, error)
+        };
+        let options = redis_options(|name| std::env::var_os(name)).map_err(refuse)?;
+        let store = crate::redis::RedisStore::open_with(url, options)
+            .map_err(|error| refuse(error.to_string()))?;
         // The URL may hold a password: not logged.
         tracing::info!(instance = store.instance(), "sharing state through Redis");
         let mut this = self.redis(&store);
@@ -164,6 +179,54 @@ impl Server {
         tracing::error!("{message}");
         Err(io::Error::new(io::ErrorKind::Unsupported, message))
     }
+}
+
+/// The options of the store `--redis` opens, from the variables `var` reads: the files of a
+/// CA to trust and of a client certificate, with the `redis-tls` feature. Without it, any of
+/// them set is an error rather than a setting silently ignored.
+#[cfg(feature = "redis")]
+fn redis_options(
+    var: impl Fn(&str) -> Option<OsString>,
+) -> Result<crate::redis::RedisOptions, String> {
+    let set = |name: &str| var(name).filter(|value| !value.is_empty());
+    #[allow(unused_mut)]
+    let mut options = crate::redis::RedisOptions::default();
+    #[cfg(feature = "redis-tls")]
+    {
+        let read = |name: &str, path: &OsString| {
+            std::fs::read(path).map_err(|error| {
+                format!("{name}: {}: {error}", std::path::Path::new(path).display())
+            })
+        };
+        if let Some(ca) = set(REDIS_CA_VAR) {
+            options.ca_certificate = Some(read(REDIS_CA_VAR, &ca)?);
+        }
+        let (chain, key) = (set(REDIS_CLIENT_CERT_VAR), set(REDIS_CLIENT_KEY_VAR));
+        options.client_certificate = match (chain, key) {
+            (Some(chain), Some(key)) => Some(crate::redis::ClientCertificate::new(
+                read(REDIS_CLIENT_CERT_VAR, &chain)?,
+                read(REDIS_CLIENT_KEY_VAR, &key)?,
+            )),
+            (None, None) => None,
+            (Some(_), None) | (None, Some(_)) => {
+                return Err(format!(
+                    "{REDIS_CLIENT_CERT_VAR} and {REDIS_CLIENT_KEY_VAR} go together: set both \
+                     (the certificate and its key) or neither"
+                ));
+            }
+        };
+    }
+    #[cfg(not(feature = "redis-tls"))]
+    if let Some(name) = [REDIS_CA_VAR, REDIS_CLIENT_CERT_VAR, REDIS_CLIENT_KEY_VAR]
+        .into_iter()
+        .find(|name| set(name).is_some())
+    {
+        return Err(format!(
+            "{name} is set, but this binary was built without the `redis-tls` feature of \
+             mcp-runtime"
+        ));
+    }
+    Ok(options)
 }
 
 /// Takes `--redis URL` or `--redis=URL` out of `args`: the URL, if there was one.
@@ -252,6 +315,65 @@ mod tests {
         ));
         assert_eq!(http_address(&args(&["call", "add"])), None);
         assert_eq!(http_address(&args(&[])), None);
+    }
+
+    /// What `redis_options` makes of `vars` (name, value).
+    #[cfg(feature = "redis")]
+    fn options_from(vars: &[(&str, &str)]) -> Result<crate::redis::RedisOptions, String> {
+        redis_options(|name| {
+            vars.iter()
+                .find(|(var, _)| *var == name)
+                .map(|(_, value)| OsString::from(value))
+        })
+    }
+
+    #[cfg(feature = "redis-tls")]
+    #[test]
+    fn the_redis_tls_files_come_from_their_variables() {
+        let fixture = |name: &str| {
+            format!(
+                "{}/../tests/fixtures/tls/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            )
+        };
+        let (ca, chain, key) = (
+            fixture("ca.pem"),
+            fixture("client.pem"),
+            fixture("client.key"),
+        );
+        let options = options_from(&[
+            (REDIS_CA_VAR, &ca),
+            (REDIS_CLIENT_CERT_VAR, &chain),
+            (REDIS_CLIENT_KEY_VAR, &key),
+        ])
+        .unwrap();
+        assert_eq!(options.ca_certificate, Some(std::fs::read(&ca).unwrap()));
+        let identity = options.client_certificate.unwrap();
+        assert_eq!(identity.chain, std::fs::read(&chain).unwrap());
+        assert_eq!(identity.key, std::fs::read(&key).unwrap());
+
+        let none = options_from(&[(REDIS_CA_VAR, ""), (REDIS_CLIENT_CERT_VAR, "")]).unwrap();
+        assert!(none.ca_certificate.is_none() && none.client_certificate.is_none());
+
+        let alone = options_from(&[(REDIS_CLIENT_CERT_VAR, &chain)]).unwrap_err();
+        assert!(alone.contains("set both"), "{alone}");
+        let alone = options_from(&[(REDIS_CLIENT_KEY_VAR, &key)]).unwrap_err();
+        assert!(alone.contains("set both"), "{alone}");
+
+        let missing = fixture("no-such.pem");
+        let error = options_from(&[(REDIS_CA_VAR, &missing)]).unwrap_err();
+        assert!(
+            error.starts_with(REDIS_CA_VAR) && error.contains("no-such.pem"),
+            "{error}"
+        );
+    }
+
+    #[cfg(all(feature = "redis", not(feature = "redis-tls")))]
+    #[test]
+    fn the_redis_tls_variables_need_the_feature() {
+        let error = options_from(&[(REDIS_CLIENT_CERT_VAR, "client.pem")]).unwrap_err();
+        assert!(error.contains("redis-tls"), "{error}");
+        assert!(options_from(&[(REDIS_CA_VAR, "")]).is_ok());
     }
 
     #[test]

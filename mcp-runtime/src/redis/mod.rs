@@ -48,7 +48,9 @@ use crate::store::{
 ///
 /// With the `redis-tls` feature, `rediss://` URLs connect over TLS (rustls), trusting the
 /// system's roots (or the file `SSL_CERT_FILE` names), or only the CA of
-/// [`RedisOptions::ca_certificate`]. Without it, `open` refuses a `rediss://` URL.
+/// [`RedisOptions::ca_certificate`]; to a Redis that asks its clients for a certificate, it
+/// presents [`RedisOptions::client_certificate`]. Without the feature, `open` refuses a
+/// `rediss://` URL.
 #[derive(Clone)]
 pub struct RedisStore {
     inner: Arc<Inner>,
@@ -66,6 +68,75 @@ pub struct RedisOptions {
     /// roots (a Redis whose certificate a private CA signed). `None`: the system's roots.
     #[cfg(feature = "redis-tls")]
     pub ca_certificate: Option<Vec<u8>>,
+    /// For `rediss://` URLs: the certificate this store presents to a Redis that asks clients
+    /// for one (`tls-auth-clients yes`, redis-server's default on a TLS port). `None`: none.
+    #[cfg(feature = "redis-tls")]
+    pub client_certificate: Option<ClientCertificate>,
+}
+
+/// A certificate, with its private key, that a [`RedisStore`] presents to a Redis asking its
+/// clients for one (mutual TLS). Both are PEM.
+///
+/// ```no_run
+/// # async fn open() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcp_runtime::redis::{ClientCertificate, RedisOptions, RedisStore};
+///
+/// let mut options = RedisOptions::default();
+/// options.ca_certificate = Some(std::fs::read("redis-ca.pem")?);
+/// options.client_certificate = Some(ClientCertificate::from_files("client.pem", "client.key")?);
+/// let store = RedisStore::open_with("rediss://redis:6380/", options)?;
+/// # Ok(()) }
+/// ```
+#[cfg(feature = "redis-tls")]
+#[derive(Clone)]
+pub struct ClientCertificate {
+    /// The certificate, then any intermediate certificates its CA needs to reach it.
+    pub chain: Vec<u8>,
+    /// Its private key: PKCS#8, PKCS#1 (RSA) or SEC1 (EC).
+    pub key: Vec<u8>,
+}
+
+#[cfg(feature = "redis-tls")]
+impl ClientCertificate {
+    /// The certificate chain `chain` with its private key `key`, both PEM.
+    pub fn new(chain: impl Into<Vec<u8>>, key: impl Into<Vec<u8>>) -> Self {
+        ClientCertificate {
+            chain: chain.into(),
+            key: key.into(),
+        }
+    }
+
+    /// Read from the PEM files `chain` and `key`.
+    ///
+    /// # Errors
+    ///
+    /// When a file cannot be read; the error names it. (What they hold is checked when the
+    /// store opens.)
+    pub fn from_files(
+        chain: impl AsRef<std::path::Path>,
+        key: impl AsRef<std::path::Path>,
+    ) -> std::io::Result<Self> {
+        let read = |path: &std::path::Path| {
+            std::fs::read(path).map_err(|error| {
+                std::io::Error::new(error.kind(), format!("{}: {error}", path.display()))
+            })
+        };
+        Ok(ClientCertificate::new(
+            read(chain.as_ref())?,
+            read(key.as_ref())?,
+        ))
+    }
+}
+
+/// The key stays out of logs.
+#[cfg(feature = "redis-tls")]
+impl std::fmt::Debug for ClientCertificate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientCertificate")
+            .field("chain", &format_args!("{} bytes", self.chain.len()))
+            .field("key", &format_args!("<redacted>"))
+            .finish()
+    }
 }
 
 impl Default for RedisOptions {
@@ -75,6 +146,8 @@ impl Default for RedisOptions {
             timeout: Duration::from_secs(2),
             #[cfg(feature = "redis-tls")]
             ca_certificate: None,
+            #[cfg(feature = "redis-tls")]
+            client_certificate: None,
         }
     }
 }
@@ -162,8 +235,10 @@ impl RedisStore {
     ///
     /// # Errors
     ///
-    /// When `url` is not a Redis URL (`rediss://` too, without the `redis-tls` feature), or
-    /// [`ca_certificate`](RedisOptions::ca_certificate) is not a PEM certificate.
+    /// When `url` is not a Redis URL (`rediss://` too, without the `redis-tls` feature),
+    /// [`ca_certificate`](RedisOptions::ca_certificate) is not a PEM certificate, or
+    /// [`client_certificate`](RedisOptions::client_certificate) is not a PEM certificate chain
+    /// with the private key of its first certificate.
     ///
     /// # Panics
     ///
@@ -216,12 +291,25 @@ fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, StoreError
             let _ = rustls::crypto::ring::default_provider().install_default();
         }
         if let Some(ca) = &options.ca_certificate {
-            check_pem(ca)?;
+            certificates_in(ca, "the Redis CA certificate")?;
+        }
+        if let Some(identity) = &options.client_certificate {
+            check_identity(identity)?;
+        }
+        if options.ca_certificate.is_some() || options.client_certificate.is_some() {
+            let client_tls =
+                options
+                    .client_certificate
+                    .as_ref()
+                    .map(|identity| redis::ClientTlsConfig {
+                        client_cert: identity.chain.clone(),
+                        client_key: identity.key.clone(),
+                    });
             return redis::Client::build_with_tls(
                 url,
                 redis::TlsCertificates {
-                    client_tls: None,
-                    root_cert: Some(ca.clone()),
+                    client_tls,
+                    root_cert: options.ca_certificate.clone(),
                 },
             )
             .map_err(|error| StoreError::new(format!("not a Redis URL: {error}")));
@@ -230,21 +318,42 @@ fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, StoreError
     redis::Client::open(url).map_err(|error| StoreError::new(format!("not a Redis URL: {error}")))
 }
 
-/// Whether `ca` holds PEM certificates, and only those: redis-rs would take anything else as
-/// trusting nothing, and every connection would fail later, less clearly.
+/// The PEM certificates in `pem` (`what` they are, for the error), when it holds some and
+/// nothing else: redis-rs would take anything else as trusting nothing (or presenting
+/// nothing), and every connection would fail later, less clearly.
 #[cfg(feature = "redis-tls")]
-fn check_pem(ca: &[u8]) -> Result<(), StoreError> {
+fn certificates_in(
+    pem: &[u8],
+    what: &str,
+) -> Result<Vec<rustls_pki_types::CertificateDer<'static>>, StoreError> {
     use rustls_pki_types::CertificateDer;
     use rustls_pki_types::pem::PemObject;
 
-    let certificates = CertificateDer::pem_slice_iter(ca)
+    let certificates = CertificateDer::pem_slice_iter(pem)
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|error| StoreError::new(format!("the Redis CA certificate: {error}")))?;
+        .map_err(|error| StoreError::new(format!("{what}: {error}")))?;
     if certificates.is_empty() {
-        return Err(StoreError::new(
-            "the Redis CA certificate: no PEM certificate in it",
-        ));
+        return Err(StoreError::new(format!("{what}: no PEM certificate in it")));
     }
+    Ok(certificates)
+}
+
+/// Whether `identity` is a certificate chain with the private key of its first certificate:
+/// checked when the store opens, where redis-rs would find out at every connection.
+#[cfg(feature = "redis-tls")]
+fn check_identity(identity: &ClientCertificate) -> Result<(), StoreError> {
+    use rustls_pki_types::PrivateKeyDer;
+    use rustls_pki_types::pem::PemObject;
+
+    let chain = certificates_in(&identity.chain, "the Redis client certificate")?;
+    let key = PrivateKeyDer::from_pem_slice(&identity.key)
+        .map_err(|error| StoreError::new(format!("the Redis client key: {error}")))?;
+    rustls::sign::CertifiedKey::from_der(chain, key, &rustls::crypto::ring::default_provider())
+        .map_err(|error| {
+            StoreError::new(format!(
+                "the Redis client certificate and key do not go together: {error}"
+            ))
+        })?;
     Ok(())
 }
 

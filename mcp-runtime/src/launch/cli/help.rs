@@ -166,8 +166,12 @@ pub(crate) fn help(server: &Server, program: &str, executable: Option<&Path>) ->
         );
         #[cfg(feature = "redis-tls")]
         text.push_str(
-            "  SSL_CERT_FILE           the CA file a rediss:// Redis's certificate must chain \
-             to\n                          (default: the system's roots)\n",
+            "  MCP_REDIS_CA_CERT       the CA file a rediss:// Redis's certificate must chain \
+             to\n                          (default: the system's roots, or SSL_CERT_FILE's)\n  \
+             MCP_REDIS_CLIENT_CERT   the certificate file to present to a Redis that asks \
+             its\n                          clients for one (tls-auth-clients yes)\n  \
+             MCP_REDIS_CLIENT_KEY    that certificate's private key file\n  SSL_CERT_FILE           a CA file read as the system's \
+             roots, for rediss://\n",
         );
     }
     text
