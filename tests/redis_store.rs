@@ -294,6 +294,11 @@ async fn a_redis_asking_for_client_certificates_serves_only_stores_presenting_on
     )
     .unwrap_err();
     assert!(error.to_string().contains("client key"), "{error}");
+    // Certificates with a plain `redis://` URL are a mistake, said so.
+    let plain = format!("redis://127.0.0.1:{}/", redis.port);
+    let error = RedisStore::open_with(&plain, options(Some(identity("client.pem", "client.key"))))
+        .unwrap_err();
+    assert!(error.to_string().contains("use rediss://"), "{error}");
     // The key never reaches a log through `Debug`.
     let printed = format!("{:?}", identity("client.pem", "client.key"));
     assert!(

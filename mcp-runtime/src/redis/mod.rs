@@ -287,7 +287,7 @@ fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, StoreError
         // redis-rs takes rustls's process-wide provider. With two in a user's tree (ring and
         // aws-lc-rs) there is none until one is installed; ring is the one this crate builds.
         // A provider installed already (the user's) stays.
-        if url.starts_with("rediss:") {
+        if is_tls(url) {
             let _ = rustls::crypto::ring::default_provider().install_default();
         }
         if let Some(ca) = &options.ca_certificate {
@@ -297,6 +297,12 @@ fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, StoreError
             check_identity(identity)?;
         }
         if options.ca_certificate.is_some() || options.client_certificate.is_some() {
+            if !is_tls(url) {
+                return Err(StoreError::new(
+                    "a CA or client certificate for Redis is set, but the URL is not TLS: \
+                     use rediss://",
+                ));
+            }
             let client_tls =
                 options
                     .client_certificate
@@ -316,6 +322,13 @@ fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, StoreError
         }
     }
     redis::Client::open(url).map_err(|error| StoreError::new(format!("not a Redis URL: {error}")))
+}
+
+/// Whether `url` names a Redis over TLS (schemes are case-insensitive).
+#[cfg(feature = "redis-tls")]
+fn is_tls(url: &str) -> bool {
+    url.get(.."rediss:".len())
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("rediss:"))
 }
 
 /// The PEM certificates in `pem` (`what` they are, for the error), when it holds some and
@@ -840,6 +853,15 @@ impl SessionStore for RedisStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(feature = "redis-tls")]
+    #[test]
+    fn a_tls_url_is_told_by_its_scheme_in_any_case() {
+        assert!(is_tls("rediss://redis:6380/"));
+        assert!(is_tls("REDISS://redis:6380/"));
+        assert!(!is_tls("redis://redis:6379/"));
+        assert!(!is_tls("redis"));
+    }
 
     #[test]
     fn a_batch_publishes_each_change_once_in_the_order_first_made() {
