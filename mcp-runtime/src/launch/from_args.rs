@@ -193,20 +193,23 @@ fn redis_options(
     let mut options = crate::redis::RedisOptions::default();
     #[cfg(feature = "redis-tls")]
     {
-        let read = |name: &str, path: &OsString| {
-            std::fs::read(path).map_err(|error| {
-                format!("{name}: {}: {error}", std::path::Path::new(path).display())
-            })
-        };
         if let Some(ca) = set(REDIS_CA_VAR) {
-            options.ca_certificate = Some(read(REDIS_CA_VAR, &ca)?);
+            let read = std::fs::read(&ca).map_err(|error| {
+                format!(
+                    "{REDIS_CA_VAR}: {}: {error}",
+                    std::path::Path::new(&ca).display()
+                )
+            });
+            options.ca_certificate = Some(read?);
         }
         let (chain, key) = (set(REDIS_CLIENT_CERT_VAR), set(REDIS_CLIENT_KEY_VAR));
         options.client_certificate = match (chain, key) {
-            (Some(chain), Some(key)) => Some(crate::redis::ClientCertificate::new(
-                read(REDIS_CLIENT_CERT_VAR, &chain)?,
-                read(REDIS_CLIENT_KEY_VAR, &key)?,
-            )),
+            // The error names the file that could not be read.
+            (Some(chain), Some(key)) => Some(
+                crate::redis::ClientCertificate::from_files(chain, key).map_err(|error| {
+                    format!("{REDIS_CLIENT_CERT_VAR}, {REDIS_CLIENT_KEY_VAR}: {error}")
+                })?,
+            ),
             (None, None) => None,
             (Some(_), None) | (None, Some(_)) => {
                 return Err(format!(
@@ -364,6 +367,15 @@ mod tests {
         let error = options_from(&[(REDIS_CA_VAR, &missing)]).unwrap_err();
         assert!(
             error.starts_with(REDIS_CA_VAR) && error.contains("no-such.pem"),
+            "{error}"
+        );
+        let error = options_from(&[
+            (REDIS_CLIENT_CERT_VAR, &chain),
+            (REDIS_CLIENT_KEY_VAR, &missing),
+        ])
+        .unwrap_err();
+        assert!(
+            error.contains(REDIS_CLIENT_KEY_VAR) && error.contains("no-such.pem"),
             "{error}"
         );
     }
