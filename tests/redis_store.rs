@@ -310,13 +310,29 @@ async fn a_redis_asking_for_client_certificates_serves_only_stores_presenting_on
     );
 }
 
-/// The first line the `long_task` example answers a task-capable `tools/call migrate` with
-/// over stdio, started with `--redis url` and the environment `vars` (the TLS variables of
-/// the test's process removed); `None` when it exits without answering.
+/// The `long_task` example started with `--redis url` and the environment `vars` (the TLS
+/// variables of the test's process removed).
 #[cfg(feature = "redis-tls")]
-fn long_task_answer(url: &str, vars: &[(&str, std::path::PathBuf)]) -> Option<serde_json::Value> {
-    use std::io::Write;
+fn long_task(url: &str, vars: &[(&str, std::path::PathBuf)]) -> support::ServerProcess {
+    support::ServerProcess::example_with("long_task", |command| {
+        command.args(["--redis", url]);
+        for var in [
+            "SSL_CERT_FILE",
+            "SSL_CERT_DIR",
+            "MCP_REDIS_CA_CERT",
+            "MCP_REDIS_CLIENT_CERT",
+            "MCP_REDIS_CLIENT_KEY",
+        ] {
+            command.env_remove(var);
+        }
+        command.envs(vars.iter().map(|(name, value)| (name, value)));
+    })
+}
 
+/// What the `long_task` example started as [`long_task`] says answers a task-capable
+/// `tools/call migrate` over stdio.
+#[cfg(feature = "redis-tls")]
+fn long_task_answer(url: &str, vars: &[(&str, std::path::PathBuf)]) -> serde_json::Value {
     let call = serde_json::json!({
         "jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {
@@ -328,34 +344,14 @@ fn long_task_answer(url: &str, vars: &[(&str, std::path::PathBuf)]) -> Option<se
             },
         },
     });
-    let mut command = Command::new(support::example_path("long_task"));
-    command.args(["--redis", url]);
-    for var in [
-        "SSL_CERT_FILE",
-        "SSL_CERT_DIR",
-        "MCP_REDIS_CA_CERT",
-        "MCP_REDIS_CLIENT_CERT",
-        "MCP_REDIS_CLIENT_KEY",
-    ] {
-        command.env_remove(var);
+    let mut server = long_task(url, vars);
+    server.write_line(&call.to_string());
+    // Long enough for a store that cannot connect to give up first (its timeout, then one
+    // retry): this wait only stops a hang.
+    match server.next_line(Duration::from_secs(60)) {
+        support::process::Next::Line(support::process::StdoutLine::Json(answer)) => answer,
+        other => panic!("no answer: {other:?}\nits stderr:\n{}", server.stderr()),
     }
-    let mut server = command
-        .envs(vars.iter().map(|(name, value)| (name, value)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // A server that refused to start is gone: writing to it may fail.
-    let _ = writeln!(server.stdin.as_mut().unwrap(), "{call}");
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let _ = server.kill();
-    let _ = server.wait();
-    (!line.is_empty())
-        .then(|| serde_json::from_str(&line).unwrap_or_else(|_| panic!("not a message: {line:?}")))
 }
 
 /// The task `answer` created is in the Redis at `url`, read by a store `options` open.
@@ -384,19 +380,21 @@ fn an_example_presents_the_client_certificate_its_variables_name() {
     let chain = ("MCP_REDIS_CLIENT_CERT", tls_fixture("client.pem"));
     let key = ("MCP_REDIS_CLIENT_KEY", tls_fixture("client.key"));
 
-    let answer = long_task_answer(&url, &[ca.clone(), chain.clone(), key.clone()]).unwrap();
+    let answer = long_task_answer(&url, &[ca.clone(), chain.clone(), key.clone()]);
     let mut options = RedisOptions::default();
     options.ca_certificate = Some(std::fs::read(tls_fixture("ca.pem")).unwrap());
     options.client_certificate = Some(identity("client.pem", "client.key"));
     assert_task_stored(&answer, &url, options);
 
-    let without = long_task_answer(&url, std::slice::from_ref(&ca)).unwrap();
+    let without = long_task_answer(&url, std::slice::from_ref(&ca));
     assert_eq!(
         without["result"]["resultType"], "input_required",
         "{without}"
     );
 
-    assert_eq!(long_task_answer(&url, &[ca, chain]), None);
+    let mut half = long_task(&url, &[ca, chain]);
+    assert!(!half.wait_for_exit().success());
+    assert!(half.stderr().contains("set both"), "{}", half.stderr());
 }
 
 /// `--redis rediss://...` from the command line: the example trusts the CA that
@@ -407,14 +405,14 @@ fn an_example_presents_the_client_certificate_its_variables_name() {
 fn an_example_shares_its_tasks_over_tls_with_the_ca_ssl_cert_file_names() {
     let redis = start_tls();
     let url = format!("rediss://127.0.0.1:{}/", redis.port);
-    let trusted = long_task_answer(&url, &[("SSL_CERT_FILE", tls_fixture("ca.pem"))]).unwrap();
+    let trusted = long_task_answer(&url, &[("SSL_CERT_FILE", tls_fixture("ca.pem"))]);
     let mut options = RedisOptions::default();
     options.ca_certificate = Some(std::fs::read(tls_fixture("ca.pem")).unwrap());
     assert_task_stored(&trusted, &url, options);
 
     // Not trusted: no task (its store cannot be reached); the call runs in place, up to the
     // question it asks before its last step.
-    let untrusted = long_task_answer(&url, &[]).unwrap();
+    let untrusted = long_task_answer(&url, &[]);
     assert_eq!(
         untrusted["result"]["resultType"], "input_required",
         "{untrusted}"

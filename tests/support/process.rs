@@ -72,6 +72,14 @@ impl ServerProcess {
         Self::start(command, &program)
     }
 
+    /// An example started as `configure` sets its command up (arguments, environment).
+    pub fn example_with(name: &str, configure: impl FnOnce(&mut Command)) -> Self {
+        let program = example_path(name);
+        let mut command = Command::new(&program);
+        configure(&mut command);
+        Self::start(command, &program)
+    }
+
     /// A binary of this workspace started with extra environment variables.
     pub fn spawn_with_env(program: &Path, vars: &[(&str, &str)]) -> Self {
         let mut command = Command::new(program);
