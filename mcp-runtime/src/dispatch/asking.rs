@@ -28,6 +28,13 @@ pub(super) struct Asking {
     pub(super) wanted: Option<Arc<MissingCapabilities>>,
 }
 
+impl Asking {
+    /// Whether the run has no round to end at and nothing to note of what it wanted.
+    pub(super) fn collects_nothing(&self) -> bool {
+        self.round.is_none() && self.wanted.is_none()
+    }
+}
+
 impl Dispatcher {
     /// The way request `id` (a `method` on `target` with `arguments`) may ask the client: a
     /// legacy session sends real requests on its connection; a 2026-07-28 request collects

@@ -10,7 +10,7 @@ use super::catch_unwind::{PanicPayload, panic_message};
 use super::classify::RequestScope;
 #[cfg(feature = "tasks")]
 use super::run::BecomeTask;
-use super::run::Run;
+use super::run::{self, Run, Started};
 use super::{Dispatcher, InFlight, Reply};
 use crate::handler::{JsonObject, ToolCall};
 use crate::middleware::Method;
@@ -133,6 +133,39 @@ impl Dispatcher {
         {
             context.task = task_start.as_ref().map(|start| start.slot.clone());
         }
+        // Nothing around the run (no layers, task, round, or peer to report through): it
+        // starts here, and most calls are answered here, with nothing cloned for a later.
+        #[cfg(feature = "tasks")]
+        let alone = task_start.is_none();
+        #[cfg(not(feature = "tasks"))]
+        let alone = true;
+        if alone && piped.is_none() && asking.collects_nothing() && context.peer.is_none() {
+            let revision = context.revision;
+            let token = context.cancellation.clone();
+            let handler = &tool.handler;
+            let answer = |outcome, id: &RequestId, modern_meta: &Arc<RawValue>| {
+                answer_call(outcome, &tool.name, id, revision, modern_meta)
+            };
+            return match run::start_alone(in_flight, id, &token, || handler.call(call))? {
+                Started::Finished(outcome) if token.is_cancelled() => {
+                    drop(outcome);
+                    Ok(Reply::None)
+                }
+                Started::Finished(outcome) => {
+                    Ok(Reply::Ready(answer(outcome, id, &self.modern_meta)))
+                }
+                Started::Waiting(running) => {
+                    let name = tool.name.clone();
+                    Run::quiet(id, token, self.modern_meta.clone()).start(
+                        in_flight,
+                        move |_| running,
+                        move |outcome, id, modern_meta| {
+                            answer_call(outcome, &name, id, revision, modern_meta)
+                        },
+                    )
+                }
+            };
+        }
         let run = Run::of(
             id,
             context,
@@ -174,14 +207,22 @@ impl Dispatcher {
                 }
                 running
             },
-            move |outcome, id, modern_meta| {
-                let result = outcome.unwrap_or_else(|payload| {
-                    CallToolResult::error(panic_failure(&name, &payload))
-                });
-                encode_result(id, &result, revision, modern_meta)
-            },
+            move |outcome, id, modern_meta| answer_call(outcome, &name, id, revision, modern_meta),
         )
     }
+}
+
+/// The response to a call of the tool `name` that ended with `outcome` (`Err`: it panicked).
+fn answer_call(
+    outcome: Result<CallToolResult, PanicPayload>,
+    name: &str,
+    id: &RequestId,
+    revision: ProtocolVersion,
+    modern_meta: &Arc<RawValue>,
+) -> Outgoing {
+    let result =
+        outcome.unwrap_or_else(|payload| CallToolResult::error(panic_failure(name, &payload)));
+    encode_result(id, &result, revision, modern_meta)
 }
 
 /// What the client learns of a tool that panicked: only that it failed; the details go to

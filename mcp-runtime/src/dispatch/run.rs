@@ -229,6 +229,51 @@ pub(super) fn missing_capability(
     }
 }
 
+/// How a run with nothing around it started (see [`start_alone`]).
+pub(super) enum Started<T> {
+    /// It ended in its first poll: its output, or its panic.
+    Finished(Result<T, PanicPayload>),
+    /// It waits on something: to go on as a [`Run::quiet`] run, which registers it again.
+    Waiting(BoxFuture<'static, T>),
+}
+
+/// Register request `id` (cancelled by `token`), start its handler with `start` and poll it
+/// once, for a run with nothing around it: no layers, no task, no round to end at, no peer
+/// to report through (so no heartbeat and no forwarded `tracing` events). What [`Run::start`]
+/// does for such a run, without building one: most calls finish in their first poll.
+#[inline(always)]
+pub(super) fn start_alone<T>(
+    in_flight: &InFlight,
+    id: &RequestId,
+    token: &CancellationToken,
+    start: impl FnOnce() -> BoxFuture<'static, T>,
+) -> Result<Started<T>, ErrorObject> {
+    let registration = in_flight
+        .register(id.clone(), token.clone())
+        .map_err(|_| already_running(id))?;
+    let mut running = match catch_unwind(AssertUnwindSafe(start)) {
+        Ok(running) => running,
+        Err(payload) => return Ok(Started::Finished(Err(payload))),
+    };
+    let polled = catch_unwind(AssertUnwindSafe(|| {
+        running
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+    }));
+    drop(registration);
+    Ok(match polled {
+        Ok(Poll::Ready(output)) => Started::Finished(Ok(output)),
+        Ok(Poll::Pending) => Started::Waiting(running),
+        Err(payload) => Started::Finished(Err(payload)),
+    })
+}
+
+fn already_running(id: &RequestId) -> ErrorObject {
+    ErrorObject::invalid_request(format!(
+        "request id {id} is already used by a call still running"
+    ))
+}
+
 /// One run of a handler for request `id`, before it starts.
 pub(super) struct Run<T> {
     id: RequestId,
@@ -361,11 +406,7 @@ impl<T: Failure + Send + 'static> Run<T> {
         } = self;
         let registration = in_flight
             .register(id.clone(), cancellation.clone())
-            .map_err(|_| {
-                ErrorObject::invalid_request(format!(
-                    "request id {id} is already used by a call still running"
-                ))
-            })?;
+            .map_err(|_| already_running(&id))?;
         let mut started = match piped {
             None => {
                 // Reached through a reference, so the handler's input (a whole `ToolCall` for a
