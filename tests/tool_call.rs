@@ -93,12 +93,16 @@ async fn call(tools: &Tools, name: &str, arguments: Value) -> CallToolResult {
         .iter()
         .find(|handler| handler.definition().name == name)
         .unwrap_or_else(|| panic!("no tool `{name}`"));
-    handler
-        .call(ToolCall {
-            arguments,
-            context: RequestContext::new(ProtocolVersion::V2025_06_18),
-        })
-        .await
+    let call = ToolCall {
+        arguments,
+        context: RequestContext::new(ProtocolVersion::V2025_06_18),
+    };
+    let result = handler.call(call.clone()).await;
+    // What the dispatcher starts for a call with nothing around it comes to the same result
+    // (text kept as text until it is written).
+    let output = handler.call_output(call).await.into_result();
+    assert_eq!(output, result, "`call_output` of `{name}`");
+    result
 }
 
 fn text(result: &CallToolResult) -> &str {

@@ -160,8 +160,10 @@ fn layers(tool: &ValidTool) -> Option<TokenStream> {
     })
 }
 
-/// `impl ToolHandler for #target`, with the bodies of `definition` and `call` (its parameter
-/// bound by `call_param`), and the [`extras`] (`None` for the fallback, whose bodies never run).
+/// `impl ToolHandler for #target`, with the body of `definition`, `call` and `call_output`
+/// (both through one generic method whose body is `call`, its parameter bound by
+/// `call_param`: each of the function's errors is then reported once), and the [`extras`]
+/// (`None` for the fallback, whose bodies never run).
 fn handler_impl(
     target: &Ident,
     bound: Option<&TokenStream>,
@@ -171,7 +173,19 @@ fn handler_impl(
     extras: Option<TokenStream>,
 ) -> TokenStream {
     let p = paths::private();
+    let ending = ending_param();
+    let call_with = local("__mcp_call_with");
+    let call_value = call_param_ident();
     quote! {
+        impl #target #bound {
+            fn #call_with<#ending: #p::Ending>(
+                &self,
+                #call_param: #p::ToolCall,
+            ) -> #p::BoxFuture<'static, <#ending as #p::Ending>::Output> {
+                #call
+            }
+        }
+
         impl #p::ToolHandler for #target #bound {
             fn definition(&self) -> #p::ToolDefinition {
                 #definition
@@ -179,9 +193,13 @@ fn handler_impl(
 
             fn call(
                 &self,
-                #call_param: #p::ToolCall,
+                #call_value: #p::ToolCall,
             ) -> #p::BoxFuture<'static, #p::CallToolResult> {
-                #call
+                self.#call_with::<#p::AsResult>(#call_value)
+            }
+
+            fn call_output(&self, #call_value: #p::ToolCall) -> #p::ToolRun {
+                #p::ToolRun::Output(self.#call_with::<#p::AsOutput>(#call_value))
             }
 
             fn reads_arguments_text(&self) -> bool {
@@ -191,6 +209,12 @@ fn handler_impl(
             #extras
         }
     }
+}
+
+/// The type parameter of the generic method that `call` and `call_output` go through: how the
+/// function's output ends (the runtime's `__private::Ending`).
+fn ending_param() -> Ident {
+    local("__McpEnding")
 }
 
 /// The `fn __mcp_default_N` of every defaulted parameter.
@@ -316,12 +340,14 @@ fn call_pattern(tool: &ValidTool) -> TokenStream {
     quote!(#mutable #call)
 }
 
-/// The body of `ToolHandler::call`: read every argument (gathering every problem), then run the
-/// function and convert what it returns.
+/// The body of the generic method behind `ToolHandler::call` and `call_output`: read every
+/// argument (gathering every problem), then run the function and end what it returns as the
+/// method's type parameter says.
 fn call(tool: &ValidTool) -> TokenStream {
     let p = paths::private();
     let call = call_param_ident();
     let reader = local("__mcp_reader");
+    let ending = ending_param();
     let values = arg_locals(tool.params.len());
     let run = run(tool, &values);
     if tool.params.is_empty() {
@@ -352,7 +378,7 @@ fn call(tool: &ValidTool) -> TokenStream {
         let mut #reader = #p::ArgumentReader::new(&mut #call);
         #(#reads)*
         let (#(::core::option::Option::Some(#values),)*) = (#(#values,)*) else {
-            return #p::ready(#reader.into_error_result());
+            return #p::ready_as::<#ending>(#reader.into_error_result());
         };
         #run
     }
@@ -365,11 +391,12 @@ fn call_param_ident() -> Ident {
 /// Call the function with the values read, on the blocking pool when it is not `async`.
 fn run(tool: &ValidTool, values: &[Ident]) -> TokenStream {
     let p = paths::private();
+    let ending = ending_param();
     call_user_fn(
         &tool.item,
         &tool.callee,
         values,
-        |output, output_span| quote_spanned!(output_span=> #p::into_tool_result(#output)),
+        |output, output_span| quote_spanned!(output_span=> #p::into_tool_result::<#ending, _>(#output)),
     )
 }
 

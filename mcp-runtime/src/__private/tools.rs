@@ -15,7 +15,7 @@ pub use crate::handler::json::{OutputProbe, ViaIntoToolResult, ViaNoResult};
 pub use crate::handler::params::{ArgumentReader, ParamFns, param};
 pub use crate::handler::{
     ArgumentDefault, BoxFuture, IntoToolResult, JsonObject, TaskSupport, ToolAnnotations, ToolCall,
-    ToolDefinition, ToolHandler,
+    ToolDefinition, ToolHandler, ToolOutput, ToolRun,
 };
 pub use crate::middleware::ToolLayers;
 pub use crate::protocol::CallToolResult;
@@ -367,15 +367,62 @@ pub fn default_requirement<T: ArgumentDefault>(value: &T) -> Requirement {
     }
 }
 
-/// `value` as the tool's result; generated with the return type's span, so a type that is not
-/// [`IntoToolResult`] is reported there.
-pub fn into_tool_result<R: IntoToolResult>(value: R) -> CallToolResult {
-    value.into_tool_result()
+/// How the generic method behind a generated tool's `call` and `call_output` ends the
+/// function's output: as its result, or as what the dispatcher answers with. One method for
+/// both, so that each error in the function (a return type that is no tool result, a future
+/// that is not `Send`) is reported once.
+pub trait Ending: 'static {
+    /// What the run comes to.
+    type Output: Send + 'static;
+
+    /// `value` as that.
+    fn end<R: IntoToolResult>(value: R) -> Self::Output;
+
+    /// A result made without running the function (its arguments did not fit).
+    fn from_result(result: CallToolResult) -> Self::Output;
 }
 
-/// A future that is ready with `result`.
-pub fn ready(result: CallToolResult) -> BoxFuture<'static, CallToolResult> {
-    Box::pin(std::future::ready(result))
+/// [`Ending`] as the tool's result (`ToolHandler::call`).
+#[derive(Debug)]
+pub enum AsResult {}
+
+impl Ending for AsResult {
+    type Output = CallToolResult;
+
+    fn end<R: IntoToolResult>(value: R) -> CallToolResult {
+        value.into_tool_result()
+    }
+
+    fn from_result(result: CallToolResult) -> CallToolResult {
+        result
+    }
+}
+
+/// [`Ending`] as what the dispatcher answers with (`ToolHandler::call_output`): text stays text.
+#[derive(Debug)]
+pub enum AsOutput {}
+
+impl Ending for AsOutput {
+    type Output = ToolOutput;
+
+    fn end<R: IntoToolResult>(value: R) -> ToolOutput {
+        value.into_tool_output()
+    }
+
+    fn from_result(result: CallToolResult) -> ToolOutput {
+        ToolOutput::Result(result)
+    }
+}
+
+/// `value` ended as `E` says; generated with the return type's span, so a type that is not
+/// [`IntoToolResult`] is reported there.
+pub fn into_tool_result<E: Ending, R: IntoToolResult>(value: R) -> E::Output {
+    E::end(value)
+}
+
+/// A future that is ready with `result`, ended as `E` says.
+pub fn ready_as<E: Ending>(result: CallToolResult) -> BoxFuture<'static, E::Output> {
+    Box::pin(std::future::ready(E::from_result(result)))
 }
 
 #[cfg(test)]

@@ -12,10 +12,11 @@ use super::classify::RequestScope;
 use super::run::BecomeTask;
 use super::run::{self, Run, Started};
 use super::{Dispatcher, InFlight, Reply};
-use crate::handler::{JsonObject, ToolCall};
+use crate::cancel::CancellationToken;
+use crate::handler::{BoxFuture, JsonObject, ToolCall, ToolOutput, ToolRun};
 use crate::middleware::Method;
 use crate::protocol::jsonrpc::{Arguments, ErrorObject, Name, Outgoing, Params, RequestId};
-use crate::protocol::wire::{CallToolResultWire, ModernResult};
+use crate::protocol::wire::{CallToolResultWire, ModernResult, write_text};
 use crate::protocol::{CallToolResult, ProtocolVersion};
 #[cfg(feature = "tasks")]
 use crate::task::slot::NoteWaits;
@@ -139,30 +140,27 @@ impl Dispatcher {
         let alone = task_start.is_none();
         #[cfg(not(feature = "tasks"))]
         let alone = true;
+        if tracing::level_enabled!(tracing::Level::DEBUG) {
+            note_call(id, &tool.name);
+        }
         if alone && piped.is_none() && asking.collects_nothing() && context.peer.is_none() {
             let revision = context.revision;
             let token = context.cancellation.clone();
             let handler = &tool.handler;
-            let answer = |outcome, id: &RequestId, modern_meta: &Arc<RawValue>| {
-                answer_call(outcome, &tool.name, id, revision, modern_meta)
-            };
-            return match run::start_alone(in_flight, id, &token, || handler.call(call))? {
+            return match run::start_alone(in_flight, id, &token, || handler.call_output(call))? {
                 Started::Finished(outcome) if token.is_cancelled() => {
                     drop(outcome);
                     Ok(Reply::None)
                 }
-                Started::Finished(outcome) => {
-                    Ok(Reply::Ready(answer(outcome, id, &self.modern_meta)))
-                }
+                Started::Finished(outcome) => Ok(Reply::Ready(answer_output(
+                    outcome,
+                    &tool.name,
+                    id,
+                    revision,
+                    &self.modern_meta,
+                ))),
                 Started::Waiting(running) => {
-                    let name = tool.name.clone();
-                    Run::quiet(id, token, self.modern_meta.clone()).start(
-                        in_flight,
-                        move |_| running,
-                        move |outcome, id, modern_meta| {
-                            answer_call(outcome, &name, id, revision, modern_meta)
-                        },
-                    )
+                    self.go_on_waiting(id, token, tool.name.clone(), revision, running, in_flight)
                 }
             };
         }
@@ -188,9 +186,6 @@ impl Dispatcher {
             }
             None => run,
         };
-        if tracing::level_enabled!(tracing::Level::DEBUG) {
-            note_call(id, &tool.name);
-        }
         let handler = tool.handler.clone();
         let name = tool.name.clone();
         run.start(
@@ -209,6 +204,51 @@ impl Dispatcher {
             },
             move |outcome, id, modern_meta| answer_call(outcome, &name, id, revision, modern_meta),
         )
+    }
+}
+
+impl Dispatcher {
+    /// A call started alone that waits on something: it goes on as a quiet run (see
+    /// [`run::start_alone`]). Out of line: most calls finish in their first poll.
+    #[cold]
+    #[inline(never)]
+    fn go_on_waiting(
+        &self,
+        id: &RequestId,
+        token: CancellationToken,
+        name: Arc<str>,
+        revision: ProtocolVersion,
+        running: ToolRun,
+        in_flight: &InFlight,
+    ) -> Result<Reply, ErrorObject> {
+        Run::quiet(id, token, self.modern_meta.clone()).start(
+            in_flight,
+            move |_| -> BoxFuture<'static, ToolOutput> { Box::pin(running) },
+            move |outcome, id, modern_meta| {
+                answer_output(outcome, &name, id, revision, modern_meta)
+            },
+        )
+    }
+}
+
+/// [`answer_call`], for a run started by [`ToolHandler::call_output`]: text is written
+/// straight into the response.
+///
+/// [`ToolHandler::call_output`]: crate::handler::ToolHandler::call_output
+fn answer_output(
+    outcome: Result<ToolOutput, PanicPayload>,
+    name: &str,
+    id: &RequestId,
+    revision: ProtocolVersion,
+    modern_meta: &Arc<RawValue>,
+) -> Outgoing {
+    match outcome {
+        Ok(ToolOutput::Text(text)) => Outgoing::result_written(id, |bytes| {
+            write_text(bytes, &text, revision.is_modern().then_some(&**modern_meta));
+            Ok(())
+        }),
+        Ok(ToolOutput::Result(result)) => answer_call(Ok(result), name, id, revision, modern_meta),
+        Err(payload) => answer_call(Err(payload), name, id, revision, modern_meta),
     }
 }
 

@@ -27,6 +27,7 @@ use crate::context::RequestContext;
 use crate::context::forward::{forwarding_to, forwarding_while};
 use crate::context::peer::{RequestPeer, with_heartbeat};
 use crate::future::BoxFuture;
+use crate::handler::ToolOutput;
 use crate::middleware::{BoxError, Pipeline, Request, Response, run_pipeline};
 use crate::protocol::CallToolResult;
 use crate::protocol::jsonrpc::{ErrorObject, Outgoing, RequestId};
@@ -66,6 +67,15 @@ pub(super) trait Failure {
 impl Failure for CallToolResult {
     fn failed(&self) -> bool {
         self.is_error
+    }
+}
+
+impl Failure for ToolOutput {
+    fn failed(&self) -> bool {
+        match self {
+            ToolOutput::Result(result) => result.failed(),
+            ToolOutput::Text(_) => false,
+        }
     }
 }
 
@@ -230,11 +240,11 @@ pub(super) fn missing_capability(
 }
 
 /// How a run with nothing around it started (see [`start_alone`]).
-pub(super) enum Started<T> {
+pub(super) enum Started<F: Future> {
     /// It ended in its first poll: its output, or its panic.
-    Finished(Result<T, PanicPayload>),
+    Finished(Result<F::Output, PanicPayload>),
     /// It waits on something: to go on as a [`Run::quiet`] run, which registers it again.
-    Waiting(BoxFuture<'static, T>),
+    Waiting(F),
 }
 
 /// Register request `id` (cancelled by `token`), start its handler with `start` and poll it
@@ -242,12 +252,12 @@ pub(super) enum Started<T> {
 /// to report through (so no heartbeat and no forwarded `tracing` events). What [`Run::start`]
 /// does for such a run, without building one: most calls finish in their first poll.
 #[inline(always)]
-pub(super) fn start_alone<T>(
+pub(super) fn start_alone<F: Future + Unpin>(
     in_flight: &InFlight,
     id: &RequestId,
     token: &CancellationToken,
-    start: impl FnOnce() -> BoxFuture<'static, T>,
-) -> Result<Started<T>, ErrorObject> {
+    start: impl FnOnce() -> F,
+) -> Result<Started<F>, ErrorObject> {
     let registration = in_flight
         .register(id.clone(), token.clone())
         .map_err(|_| already_running(id))?;
@@ -256,9 +266,7 @@ pub(super) fn start_alone<T>(
         Err(payload) => return Ok(Started::Finished(Err(payload))),
     };
     let polled = catch_unwind(AssertUnwindSafe(|| {
-        running
-            .as_mut()
-            .poll(&mut Context::from_waker(Waker::noop()))
+        Pin::new(&mut running).poll(&mut Context::from_waker(Waker::noop()))
     }));
     drop(registration);
     Ok(match polled {

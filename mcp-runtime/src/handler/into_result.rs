@@ -2,6 +2,7 @@
 
 use std::fmt::Display;
 
+use crate::handler::ToolOutput;
 use crate::protocol::{CallToolResult, Content};
 
 /// A value a tool function may return.
@@ -35,6 +36,16 @@ pub trait IntoToolResult {
     {
         None
     }
+
+    /// As what the dispatcher answers a call with: by default the result; text, written
+    /// straight into the response, where no result need be built. Not an API.
+    #[doc(hidden)]
+    fn into_tool_output(self) -> ToolOutput
+    where
+        Self: Sized,
+    {
+        ToolOutput::Result(self.into_tool_result())
+    }
 }
 
 impl IntoToolResult for CallToolResult {
@@ -65,17 +76,29 @@ impl IntoToolResult for String {
     fn into_tool_result(self) -> CallToolResult {
         Content::text(self).into_tool_result()
     }
+
+    fn into_tool_output(self) -> ToolOutput {
+        ToolOutput::Text(self)
+    }
 }
 
 impl IntoToolResult for &str {
     fn into_tool_result(self) -> CallToolResult {
         Content::text(self).into_tool_result()
     }
+
+    fn into_tool_output(self) -> ToolOutput {
+        ToolOutput::Text(self.to_owned())
+    }
 }
 
 impl IntoToolResult for std::borrow::Cow<'_, str> {
     fn into_tool_result(self) -> CallToolResult {
         Content::text(self).into_tool_result()
+    }
+
+    fn into_tool_output(self) -> ToolOutput {
+        ToolOutput::Text(self.into_owned())
     }
 }
 
@@ -102,7 +125,60 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
         }
     }
 
+    fn into_tool_output(self) -> ToolOutput {
+        match self {
+            Ok(value) => value.into_tool_output(),
+            Err(error) => ToolOutput::Result(CallToolResult::error(error.to_string())),
+        }
+    }
+
     fn output_schema() -> Option<crate::handler::JsonObject> {
         T::output_schema()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the dispatcher answers with comes to the same result as `into_tool_result`.
+    fn same_result<T: IntoToolResult + Clone>(value: T) -> ToolOutput {
+        let output = value.clone().into_tool_output();
+        let result = match &output {
+            ToolOutput::Result(result) => result.clone(),
+            ToolOutput::Text(text) => text.clone().into_tool_result(),
+        };
+        assert_eq!(result, value.into_tool_result());
+        output
+    }
+
+    #[test]
+    fn text_comes_out_as_text_and_everything_else_as_its_result() {
+        let texts = [
+            same_result("a".to_owned()),
+            same_result("b"),
+            same_result(std::borrow::Cow::Borrowed("c")),
+            same_result(Ok::<_, String>("d".to_owned())),
+        ];
+        let texts: Vec<_> = texts
+            .into_iter()
+            .map(|output| match output {
+                ToolOutput::Text(text) => text,
+                other => panic!("not text: {other:?}"),
+            })
+            .collect();
+        assert_eq!(texts, ["a", "b", "c", "d"]);
+        for output in [
+            same_result(Err::<String, _>("failed")),
+            same_result(Ok::<_, String>(3)),
+            same_result(7_u8),
+            same_result(Content::text("e")),
+        ] {
+            assert!(matches!(output, ToolOutput::Result(_)), "{output:?}");
+        }
+        let ToolOutput::Result(failed) = Err::<String, _>("no").into_tool_output() else {
+            panic!("an error is a result")
+        };
+        assert!(failed.is_error);
     }
 }

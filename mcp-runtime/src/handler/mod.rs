@@ -42,3 +42,5 @@ pub use resource::{
 pub use service::{IntoService, McpService};
 pub use sets::{Prompts, Resources, Tools};
 pub use tool::{BoxFuture, Layered, ToolCall, ToolHandler, layered};
+#[doc(hidden)]
+pub use tool::{ToolOutput, ToolRun};

@@ -15,6 +15,61 @@ pub struct ToolCall {
     pub context: RequestContext,
 }
 
+/// What a tool's run came to, as the dispatcher answers it: a result, or a plain text it
+/// writes straight into the response, with no result built around it. Not an API: what
+/// `#[mcp_tool]` functions returning text come to.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum ToolOutput {
+    /// A whole result.
+    Result(CallToolResult),
+    /// A result of this one text block, and nothing else.
+    Text(String),
+}
+
+impl ToolOutput {
+    /// As a whole result.
+    pub fn into_result(self) -> CallToolResult {
+        match self {
+            ToolOutput::Result(result) => result,
+            ToolOutput::Text(text) => crate::handler::IntoToolResult::into_tool_result(text),
+        }
+    }
+}
+
+/// A tool's run, as [`ToolHandler::call_output`] starts it. Not an API.
+#[doc(hidden)]
+pub enum ToolRun {
+    /// The run [`ToolHandler::call`] starts.
+    Result(BoxFuture<'static, CallToolResult>),
+    /// A run coming to what is written straight into the response.
+    Output(BoxFuture<'static, ToolOutput>),
+}
+
+impl std::future::Future for ToolRun {
+    type Output = ToolOutput;
+
+    #[inline]
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<ToolOutput> {
+        match self.get_mut() {
+            ToolRun::Result(running) => running.as_mut().poll(cx).map(ToolOutput::Result),
+            ToolRun::Output(running) => running.as_mut().poll(cx),
+        }
+    }
+}
+
+impl std::fmt::Debug for ToolRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ToolRun::Result(_) => "ToolRun::Result(..)",
+            ToolRun::Output(_) => "ToolRun::Output(..)",
+        })
+    }
+}
+
 /// A tool: a definition for `tools/list` and a way to run it for `tools/call`.
 ///
 /// `#[mcp_tool]` implements this for a companion struct named like the function; implement it
@@ -39,6 +94,14 @@ pub trait ToolHandler: Send + Sync + 'static {
     /// checked (over stdio, nobody unless the server serves stdio as a principal).
     fn scopes(&self) -> &[Cow<'static, str>] {
         &[]
+    }
+
+    /// [`call`](Self::call), coming to what the dispatcher may write straight into the
+    /// response. Used for calls with nothing around them (no layers, task or progress).
+    /// `#[mcp_tool]` answers it; by default, the run `call` starts. Not an API.
+    #[doc(hidden)]
+    fn call_output(&self, call: ToolCall) -> ToolRun {
+        ToolRun::Result(self.call(call))
     }
 
     /// Whether `call` may get the arguments as the client's JSON text instead of
@@ -100,6 +163,10 @@ impl<H: ToolHandler> ToolHandler for Layered<H> {
 
     fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult> {
         self.tool.call(call)
+    }
+
+    fn call_output(&self, call: ToolCall) -> ToolRun {
+        self.tool.call_output(call)
     }
 
     fn layers(&self) -> Option<ToolLayers> {

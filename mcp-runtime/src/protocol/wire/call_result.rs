@@ -53,6 +53,10 @@ impl CallToolResultWire<'_> {
     pub(crate) fn write(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         match self.plain_text() {
             Some((texts, modern_meta)) => {
+                let texts = texts.iter().map(|block| match block {
+                    Content::Text { text } => text.as_str(),
+                    _ => unreachable!("only text blocks are written plain"),
+                });
                 write_plain(out, texts, self.is_error, modern_meta);
                 Ok(())
             }
@@ -79,18 +83,26 @@ impl CallToolResultWire<'_> {
     }
 }
 
+/// The result of one text block and nothing else, as [`CallToolResultWire::write`] writes it;
+/// with `modern`, the server's `_meta` of a 2026-07-28 result.
+pub(crate) fn write_text(out: &mut Vec<u8>, text: &str, modern: Option<&RawValue>) {
+    write_plain(out, [text], false, modern);
+}
+
 /// A result of text blocks, member by member in the order of [`CallToolResultWire`]'s.
-fn write_plain(out: &mut Vec<u8>, texts: &[Content], is_error: bool, modern: Option<&RawValue>) {
+fn write_plain<'t>(
+    out: &mut Vec<u8>,
+    texts: impl IntoIterator<Item = &'t str>,
+    is_error: bool,
+    modern: Option<&RawValue>,
+) {
     out.extend_from_slice(br#"{"content":["#);
-    for (index, block) in texts.iter().enumerate() {
-        let Content::Text { text } = block else {
-            unreachable!("only text blocks are written plain")
-        };
+    for (index, text) in texts.into_iter().enumerate() {
         if index > 0 {
             out.push(b',');
         }
         out.extend_from_slice(br#"{"type":"text","text":"#);
-        serde_json::to_writer(&mut *out, text.as_str()).expect("a string always serializes");
+        serde_json::to_writer(&mut *out, text).expect("a string always serializes");
         out.push(b'}');
     }
     out.push(b']');
@@ -133,6 +145,28 @@ mod tests {
 
     fn render(result: &CallToolResult, revision: ProtocolVersion) -> Value {
         serde_json::to_value(CallToolResultWire::new(result, revision, None)).unwrap()
+    }
+
+    #[test]
+    fn text_written_alone_is_the_result_of_that_text_in_every_revision() {
+        let meta = result_meta(&ServerInfo::new("s", "1"));
+        for text in ["hello", "", "quote \" back\\slash\nline \u{1} é 🦀"] {
+            let result = CallToolResult::success(vec![Content::text(text)]);
+            for revision in ProtocolVersion::ALL {
+                let modern = revision.is_modern().then(|| ModernResult::complete(&meta));
+                let mut whole = Vec::new();
+                CallToolResultWire::new(&result, revision, modern)
+                    .write(&mut whole)
+                    .unwrap();
+                let mut alone = Vec::new();
+                write_text(&mut alone, text, revision.is_modern().then_some(&*meta));
+                assert_eq!(
+                    String::from_utf8(alone).unwrap(),
+                    String::from_utf8(whole).unwrap(),
+                    "{revision}: {text:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ mod prompt;
 mod resource;
 mod tool;
 
-pub(crate) use call_result::CallToolResultWire;
+pub(crate) use call_result::{CallToolResultWire, write_text};
 pub(crate) use completion::CompleteResult;
 pub(crate) use lifecycle::{
     DiscoverResult, InitializeResult, ListChangedCapability, ResourcesCapability,
