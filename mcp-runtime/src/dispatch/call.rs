@@ -147,7 +147,7 @@ impl Dispatcher {
             let revision = context.revision;
             let token = context.cancellation.clone();
             let handler = &tool.handler;
-            return match run::start_alone(in_flight, id, &token, || handler.call_output(call))? {
+            return match run::start_alone(in_flight, id, || handler.call_output(call))? {
                 Started::Finished(outcome) if token.is_cancelled() => {
                     drop(outcome);
                     Ok(Reply::None)

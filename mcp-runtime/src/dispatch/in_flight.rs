@@ -83,6 +83,15 @@ impl InFlight {
         }
     }
 
+    /// Whether a call registered under `id` is still running: a call that will run and end
+    /// within its dispatch (which holds the session) need not register, only not reuse an id.
+    pub(crate) fn is_running(&self, id: &RequestId) -> bool {
+        match &self.calls {
+            Calls::Table(calls) => lock(calls).get(id).is_some(),
+            Calls::One(_) => false,
+        }
+    }
+
     /// Record a call under `id` until the returned guard drops. A single request's session
     /// has no table: its call is the one its token cancels.
     pub(crate) fn register(
@@ -182,6 +191,21 @@ mod tests {
 
     fn id(n: i64) -> RequestId {
         RequestId::Number(n.into())
+    }
+
+    #[test]
+    fn an_id_is_running_while_its_registration_lives() {
+        let in_flight = InFlight::default();
+        assert!(!in_flight.is_running(&id(1)));
+        let guard = in_flight.register(id(1), CancellationToken::new()).unwrap();
+        assert!(in_flight.is_running(&id(1)));
+        assert!(!in_flight.is_running(&id(2)));
+        drop(guard);
+        assert!(!in_flight.is_running(&id(1)));
+        // A single request's session keeps no table: its one call never collides.
+        let one = InFlight::one_request();
+        let _guard = one.register(id(1), one.token()).unwrap();
+        assert!(!one.is_running(&id(1)));
     }
 
     #[test]

@@ -247,20 +247,23 @@ pub(super) enum Started<F: Future> {
     Waiting(F),
 }
 
-/// Register request `id` (cancelled by `token`), start its handler with `start` and poll it
-/// once, for a run with nothing around it: no layers, no task, no round to end at, no peer
-/// to report through (so no heartbeat and no forwarded `tracing` events). What [`Run::start`]
-/// does for such a run, without building one: most calls finish in their first poll.
+/// Start the handler of request `id` with `start` and poll it once, for a run with nothing
+/// around it: no layers, no task, no round to end at, no peer to report through (so no
+/// heartbeat and no forwarded `tracing` events). What [`Run::start`] does for such a run,
+/// without building one: most calls finish in their first poll.
+///
+/// The request is not registered while it is polled: nothing can cancel it then (its
+/// dispatch holds the session, through which cancellations come), so only its id is checked
+/// to be free. One that waits is registered by the run it goes on as.
 #[inline(always)]
 pub(super) fn start_alone<F: Future + Unpin>(
     in_flight: &InFlight,
     id: &RequestId,
-    token: &CancellationToken,
     start: impl FnOnce() -> F,
 ) -> Result<Started<F>, ErrorObject> {
-    let registration = in_flight
-        .register(id.clone(), token.clone())
-        .map_err(|_| already_running(id))?;
+    if in_flight.is_running(id) {
+        return Err(already_running(id));
+    }
     let mut running = match catch_unwind(AssertUnwindSafe(start)) {
         Ok(running) => running,
         Err(payload) => return Ok(Started::Finished(Err(payload))),
@@ -268,7 +271,6 @@ pub(super) fn start_alone<F: Future + Unpin>(
     let polled = catch_unwind(AssertUnwindSafe(|| {
         Pin::new(&mut running).poll(&mut Context::from_waker(Waker::noop()))
     }));
-    drop(registration);
     Ok(match polled {
         Ok(Poll::Ready(output)) => Started::Finished(Ok(output)),
         Ok(Poll::Pending) => Started::Waiting(running),
