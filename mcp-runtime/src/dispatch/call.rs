@@ -152,7 +152,7 @@ impl Dispatcher {
                     drop(outcome);
                     Ok(Reply::None)
                 }
-                Started::Finished(outcome) => Ok(Reply::Ready(answer_output(
+                Started::Finished(outcome) => Ok(Reply::Ready(answer_call(
                     outcome,
                     &tool.name,
                     id,
@@ -202,7 +202,15 @@ impl Dispatcher {
                 }
                 running
             },
-            move |outcome, id, modern_meta| answer_call(outcome, &name, id, revision, modern_meta),
+            move |outcome, id, modern_meta| {
+                answer_call(
+                    outcome.map(ToolOutput::Result),
+                    &name,
+                    id,
+                    revision,
+                    modern_meta,
+                )
+            },
         )
     }
 }
@@ -224,44 +232,32 @@ impl Dispatcher {
         Run::quiet(id, token, self.modern_meta.clone()).start(
             in_flight,
             move |_| -> BoxFuture<'static, ToolOutput> { Box::pin(running) },
-            move |outcome, id, modern_meta| {
-                answer_output(outcome, &name, id, revision, modern_meta)
-            },
+            move |outcome, id, modern_meta| answer_call(outcome, &name, id, revision, modern_meta),
         )
     }
 }
 
-/// [`answer_call`], for a run started by [`ToolHandler::call_output`]: text is written
-/// straight into the response.
+/// The response to a call of the tool `name` that ended with `outcome` (`Err`: it panicked).
+/// Text (from [`ToolHandler::call_output`]) is written straight into the response.
 ///
 /// [`ToolHandler::call_output`]: crate::handler::ToolHandler::call_output
-fn answer_output(
+fn answer_call(
     outcome: Result<ToolOutput, PanicPayload>,
     name: &str,
     id: &RequestId,
     revision: ProtocolVersion,
     modern_meta: &Arc<RawValue>,
 ) -> Outgoing {
-    match outcome {
-        Ok(ToolOutput::Text(text)) => Outgoing::result_written(id, |bytes| {
-            write_text(bytes, &text, revision.is_modern().then_some(&**modern_meta));
-            Ok(())
-        }),
-        Ok(ToolOutput::Result(result)) => answer_call(Ok(result), name, id, revision, modern_meta),
-        Err(payload) => answer_call(Err(payload), name, id, revision, modern_meta),
-    }
-}
-
-/// The response to a call of the tool `name` that ended with `outcome` (`Err`: it panicked).
-fn answer_call(
-    outcome: Result<CallToolResult, PanicPayload>,
-    name: &str,
-    id: &RequestId,
-    revision: ProtocolVersion,
-    modern_meta: &Arc<RawValue>,
-) -> Outgoing {
-    let result =
-        outcome.unwrap_or_else(|payload| CallToolResult::error(panic_failure(name, &payload)));
+    let result = match outcome {
+        Ok(ToolOutput::Text(text)) => {
+            return Outgoing::result_written(id, |bytes| {
+                write_text(bytes, &text, revision.is_modern().then_some(&**modern_meta));
+                Ok(())
+            });
+        }
+        Ok(ToolOutput::Result(result)) => result,
+        Err(payload) => CallToolResult::error(panic_failure(name, &payload)),
+    };
     encode_result(id, &result, revision, modern_meta)
 }
 
