@@ -135,7 +135,7 @@ impl Dispatcher {
             context.task = task_start.as_ref().map(|start| start.slot.clone());
         }
         // Nothing around the run (no layers, task, round, or peer to report through): it
-        // starts here, and most calls are answered here, with nothing cloned for a later.
+        // starts here, and most calls are answered here, with nothing kept for later.
         #[cfg(feature = "tasks")]
         let alone = task_start.is_none();
         #[cfg(not(feature = "tasks"))]
