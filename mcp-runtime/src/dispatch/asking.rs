@@ -105,7 +105,8 @@ impl Dispatcher {
     ///
     /// `resume` holds the call's `requestState` and `inputResponses`, when it has either. A
     /// tool that cannot reach its context (none of its parameters is a `RequestContext`)
-    /// cannot ask, wants nothing either, and takes no note.
+    /// cannot ask, wants nothing either, and takes no note: unless it resumes a state, it
+    /// needs no round (nor, in a legacy session, a way to ask), whatever its client declared.
     pub(super) fn call_asking(
         &self,
         id: &RequestId,
@@ -115,6 +116,9 @@ impl Dispatcher {
         resume: Option<&JsonObject>,
         reaches_context: bool,
     ) -> Result<Asking, ErrorObject> {
+        if !reaches_context && resume.is_none() {
+            return Ok(Asking::default());
+        }
         let binding = bound(scope, "tools/call", target, arguments, resume);
         if scope.revision.is_modern() && binding.is_none() {
             if !reaches_context {
