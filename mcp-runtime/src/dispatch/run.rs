@@ -243,7 +243,7 @@ pub(super) fn missing_capability(
 pub(super) enum Started<F: Future> {
     /// It ended in its first poll: its output, or its panic.
     Finished(Result<F::Output, PanicPayload>),
-    /// It waits on something: to go on as a [`Run::quiet`] run, which registers it again.
+    /// It waits on something: to go on as a [`Run::quiet`] run, which registers it.
     Waiting(F),
 }
 
