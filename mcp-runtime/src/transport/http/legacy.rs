@@ -101,7 +101,7 @@ pub(crate) async fn post(
     // client, progress) on the POST's own stream, ahead of the response. Others get them on
     // the GET stream.
     let takes_events = !ids.is_empty() && headers::accepts(known, "text/event-stream");
-    let (reply, in_flight, dispatched) = {
+    let (reply, dispatched) = {
         let mut session = entry.session();
         if takes_events {
             entry.dispatching(&ids, &progress_tokens(&incoming));
@@ -116,7 +116,7 @@ pub(crate) async fn post(
         // A call that runs on gets its route now; one answered already only says what it sent
         // on the way (nearly always nothing: no queue is opened for it).
         let dispatched = takes_events.then(|| entry.dispatched(matches!(reply, Reply::Pending(_))));
-        (reply, session.in_flight().clone(), dispatched)
+        (reply, dispatched)
     };
     if entry.is_shared()
         && let Err(error) = entry.save().await
@@ -136,6 +136,8 @@ pub(crate) async fn post(
         }
         Reply::Pending(call) => call,
     };
+    // Taken only for a call that runs on: it is an `Arc`, counted on every request else.
+    let in_flight = entry.session().in_flight().clone();
     let busy = entry.busy();
     let mut answer = until_answered(call, in_flight, ids.clone());
     let Some(Dispatched::Routed(route, mut related)) = dispatched else {

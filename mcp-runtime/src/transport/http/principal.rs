@@ -151,11 +151,11 @@ impl<E> SessionTable<E> {
     }
 }
 
-/// Whether a request for `caller` may reach `session`: only one for the principal that opened
-/// it. Every lookup of a legacy or HTTP+SSE session asks this, whatever route, method or
-/// headers the request came with.
-pub(crate) fn may_use(session: &crate::dispatch::session::Session, caller: Option<&str>) -> bool {
-    let allowed = session.principal().map(Principal::as_str) == caller;
+/// Whether a request for `caller` may reach a session of `owner`: only one for the principal
+/// that opened it. Every lookup of a legacy or HTTP+SSE session asks this, whatever route,
+/// method or headers the request came with.
+pub(crate) fn may_use(owner: Option<&str>, caller: Option<&str>) -> bool {
+    let allowed = owner == caller;
     if !allowed {
         tracing::warn!("refused a request naming another principal's session");
     }

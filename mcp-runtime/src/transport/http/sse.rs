@@ -79,7 +79,10 @@ impl SseSessions {
     /// The session `id` if `caller` may use it.
     fn get(&self, id: &str, caller: Option<&str>) -> Option<Arc<SseSession>> {
         let entry = lock(&self.open).get(id).cloned()?;
-        let allowed = super::principal::may_use(&lock(&entry.session), caller);
+        let session = lock(&entry.session);
+        let allowed =
+            super::principal::may_use(session.principal().map(|who| who.as_str()), caller);
+        drop(session);
         allowed.then_some(entry)
     }
 
