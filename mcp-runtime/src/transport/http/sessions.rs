@@ -22,7 +22,7 @@
 //!
 //! [`HttpConfig::session_idle_timeout`]: super::HttpConfig::session_idle_timeout
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -64,7 +64,8 @@ struct Table {
 impl Table {
     /// Whether `entry` has been idle longer than the timeout at `now`.
     fn expired(&self, entry: &Entry, now: Instant) -> bool {
-        self.idle_too_long(entry, entry.last_used.get(), now)
+        let since = *lock(&entry.last_used);
+        self.idle_too_long(entry, since, now)
     }
 
     /// Whether `entry`, last used at `since`, has been idle longer than the timeout at `now`.
@@ -130,7 +131,7 @@ pub(crate) struct Entry {
     /// When it was last used. Kept in the entry with `calls`, not behind pointers of their
     /// own: every request reads both, and with many sessions open each pointer followed is
     /// a likely cache miss.
-    last_used: LastUsed,
+    last_used: Mutex<Instant>,
     /// How many of its calls are running (see [`Entry::busy`]).
     calls: AtomicUsize,
     /// Its event streams (GET and POST), resumable from 2025-11-25 on.
@@ -142,41 +143,6 @@ pub(crate) struct Entry {
     persist: Option<Arc<Persist>>,
 }
 
-/// When a session was last used, read and written without a lock (every request of the
-/// session writes it): nanoseconds since it opened. Concurrent requests each write about the
-/// same moment, so a plain store is enough; the order against [`Entry::busy`]'s count comes
-/// from that count's own ordering.
-struct LastUsed {
-    opened: Instant,
-    since_opened: AtomicU64,
-}
-
-impl LastUsed {
-    fn new(now: Instant) -> Self {
-        LastUsed {
-            opened: now,
-            since_opened: AtomicU64::new(0),
-        }
-    }
-
-    fn get(&self) -> Instant {
-        self.opened + Duration::from_nanos(self.since_opened.load(Ordering::Relaxed))
-    }
-
-    fn set(&self, at: Instant) {
-        let since_opened = at.saturating_duration_since(self.opened).as_nanos();
-        let since_opened = u64::try_from(since_opened).unwrap_or(u64::MAX);
-        self.since_opened.store(since_opened, Ordering::Relaxed);
-    }
-
-    /// Set it to `at`, returning when it was.
-    fn replace(&self, at: Instant) -> Instant {
-        let since = self.get();
-        self.set(at);
-        since
-    }
-}
-
 /// Marks its session in use while one of its calls runs: a session is not idle while it
 /// works for its client, however long that takes (a long tool, a question awaiting the
 /// user). Dropped, the session's idle time starts anew.
@@ -185,7 +151,7 @@ pub(crate) struct Busy(Arc<Entry>);
 impl Drop for Busy {
     fn drop(&mut self) {
         // Before the count falls, so whoever sees no call running also sees this moment.
-        self.0.last_used.set(Instant::now());
+        *lock(&self.0.last_used) = Instant::now();
         self.0.calls.fetch_sub(1, Ordering::SeqCst);
     }
 }
@@ -357,7 +323,7 @@ impl Entry {
     /// reads one of its streams.
     fn idle_since(&self) -> Option<Instant> {
         let working = self.calls.load(Ordering::SeqCst) > 0 || self.log.has_reader();
-        (!working).then(|| self.last_used.get())
+        (!working).then(|| *lock(&self.last_used))
     }
 
     /// Whether a request for `caller` may reach it: see [`super::principal::may_use`].
@@ -679,7 +645,7 @@ impl Sessions {
             session: Mutex::new(session),
             version,
             owner,
-            last_used: LastUsed::new(Instant::now()),
+            last_used: Mutex::new(Instant::now()),
             calls: AtomicUsize::new(0),
             log,
             routes,
@@ -708,9 +674,9 @@ impl Sessions {
         if !entry.may_use(caller) {
             return None;
         }
-        // One reading of the clock for both: every legacy POST comes here.
+        // One reading of the clock, and one lock of it, for both: every legacy POST comes here.
         let now = Instant::now();
-        let since = entry.last_used.replace(now);
+        let since = std::mem::replace(&mut *lock(&entry.last_used), now);
         if self.table.idle_too_long(&entry, since, now) {
             self.table.close(id);
             return None;
@@ -1138,19 +1104,5 @@ mod tests {
             sessions.get(&bobs[0], Some("alice")).is_none(),
             "another principal's session is unknown to alice"
         );
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn the_last_use_is_kept_to_the_nanosecond_and_replacing_it_gives_the_one_before() {
-        let opened = Instant::now();
-        let used = LastUsed::new(opened);
-        assert_eq!(used.get(), opened);
-        tokio::time::advance(Duration::from_nanos(1_500_000_001)).await;
-        let later = Instant::now();
-        assert_eq!(used.replace(later), opened, "the use before");
-        assert_eq!(used.get(), later);
-        // A moment before it opened (never given in practice) counts as its opening.
-        used.set(opened - Duration::from_secs(1));
-        assert_eq!(used.get(), opened);
     }
 }
