@@ -252,7 +252,7 @@ impl HttpService {
             }
             #[cfg(feature = "otel")]
             let response = self.counted(response);
-            response
+            in_request_map(response, &mut parts.headers)
         }
     }
 
@@ -449,6 +449,34 @@ enum Posted<'h> {
     Modern(super::modern::Waiting),
     /// For a legacy session, with the `MCP-Protocol-Version` header.
     Legacy(Option<&'h str>, Incoming),
+}
+
+/// `response`, its headers moved into the request's map (`request`, emptied) when that map is
+/// the larger. hyper keeps a response's map to parse its connection's next request into, and
+/// a map smaller than a request's headers need grows on every request: by an allocation too
+/// large for the allocator's per-thread cache (a 2026-07-28 request's seven headers need room
+/// for twelve), and one that has the allocator consolidate its free lists first.
+fn in_request_map(
+    mut response: Response<ResponseBody>,
+    request: &mut http::HeaderMap,
+) -> Response<ResponseBody> {
+    if request.capacity() <= response.headers().capacity() {
+        return response;
+    }
+    let mut headers = std::mem::take(request);
+    headers.clear();
+    let mut last = None;
+    for (name, value) in response.headers_mut().drain() {
+        // A name comes with the first of its values only.
+        if let Some(name) = name {
+            last = Some(name);
+        }
+        if let Some(name) = &last {
+            headers.append(name.clone(), value);
+        }
+    }
+    *response.headers_mut() = headers;
+    response
 }
 
 /// Out of line: the event's code stays out of the path of every request, which only checks
@@ -770,5 +798,49 @@ mod tests {
             body_json(response).await["resource"],
             "https://a.example/api/mcp"
         );
+    }
+
+    #[test]
+    fn a_response_takes_the_larger_map_of_its_request_for_hyper_to_parse_the_next_into() {
+        let mut request = http::HeaderMap::new();
+        for (name, value) in [
+            ("host", "localhost"),
+            ("content-type", "application/json"),
+            ("accept", "application/json, text/event-stream"),
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "echo"),
+            ("content-length", "99"),
+        ] {
+            request.insert(name, HeaderValue::from_static(value));
+        }
+        let room = request.capacity();
+        let mut response = respond(StatusCode::OK, Some(JSON_TYPE), b"{}".to_vec());
+        response
+            .headers_mut()
+            .append(header::VARY, HeaderValue::from_static("origin"));
+        response
+            .headers_mut()
+            .append(header::VARY, HeaderValue::from_static("accept"));
+        assert!(response.headers().capacity() < room);
+        let response = in_request_map(response, &mut request);
+        let headers = response.headers();
+        assert_eq!(headers.capacity(), room, "the request's map, kept whole");
+        assert_eq!(headers.len(), 3, "only the response's headers: {headers:?}");
+        assert_eq!(headers[header::CONTENT_TYPE], JSON_TYPE);
+        let vary: Vec<_> = headers.get_all(header::VARY).iter().collect();
+        assert_eq!(vary, ["origin", "accept"], "every value, in order");
+        assert!(request.is_empty());
+
+        // A request with room for fewer headers keeps its map; the response keeps its own.
+        let mut small = http::HeaderMap::new();
+        small.insert(header::HOST, HeaderValue::from_static("localhost"));
+        let mut wide = http::HeaderMap::with_capacity(32);
+        wide.insert(header::CONTENT_TYPE, JSON_TYPE);
+        let mut response = respond(StatusCode::OK, None, Vec::new());
+        *response.headers_mut() = wide;
+        let response = in_request_map(response, &mut small);
+        assert!(response.headers().capacity() >= 32);
+        assert_eq!(small.len(), 1);
     }
 }
