@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::poll_fn;
 use std::net::IpAddr;
-use std::pin::{Pin, pin};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 
@@ -302,7 +302,10 @@ where
         memory,
         address,
     };
-    limits.read(body, declared, Duration::from_secs(3600)).await
+    let body = std::pin::pin!(body);
+    limits
+        .read_pinned(body, declared, Duration::from_secs(3600))
+        .await
 }
 
 /// What a request body may take: at most `limit` bytes, and what fits of `memory` for a body
@@ -333,10 +336,13 @@ struct SoFar {
 impl BodyLimits<'_> {
     /// The whole of `body`, which declares `declared` bytes (its `Content-Length`): a body
     /// that declares more than fits is refused before a byte of it is read, and one that has
-    /// not arrived whole within `timeout` of its first look is [`ReadError::TimedOut`].
-    pub(crate) async fn read<B>(
+    /// not arrived whole within `timeout` of its first look is [`ReadError::TimedOut`]. The
+    /// body is pinned where its caller keeps it, and the future is a few words: a request's
+    /// future holds it, and each word of a future is copied into it when awaited, for every
+    /// request.
+    pub(crate) async fn read_pinned<B>(
         &self,
-        body: B,
+        mut body: Pin<&mut B>,
         declared: Option<u64>,
         timeout: Duration,
     ) -> Result<RequestBody, ReadError>
@@ -344,19 +350,18 @@ impl BodyLimits<'_> {
         B: http_body::Body,
         B::Error: std::fmt::Display,
     {
-        let mut body = pin!(body);
         let started =
             poll_fn(|cx| Poll::Ready(self.read_at_once(body.as_mut(), cx, declared))).await;
-        match started {
-            AtOnce::Whole(read) => read,
-            // Boxed: a body that is not all there with its headers is rare, and the state of
-            // its wait stays out of the future of every request that reads a body.
+        // Boxed: a body that is not all there with its headers is rare, and the state of its
+        // wait stays out of the future of every request that reads a body. Made before it is
+        // awaited, so that what was read so far is not kept in this future as well.
+        let rest = match started {
+            AtOnce::Whole(read) => return read,
             AtOnce::Started(so_far) => {
                 Box::pin(time::timeout(timeout, self.read_rest(body, so_far)))
-                    .await
-                    .unwrap_or(Err(ReadError::TimedOut))
             }
-        }
+        };
+        rest.await.unwrap_or(Err(ReadError::TimedOut))
     }
 
     /// Read what of `body` is already there, without waiting (`cx` is only handed to the
@@ -481,6 +486,8 @@ impl SoFar {
 
 #[cfg(test)]
 mod tests {
+    use std::pin::pin;
+
     use http_body::Body as _;
 
     use super::*;

@@ -367,7 +367,8 @@ impl HttpService {
         // costs every request some hundreds of instructions more to allocate and free).
         // In a block: the body's memory is free before the call runs.
         let mut posted = {
-            let bytes = match read_body(inner, known, body, self.address).await {
+            let mut body = std::pin::pin!(body);
+            let bytes = match read_body(inner, known, body.as_mut(), self.address).await {
                 Ok(bytes) => bytes,
                 Err(refused) => return refused,
             };
@@ -564,17 +565,19 @@ where
     if let Some(refused) = not_json(known) {
         return Err(refused);
     }
-    read_body(inner, known, body, address).await
+    read_body(inner, known, std::pin::pin!(body), address).await
 }
 
-/// The body of a POST from `address`, within the size limit (else 413).
+/// The body of a POST from `address`, pinned where its caller keeps it, within the size limit
+/// (else 413). Not an `async fn`: its future would hold the body reader's whole state (and be
+/// copied into the request's future), where this one is the reader's own, a few words.
 #[allow(clippy::result_large_err)]
-async fn read_body<B>(
-    inner: &Inner,
+fn read_body<'a, B>(
+    inner: &'a Inner,
     known: &headers::Known<'_>,
-    body: B,
+    body: Pin<&'a mut B>,
     address: Option<std::net::IpAddr>,
-) -> Result<body::RequestBody, Response<ResponseBody>>
+) -> impl Future<Output = Result<body::RequestBody, Response<ResponseBody>>> + 'a
 where
     B: http_body::Body,
     B::Error: std::fmt::Display,
@@ -584,13 +587,21 @@ where
         memory: &inner.body_memory,
         address,
     };
-    let read = limits
-        .read(body, known.content_length(), inner.config.body_read_timeout)
-        .await;
-    match read {
-        Ok(bytes) => Ok(bytes),
-        Err(ReadError::TooLarge) => Err(too_large(inner.max_body_size)),
-        Err(ReadError::NoMemory) => {
+    let declared = known.content_length();
+    async move {
+        limits
+            .read_pinned(body, declared, inner.config.body_read_timeout)
+            .await
+            .map_err(|error| refused_body(inner, error))
+    }
+}
+
+/// The answer to a body that could not be read.
+#[cold]
+fn refused_body(inner: &Inner, error: ReadError) -> Response<ResponseBody> {
+    match error {
+        ReadError::TooLarge => too_large(inner.max_body_size),
+        ReadError::NoMemory => {
             tracing::warn!("request bodies in flight hold all their memory; refused one");
             let mut refused = rpc_error(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -602,28 +613,28 @@ where
             refused
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            Err(closing(refused))
+            closing(refused)
         }
-        Err(ReadError::Failed(error)) => {
+        ReadError::Failed(error) => {
             tracing::debug!(%error, "the request body could not be read");
-            Err(plain(
+            plain(
                 StatusCode::BAD_REQUEST,
                 "the request body could not be read",
-            ))
+            )
         }
-        Err(ReadError::TimedOut) => {
+        ReadError::TimedOut => {
             tracing::info!(
                 timeout = ?inner.config.body_read_timeout,
                 "a request body did not arrive in time; closing its connection"
             );
-            Err(closing(rpc_error(
+            closing(rpc_error(
                 StatusCode::REQUEST_TIMEOUT,
                 None,
                 ErrorObject::invalid_request(format!(
                     "the request body did not arrive within {} s",
                     inner.config.body_read_timeout.as_secs_f64()
                 )),
-            )))
+            ))
         }
     }
 }
