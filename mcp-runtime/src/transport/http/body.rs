@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::future::poll_fn;
+use std::future::{Future, poll_fn};
 use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -340,28 +340,33 @@ impl BodyLimits<'_> {
     /// body is pinned where its caller keeps it, and the future is a few words: a request's
     /// future holds it, and each word of a future is copied into it when awaited, for every
     /// request.
-    pub(crate) async fn read_pinned<B>(
-        &self,
-        mut body: Pin<&mut B>,
+    #[allow(clippy::manual_async_fn)]
+    pub(crate) fn read_pinned<'a, B>(
+        &'a self,
+        mut body: Pin<&'a mut B>,
         declared: Option<u64>,
         timeout: Duration,
-    ) -> Result<RequestBody, ReadError>
+    ) -> impl Future<Output = Result<RequestBody, ReadError>> + 'a
     where
         B: http_body::Body,
         B::Error: std::fmt::Display,
     {
-        let started =
-            poll_fn(|cx| Poll::Ready(self.read_at_once(body.as_mut(), cx, declared))).await;
-        // Boxed: a body that is not all there with its headers is rare, and the state of its
-        // wait stays out of the future of every request that reads a body. Made before it is
-        // awaited, so that what was read so far is not kept in this future as well.
-        let rest = match started {
-            AtOnce::Whole(read) => return read,
-            AtOnce::Started(so_far) => {
-                Box::pin(time::timeout(timeout, self.read_rest(body, so_far)))
-            }
-        };
-        rest.await.unwrap_or(Err(ReadError::TimedOut))
+        // A block, not an `async fn`, which would keep its arguments twice.
+        async move {
+            // Boxed: a body that is not all there with its headers is rare, and the state of
+            // its wait stays out of the future of every request that reads a body. Made before
+            // it is awaited, so that what was read at once is not kept beside it.
+            let rest =
+                match poll_fn(|cx| Poll::Ready(self.read_at_once(body.as_mut(), cx, declared)))
+                    .await
+                {
+                    AtOnce::Whole(read) => return read,
+                    AtOnce::Started(so_far) => {
+                        Box::pin(time::timeout(timeout, self.read_rest(body, so_far)))
+                    }
+                };
+            rest.await.unwrap_or(Err(ReadError::TimedOut))
+        }
     }
 
     /// Read what of `body` is already there, without waiting (`cx` is only handed to the

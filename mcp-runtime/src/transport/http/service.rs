@@ -336,70 +336,83 @@ impl HttpService {
         Some(response)
     }
 
-    async fn post<B>(
-        &self,
-        parts: &Parts,
-        known: &headers::Known<'_>,
+    /// A POST to the endpoint. A block, not an `async fn`: an `async fn`'s future keeps its
+    /// arguments twice, and this one is copied into every POST's future.
+    #[allow(clippy::manual_async_fn)]
+    fn post<'a, B>(
+        &'a self,
+        parts: &'a Parts,
+        known: &'a headers::Known<'_>,
         body: B,
-    ) -> Response<ResponseBody>
+    ) -> impl Future<Output = Response<ResponseBody>> + 'a
     where
-        B: http_body::Body,
+        B: http_body::Body + 'a,
         B::Error: std::fmt::Display,
     {
-        let inner = &self.inner;
-        if let Some(refused) = not_json(known) {
-            return refused;
-        }
-        if !headers::accepts(known, "application/json")
-            && !headers::accepts(known, "text/event-stream")
-        {
-            return rpc_error(
-                StatusCode::NOT_ACCEPTABLE,
-                None,
-                ErrorObject::invalid_request(
-                    "the client must accept `application/json` and `text/event-stream`",
-                ),
-            );
-        }
-        // Declared JSON: checked above. Only a body that must be waited for is read in a
-        // box: the state of that wait takes no room in the future that waits for the call,
-        // which then stays small enough for the allocator's per-thread cache (a larger one
-        // costs every request some hundreds of instructions more to allocate and free).
-        // In a block: the body's memory is free before the call runs.
-        let mut posted = {
-            let mut body = std::pin::pin!(body);
-            let bytes = match read_body(inner, known, body.as_mut(), self.address).await {
-                Ok(bytes) => bytes,
-                Err(refused) => return refused,
+        async move {
+            let inner = &self.inner;
+            if let Some(refused) = not_json(known) {
+                return refused;
+            }
+            if !headers::accepts(known, "application/json")
+                && !headers::accepts(known, "text/event-stream")
+            {
+                return rpc_error(
+                    StatusCode::NOT_ACCEPTABLE,
+                    None,
+                    ErrorObject::invalid_request(
+                        "the client must accept `application/json` and `text/event-stream`",
+                    ),
+                );
+            }
+            // Declared JSON: checked above. Only a body that must be waited for is read in a
+            // box: the state of that wait takes no room in the future that waits for the call,
+            // which then stays small enough for the allocator's per-thread cache (a larger one
+            // costs every request some hundreds of instructions more to allocate and free).
+            // In a block: the body's memory is free before the call runs.
+            let mut posted = {
+                let body = std::pin::pin!(body);
+                let limits = body_limits(inner, self.address);
+                let read = limits.read_pinned(
+                    body,
+                    known.content_length(),
+                    inner.config.body_read_timeout,
+                );
+                let bytes = match read.await {
+                    Ok(bytes) => bytes,
+                    Err(error) => return refused_body(inner, error),
+                };
+                route_post(inner, parts, known, &bytes)
             };
-            route_post(inner, parts, known, &bytes)
-        };
-        match posted {
-            Posted::Answered(response) => response,
-            // By reference: the running call is awaited where it lies, not moved into a
-            // second place in this future.
-            Posted::Modern(ref mut waiting) => match waiting.await {
-                Settled::Answered(answer) => super::modern::Waiting::respond(inner, parts, answer),
-                Settled::Notified(early, answer) => {
-                    let Posted::Modern(waiting) = posted else {
-                        unreachable!("matched above")
-                    };
-                    waiting.events(early, answer)
+            match posted {
+                Posted::Answered(response) => response,
+                // By reference: the running call is awaited where it lies, not moved into a
+                // second place in this future.
+                Posted::Modern(ref mut waiting) => match waiting.await {
+                    Settled::Answered(answer) => {
+                        super::modern::Waiting::respond(inner, parts, answer)
+                    }
+                    Settled::Notified(early, answer) => {
+                        let Posted::Modern(waiting) = posted else {
+                            unreachable!("matched above")
+                        };
+                        waiting.events(early, answer)
+                    }
+                },
+                // Boxed: a legacy POST's state (its session, the store) stays out of the future
+                // of every 2026-07-28 call, and that future stays small enough for the allocator's
+                // per-thread cache.
+                Posted::Legacy(header_version, incoming) => {
+                    Box::pin(super::legacy::post(
+                        inner,
+                        parts,
+                        known,
+                        header_version,
+                        incoming,
+                        self.address,
+                    ))
+                    .await
                 }
-            },
-            // Boxed: a legacy POST's state (its session, the store) stays out of the future
-            // of every 2026-07-28 call, and that future stays small enough for the allocator's
-            // per-thread cache.
-            Posted::Legacy(header_version, incoming) => {
-                Box::pin(super::legacy::post(
-                    inner,
-                    parts,
-                    known,
-                    header_version,
-                    incoming,
-                    self.address,
-                ))
-                .await
             }
         }
     }
@@ -569,30 +582,31 @@ where
 }
 
 /// The body of a POST from `address`, pinned where its caller keeps it, within the size limit
-/// (else 413). Not an `async fn`: its future would hold the body reader's whole state (and be
-/// copied into the request's future), where this one is the reader's own, a few words.
+/// (else 413).
 #[allow(clippy::result_large_err)]
-fn read_body<'a, B>(
-    inner: &'a Inner,
+async fn read_body<B>(
+    inner: &Inner,
     known: &headers::Known<'_>,
-    body: Pin<&'a mut B>,
+    body: Pin<&mut B>,
     address: Option<std::net::IpAddr>,
-) -> impl Future<Output = Result<body::RequestBody, Response<ResponseBody>>> + 'a
+) -> Result<body::RequestBody, Response<ResponseBody>>
 where
     B: http_body::Body,
     B::Error: std::fmt::Display,
 {
-    let limits = body::BodyLimits {
+    let limits = body_limits(inner, address);
+    limits
+        .read_pinned(body, known.content_length(), inner.config.body_read_timeout)
+        .await
+        .map_err(|error| refused_body(inner, error))
+}
+
+/// What a request body from `address` may take.
+fn body_limits(inner: &Inner, address: Option<std::net::IpAddr>) -> body::BodyLimits<'_> {
+    body::BodyLimits {
         limit: inner.max_body_size,
         memory: &inner.body_memory,
         address,
-    };
-    let declared = known.content_length();
-    async move {
-        limits
-            .read_pinned(body, declared, inner.config.body_read_timeout)
-            .await
-            .map_err(|error| refused_body(inner, error))
     }
 }
 
