@@ -466,10 +466,10 @@ enum Posted<'h> {
 }
 
 /// `response`, its headers moved into the request's map (`request`, emptied) when that map is
-/// the larger. hyper keeps a response's map to parse its connection's next request into, and
-/// a map smaller than a request's headers need grows on every request: by an allocation too
-/// large for the allocator's per-thread cache (a 2026-07-28 request's seven headers need room
-/// for twelve), and one that has the allocator consolidate its free lists first.
+/// the larger. hyper keeps a response's map to parse its connection's next request into. A
+/// response's own map has room for six headers; a 2026-07-28 request brings seven, so that
+/// map grew on every request, by an allocation too large for the allocator's per-thread
+/// cache, which also had the allocator consolidate its free lists first.
 fn in_request_map(
     mut response: Response<ResponseBody>,
     request: &mut http::HeaderMap,
