@@ -336,10 +336,11 @@ struct SoFar {
 impl BodyLimits<'_> {
     /// The whole of `body`, which declares `declared` bytes (its `Content-Length`): a body
     /// that declares more than fits is refused before a byte of it is read, and one that has
-    /// not arrived whole within `timeout` of its first look is [`ReadError::TimedOut`]. The
-    /// body is pinned where its caller keeps it, and the future is a few words: a request's
-    /// future holds it, and each word of a future is copied into it when awaited, for every
-    /// request.
+    /// not arrived whole within `timeout` of its first look is [`ReadError::TimedOut`].
+    ///
+    /// The body is pinned where its caller keeps it, and the future is a few words: a future
+    /// is copied whole into the one that awaits it, and a request's future, which holds this
+    /// one, is in memory the connection has not touched since its previous request.
     #[allow(clippy::manual_async_fn)]
     pub(crate) fn read_pinned<'a, B>(
         &'a self,
