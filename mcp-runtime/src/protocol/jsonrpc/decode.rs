@@ -271,44 +271,53 @@ fn too_big(line: &[u8], opens_array: bool, max_parsed_size: usize) -> InvalidMes
 #[derive(Deserialize)]
 struct Head {
     #[serde(default, deserialize_with = "present")]
-    id: Option<HeadId>,
+    id: Option<IdMember>,
     method: Option<IgnoredAny>,
 }
 
-/// An `id` read only when it is a valid one; anything else is skipped unbuilt.
-struct HeadId(Option<RequestId>);
+/// An `id` member as read: the request id it holds, or `None` when MCP allows no id of its
+/// type (null, a fraction, a boolean, an array, an object). A `RequestId` rather than a
+/// `Value`, which is three times its size, in an envelope moved a few times while it is read.
+struct IdMember(Option<RequestId>);
 
-impl<'de> Deserialize<'de> for HeadId {
+impl<'de> Deserialize<'de> for IdMember {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct IdVisitor;
         impl<'de> Visitor<'de> for IdVisitor {
-            type Value = HeadId;
+            type Value = IdMember;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("any JSON value")
             }
-            fn visit_u64<E: de::Error>(self, id: u64) -> Result<HeadId, E> {
-                Ok(HeadId(Some(RequestId::Number(id.into()))))
+            fn visit_u64<E: de::Error>(self, id: u64) -> Result<IdMember, E> {
+                Ok(IdMember(Some(RequestId::Number(id.into()))))
             }
-            fn visit_i64<E: de::Error>(self, id: i64) -> Result<HeadId, E> {
-                Ok(HeadId(Some(RequestId::Number(id.into()))))
+            fn visit_i64<E: de::Error>(self, id: i64) -> Result<IdMember, E> {
+                Ok(IdMember(Some(RequestId::Number(id.into()))))
             }
-            fn visit_str<E: de::Error>(self, id: &str) -> Result<HeadId, E> {
-                Ok(HeadId(Some(RequestId::String(id.to_owned()))))
+            fn visit_str<E: de::Error>(self, id: &str) -> Result<IdMember, E> {
+                Ok(IdMember(Some(RequestId::String(id.to_owned()))))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<HeadId, E> {
-                Ok(HeadId(None))
+            fn visit_string<E: de::Error>(self, id: String) -> Result<IdMember, E> {
+                Ok(IdMember(Some(RequestId::String(id))))
             }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<HeadId, E> {
-                Ok(HeadId(None))
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<IdMember, E> {
+                Ok(IdMember(None))
             }
-            fn visit_unit<E: de::Error>(self) -> Result<HeadId, E> {
-                Ok(HeadId(None))
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<IdMember, E> {
+                Ok(IdMember(None))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<HeadId, A::Error> {
-                IgnoredAny.visit_seq(seq).map(|_| HeadId(None))
+            fn visit_unit<E: de::Error>(self) -> Result<IdMember, E> {
+                Ok(IdMember(None))
             }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<HeadId, A::Error> {
-                IgnoredAny.visit_map(map).map(|_| HeadId(None))
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<IdMember, A::Error> {
+                IgnoredAny.visit_seq(seq).map(|_| IdMember(None))
+            }
+            /// An object is no id, with one exception: serde_json's `arbitrary_precision` (which
+            /// another crate of the program may turn on) hands a number over as a map, which
+            /// `Value` turns back into an exact `Number`.
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<IdMember, A::Error> {
+                Value::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(|value| IdMember(RequestId::from_value(value)))
             }
         }
         deserializer.deserialize_any(IdVisitor)
@@ -319,16 +328,15 @@ impl<'de> Deserialize<'de> for HeadId {
 /// still lets the others (the id above all) be read. Unknown members are skipped unread; a
 /// duplicate member is an error (of the `Data` category).
 ///
-/// Kept small (every line's envelope is moved a few times while it is read): objects are kept
-/// only for `params`, and the members of responses are boxed.
+/// Kept small (every line's envelope is moved a few times while it is read, and a move of
+/// more than 128 bytes is a call to `memcpy`): `jsonrpc` is kept as whether it is `"2.0"`,
+/// `id` as the id it holds, objects only for `params`, and the members of responses are boxed.
 #[derive(Deserialize)]
 struct Envelope<'a> {
-    #[serde(default, borrow, deserialize_with = "present")]
-    jsonrpc: Option<Member<'a, ()>>,
-    /// A `Value` (a string or a number: no map is built for a valid id), so that integer ids
-    /// keep their exact `Number` whatever serde_json's number features.
+    #[serde(default, deserialize_with = "is_version_2")]
+    jsonrpc: Option<bool>,
     #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
+    id: Option<IdMember>,
     #[serde(default, borrow, deserialize_with = "present")]
     method: Option<Member<'a, ()>>,
     #[serde(default, borrow, deserialize_with = "present")]
@@ -337,6 +345,13 @@ struct Envelope<'a> {
     result: Option<Box<Value>>,
     #[serde(default, deserialize_with = "present")]
     error: Option<Box<Value>>,
+}
+
+/// `Some(true)` when the `jsonrpc` member is the string `"2.0"`, `Some(false)` when it is
+/// anything else (read whole all the same, so that broken JSON in it is still a parse error).
+fn is_version_2<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<bool>, D::Error> {
+    Member::<'de, ()>::deserialize(deserializer)
+        .map(|member| Some(matches!(member, Member::Str(version) if version == "2.0")))
 }
 
 /// `Some` whenever the member is there, `null` included (plain `Option` would map `null` to
@@ -461,14 +476,14 @@ impl Envelope<'_> {
     fn into_message(self) -> Result<Message, InvalidMessage> {
         let is_notification = self.id.is_none() && self.method.is_some();
         let had_id = self.id.is_some();
-        let id = self.id.and_then(RequestId::from_value);
+        let id = self.id.and_then(|id| id.0);
         let invalid = |error: ErrorObject| InvalidMessage {
             id: id.clone(),
             error: Box::new(error),
             is_notification,
         };
 
-        if !matches!(&self.jsonrpc, Some(Member::Str(v)) if v == "2.0") {
+        if self.jsonrpc != Some(true) {
             return Err(invalid(ErrorObject::invalid_request(
                 r#"`jsonrpc` must be "2.0""#,
             )));
@@ -810,6 +825,22 @@ mod tests {
             assert_eq!(invalid.error.code, ErrorObject::INVALID_REQUEST, "{line}");
             assert_eq!(invalid.id, Some(RequestId::String("k".into())), "{line}");
         }
+    }
+
+    #[test]
+    fn an_envelope_is_moved_without_a_call_to_memcpy() {
+        // Past 128 bytes, each of its moves through serde's layers is a call to `memcpy`.
+        assert!(std::mem::size_of::<Envelope<'_>>() <= 128);
+        assert!(std::mem::size_of::<Result<Envelope<'_>, serde_json::Error>>() <= 128);
+    }
+
+    #[test]
+    fn an_escaped_string_id_is_kept_unescaped() {
+        let Message::Request(request) = single(r#"{"jsonrpc":"2.0","id":"a\"b","method":"ping"}"#)
+        else {
+            panic!("not a request")
+        };
+        assert_eq!(request.id, RequestId::String("a\"b".into()));
     }
 
     #[test]
