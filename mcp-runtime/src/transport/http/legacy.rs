@@ -43,53 +43,133 @@ use super::routed::{self, RouteReceiver, Routed};
 use super::sessions::{Dispatched, Entry};
 use crate::dispatch::Reply;
 use crate::dispatch::session::Session;
+use crate::handler::BoxFuture;
 use crate::protocol::ProtocolVersion;
-use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing, RequestId};
+use crate::protocol::jsonrpc::{ErrorObject, Incoming, Message, Outgoing, RequestId, RequestIds};
 use crate::store::{Replay, StoreError};
 
-pub(crate) async fn post(
+/// A legacy POST, as far as it goes without waiting: its response, or ([`Later`]) what is left
+/// to do once something must be awaited (a session store, a call that runs on, `initialize`).
+///
+/// Not an `async fn`: nearly every legacy POST is a call answered in its dispatch, in a
+/// session this instance holds, and such a POST is served here without a future of its own,
+/// where an `async fn` would cost each one a boxed future of some 500 bytes.
+pub(crate) fn post(
     inner: &Arc<Inner>,
     parts: &Parts,
     known: &headers::Known<'_>,
     header_version: Option<&str>,
     incoming: Incoming,
-    address: Option<std::net::IpAddr>,
-) -> Response<ResponseBody> {
+) -> Result<Response<ResponseBody>, Later> {
     // `MCP-Protocol-Version` (sent from 2025-06-18 on; absent means 2025-03-26) must name a
     // legacy revision we speak.
     let header_version = match header_version.map(str::parse::<ProtocolVersion>) {
         None => None,
         Some(Ok(version)) if !version.is_modern() => Some(version),
         Some(_) => {
-            return rpc_error(
+            return Ok(rpc_error(
                 StatusCode::BAD_REQUEST,
                 request_id(&incoming),
                 ErrorObject::invalid_request(format!(
                     "unsupported `MCP-Protocol-Version` header {:?}",
                     header_version.unwrap_or_default()
                 )),
-            );
+            ));
         }
     };
     if matches!(&incoming, Incoming::Single(Message::Request(request)) if request.method == "initialize")
     {
-        // Boxed: once per session, its state stays out of every other POST's future.
-        return Box::pin(initialize(
-            inner,
-            incoming,
-            super::principal::of(parts),
-            super::principal::client(parts, address),
-        ))
-        .await;
+        return Err(Later::Initialize(incoming));
     }
     let Some(session_id) = known.session_id().ok().flatten() else {
-        return missing_session(request_id(&incoming));
+        return Ok(missing_session(request_id(&incoming)));
     };
-    let entry = match session_for(inner, parts, address, session_id).await {
-        Ok(Some(entry)) => entry,
-        Ok(None) => return unknown_session(request_id(&incoming)),
-        Err(error) => return store_unavailable(request_id(&incoming), &error),
-    };
+    match inner
+        .sessions
+        .get(session_id, super::principal::caller(parts))
+    {
+        Some(entry) => dispatch(inner, parts, known, entry, header_version, incoming)
+            .map_err(Later::Dispatched),
+        // Adopted from the store, if there is one and it has the session.
+        None => Err(Later::Adopt(session_id.into(), header_version, incoming)),
+    }
+}
+
+/// What is left of a legacy POST once it must wait: see [`post`].
+pub(crate) enum Later {
+    /// `initialize`: the new session is written to the store before its id is given out.
+    Initialize(Incoming),
+    /// A session this instance does not hold, looked up in the store.
+    Adopt(Box<str>, Option<ProtocolVersion>, Incoming),
+    /// Dispatched, not settled.
+    Dispatched(Unsettled),
+}
+
+impl Later {
+    /// The POST's response, once what it waits for is done.
+    pub(crate) async fn finish(
+        self,
+        inner: &Arc<Inner>,
+        parts: &Parts,
+        known: &headers::Known<'_>,
+        address: Option<std::net::IpAddr>,
+    ) -> Response<ResponseBody> {
+        let unsettled = match self {
+            Later::Initialize(incoming) => {
+                return initialize(
+                    inner,
+                    incoming,
+                    super::principal::of(parts),
+                    super::principal::client(parts, address),
+                )
+                .await;
+            }
+            Later::Adopt(session_id, header_version, incoming) => {
+                let entry = match adopt(inner, parts, address, &session_id).await {
+                    Ok(Some(entry)) => entry,
+                    Ok(None) => return unknown_session(request_id(&incoming)),
+                    Err(error) => return store_unavailable(request_id(&incoming), &error),
+                };
+                match dispatch(inner, parts, known, entry, header_version, incoming) {
+                    Ok(response) => return response,
+                    Err(unsettled) => unsettled,
+                }
+            }
+            Later::Dispatched(unsettled) => unsettled,
+        };
+        match unsettled {
+            Unsettled::Saving(dispatch) => dispatch.finish(inner, parts).await,
+            Unsettled::Running(running) => running.answer(inner, parts).await,
+        }
+    }
+}
+
+/// A dispatch whose response must wait.
+pub(crate) enum Unsettled {
+    /// Its session is shared through the store, which is written before the response.
+    Saving(Box<Dispatch>),
+    /// A call runs on.
+    Running(Box<Running>),
+}
+
+/// A legacy POST dispatched in its session, with what must still be awaited.
+pub(crate) struct Dispatch {
+    entry: Arc<Entry>,
+    ids: RequestIds,
+    reply: Reply,
+    dispatched: Option<Dispatched>,
+}
+
+/// Dispatch `incoming` in the session of `entry`: the response when it is settled at once,
+/// else what is left.
+fn dispatch(
+    inner: &Arc<Inner>,
+    parts: &Parts,
+    known: &headers::Known<'_>,
+    entry: Arc<Entry>,
+    header_version: Option<ProtocolVersion>,
+    incoming: Incoming,
+) -> Result<Response<ResponseBody>, Unsettled> {
     // A known legacy revision other than the session's is tolerated: the official conformance
     // suite itself sends `2025-03-26` on a session negotiated at 2025-11-25. The session's
     // revision is the one spoken.
@@ -118,56 +198,112 @@ pub(crate) async fn post(
         let dispatched = takes_events.then(|| entry.dispatched(matches!(reply, Reply::Pending(_))));
         (reply, dispatched)
     };
-    if entry.is_shared()
-        && let Err(error) = entry.save().await
-    {
-        // Served from memory all the same; the next request or sweep writes it again.
-        tracing::warn!(%error, "a session's change did not reach the store");
+    let dispatch = Dispatch {
+        entry,
+        ids,
+        reply,
+        dispatched,
+    };
+    if dispatch.entry.is_shared() {
+        return Err(Unsettled::Saving(Box::new(dispatch)));
     }
-    let call = match reply {
-        // A notification, or the client's answer to a question of ours.
-        Reply::None => return accepted(),
-        Reply::Ready(answer) => {
-            let early = match dispatched {
-                Some(Dispatched::Answered(early)) => early,
-                _ => Vec::new(),
-            };
-            return answered_now(inner, parts, &entry, &ids, answer, early, ());
+    (dispatch.settled(inner, parts)).map_err(|running| Unsettled::Running(Box::new(running)))
+}
+
+impl Dispatch {
+    /// The response, once the session is in the store and the calls have answered.
+    async fn finish(self, inner: &Arc<Inner>, parts: &Parts) -> Response<ResponseBody> {
+        if self.entry.is_shared()
+            && let Err(error) = self.entry.save().await
+        {
+            // Served from memory all the same; the next request or sweep writes it again.
+            tracing::warn!(%error, "a session's change did not reach the store");
         }
-        Reply::Pending(call) => call,
-    };
-    // Taken only for a call that runs on: it is an `Arc`, counted on every request else.
-    let in_flight = entry.session().in_flight().clone();
-    let busy = entry.busy();
-    let mut answer = until_answered(call, in_flight, ids.clone());
-    let Some(Dispatched::Routed(route, mut related)) = dispatched else {
-        let answer = answer.await;
-        drop(busy);
-        return match answer {
-            Some(answer) => answered(answer, parts, resource(inner), StatusCode::OK),
-            // Cancelled by the client meanwhile: there is nothing to answer.
-            None => accepted(),
-        };
-    };
-    // Plain JSON while nothing but the answer comes; an event stream from the first message
-    // that must precede it (or from the handler releasing the connection).
-    tokio::select! {
-        biased;
-        Some(first) = related.recv() => {
-            answer_with_events(&entry, &ids, (route, busy), answer, vec![first], related)
+        match self.settled(inner, parts) {
+            Ok(response) => response,
+            Err(running) => running.answer(inner, parts).await,
         }
-        result = &mut answer => {
-            // Answered: the session need not be kept from expiring for the call any more.
+    }
+
+    /// The response when nothing runs on: a notification, or answers ready now. A call that
+    /// runs on is given back.
+    fn settled(self, inner: &Inner, parts: &Parts) -> Result<Response<ResponseBody>, Running> {
+        let Dispatch {
+            entry,
+            ids,
+            reply,
+            dispatched,
+        } = self;
+        match reply {
+            // A notification, or the client's answer to a question of ours.
+            Reply::None => Ok(accepted()),
+            Reply::Ready(answer) => {
+                let early = match dispatched {
+                    Some(Dispatched::Answered(early)) => early,
+                    _ => Vec::new(),
+                };
+                Ok(answered_now(inner, parts, &entry, &ids, answer, early, ()))
+            }
+            Reply::Pending(call) => Err(Running {
+                entry,
+                ids,
+                call,
+                dispatched,
+            }),
+        }
+    }
+}
+
+/// A call that runs on after its dispatch.
+pub(crate) struct Running {
+    entry: Arc<Entry>,
+    ids: RequestIds,
+    call: BoxFuture<'static, Option<Outgoing>>,
+    dispatched: Option<Dispatched>,
+}
+
+impl Running {
+    /// Its response: plain JSON once it answers, or an event stream from its first message
+    /// (see [`answer_with_events`]).
+    async fn answer(self, inner: &Inner, parts: &Parts) -> Response<ResponseBody> {
+        let Running {
+            entry,
+            ids,
+            call,
+            dispatched,
+        } = self;
+        let in_flight = entry.session().in_flight().clone();
+        let busy = entry.busy();
+        let mut answer = until_answered(call, in_flight, ids.clone());
+        let Some(Dispatched::Routed(route, mut related)) = dispatched else {
+            let answer = answer.await;
             drop(busy);
-            match result {
-                Some(result) => {
-                    let mut early = Vec::new();
-                    while let Some(routed) = related.try_recv() {
-                        early.push(routed);
-                    }
-                    answered_now(inner, parts, &entry, &ids, result, early, route)
-                }
+            return match answer {
+                Some(answer) => answered(answer, parts, resource(inner), StatusCode::OK),
+                // Cancelled by the client meanwhile: there is nothing to answer.
                 None => accepted(),
+            };
+        };
+        // Plain JSON while nothing but the answer comes; an event stream from the first
+        // message that must precede it (or from the handler releasing the connection).
+        tokio::select! {
+            biased;
+            Some(first) = related.recv() => {
+                answer_with_events(&entry, &ids, (route, busy), answer, vec![first], related)
+            }
+            result = &mut answer => {
+                // Answered: the session need not be kept from expiring for the call any more.
+                drop(busy);
+                match result {
+                    Some(result) => {
+                        let mut early = Vec::new();
+                        while let Some(routed) = related.try_recv() {
+                            early.push(routed);
+                        }
+                        answered_now(inner, parts, &entry, &ids, result, early, route)
+                    }
+                    None => accepted(),
+                }
             }
         }
     }
@@ -397,7 +533,17 @@ async fn session_for(
     if let Some(entry) = inner.sessions.get(id, super::principal::caller(parts)) {
         return Ok(Some(entry));
     }
-    // Boxed: the rare path's state stays out of every POST's future.
+    adopt(inner, parts, address, id).await
+}
+
+/// The session `id` from the session store, if there is one and it has the session.
+async fn adopt(
+    inner: &Arc<Inner>,
+    parts: &Parts,
+    address: Option<std::net::IpAddr>,
+    id: &str,
+) -> Result<Option<Arc<Entry>>, StoreError> {
+    // Boxed: the rare path's state stays out of the futures that await it.
     Box::pin(inner.sessions.adopt(
         id,
         super::principal::of(parts),

@@ -403,15 +403,16 @@ impl HttpService {
                 // of every 2026-07-28 call, and that future stays small enough for the allocator's
                 // per-thread cache.
                 Posted::Legacy(header_version, incoming) => {
-                    Box::pin(super::legacy::post(
-                        inner,
-                        parts,
-                        known,
-                        header_version,
-                        incoming,
-                        self.address,
-                    ))
-                    .await
+                    // Bound before it is awaited: a `match` on the call would keep the whole
+                    // result in this future across the wait.
+                    let later =
+                        match super::legacy::post(inner, parts, known, header_version, incoming) {
+                            Ok(response) => return response,
+                            Err(later) => later,
+                        };
+                    // Boxed: what a legacy POST may wait for (its session's store, a call that
+                    // runs on) stays out of the future of every other POST.
+                    Box::pin(later.finish(inner, parts, known, self.address)).await
                 }
             }
         }
