@@ -399,19 +399,10 @@ impl HttpService {
                         waiting.events(early, answer)
                     }
                 },
-                // Boxed: a legacy POST's state (its session, the store) stays out of the future
-                // of every 2026-07-28 call, and that future stays small enough for the allocator's
-                // per-thread cache.
-                Posted::Legacy(header_version, incoming) => {
-                    // Bound before it is awaited: a `match` on the call would keep the whole
-                    // result in this future across the wait.
-                    let later =
-                        match super::legacy::post(inner, parts, known, header_version, incoming) {
-                            Ok(response) => return response,
-                            Err(later) => later,
-                        };
-                    // Boxed: what a legacy POST may wait for (its session's store, a call that
-                    // runs on) stays out of the future of every other POST.
+                // Boxed: what a legacy POST may wait for (its session's store, a call that runs
+                // on) stays out of the future of every other POST, which stays small enough for
+                // the allocator's per-thread cache.
+                Posted::Legacy(later) => {
                     Box::pin(later.finish(inner, parts, known, self.address)).await
                 }
             }
@@ -457,13 +448,13 @@ impl HttpService {
 /// A POST's body, decoded and sent on its way.
 // Not boxed: one per POST, in its future, where a box would cost an allocation per call.
 #[allow(clippy::large_enum_variant)]
-enum Posted<'h> {
+enum Posted {
     /// Answered at once.
     Answered(Response<ResponseBody>),
     /// A 2026-07-28 call, running.
     Modern(super::modern::Waiting),
-    /// For a legacy session, with the `MCP-Protocol-Version` header.
-    Legacy(Option<&'h str>, Incoming),
+    /// For a legacy session, waiting on something (see [`super::legacy::post`]).
+    Legacy(super::legacy::Later),
 }
 
 /// `response`, its headers moved into the request's map (`request`, emptied) when that map is
@@ -502,14 +493,14 @@ fn note_request(method: &Method, status: StatusCode) {
     tracing::debug!(%method, status = status.as_u16(), "HTTP request");
 }
 
-/// Decode a POST's body and start what it asks for: 2026-07-28 requests are served at once,
-/// the others go on to their legacy session.
-fn route_post<'h>(
+/// Decode a POST's body and serve what it asks for, as far as it goes without waiting:
+/// 2026-07-28 requests on their own, the others in their legacy session.
+fn route_post(
     inner: &Arc<Inner>,
     parts: &Parts,
-    known: &headers::Known<'h>,
+    known: &headers::Known<'_>,
     bytes: &[u8],
-) -> Posted<'h> {
+) -> Posted {
     let incoming = match inner.dispatcher.decode(bytes) {
         Ok(incoming) => incoming,
         Err(InvalidMessage { id, error, .. }) => {
@@ -547,7 +538,10 @@ fn route_post<'h>(
             ),
         ));
     }
-    Posted::Legacy(header_version, incoming)
+    match super::legacy::post(inner, parts, known, header_version, incoming) {
+        Ok(response) => Posted::Answered(response),
+        Err(later) => Posted::Legacy(later),
+    }
 }
 
 /// 415 unless the body is declared JSON.
