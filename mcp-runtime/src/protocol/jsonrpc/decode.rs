@@ -271,7 +271,7 @@ fn too_big(line: &[u8], opens_array: bool, max_parsed_size: usize) -> InvalidMes
 #[derive(Deserialize)]
 struct Head {
     #[serde(default, deserialize_with = "present")]
-    id: Option<IdMember>,
+    id: Option<HeadId>,
     method: Option<IgnoredAny>,
 }
 
@@ -282,45 +282,66 @@ struct IdMember(Option<RequestId>);
 
 impl<'de> Deserialize<'de> for IdMember {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct IdVisitor;
-        impl<'de> Visitor<'de> for IdVisitor {
-            type Value = IdMember;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_u64<E: de::Error>(self, id: u64) -> Result<IdMember, E> {
-                Ok(IdMember(Some(RequestId::Number(id.into()))))
-            }
-            fn visit_i64<E: de::Error>(self, id: i64) -> Result<IdMember, E> {
-                Ok(IdMember(Some(RequestId::Number(id.into()))))
-            }
-            fn visit_str<E: de::Error>(self, id: &str) -> Result<IdMember, E> {
-                Ok(IdMember(Some(RequestId::String(id.to_owned()))))
-            }
-            fn visit_string<E: de::Error>(self, id: String) -> Result<IdMember, E> {
-                Ok(IdMember(Some(RequestId::String(id))))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<IdMember, E> {
-                Ok(IdMember(None))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<IdMember, E> {
-                Ok(IdMember(None))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<IdMember, E> {
-                Ok(IdMember(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<IdMember, A::Error> {
-                IgnoredAny.visit_seq(seq).map(|_| IdMember(None))
-            }
-            /// An object is no id, with one exception: serde_json's `arbitrary_precision` (which
-            /// another crate of the program may turn on) hands a number over as a map, which
-            /// `Value` turns back into an exact `Number`.
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<IdMember, A::Error> {
-                Value::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(|value| IdMember(RequestId::from_value(value)))
-            }
+        deserializer.deserialize_any(IdVisitor { read_objects: true })
+    }
+}
+
+/// The `id` of a line over the limit: as [`IdMember`], but an object is skipped unbuilt (the
+/// line is refused for what it would take once built).
+struct HeadId(Option<RequestId>);
+
+impl<'de> Deserialize<'de> for HeadId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        (deserializer.deserialize_any(IdVisitor {
+            read_objects: false,
+        }))
+        .map(|IdMember(id)| HeadId(id))
+    }
+}
+
+struct IdVisitor {
+    /// Whether an object is read (see [`IdVisitor::visit_map`]) or skipped.
+    read_objects: bool,
+}
+
+impl<'de> Visitor<'de> for IdVisitor {
+    type Value = IdMember;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_u64<E: de::Error>(self, id: u64) -> Result<IdMember, E> {
+        Ok(IdMember(Some(RequestId::Number(id.into()))))
+    }
+    fn visit_i64<E: de::Error>(self, id: i64) -> Result<IdMember, E> {
+        Ok(IdMember(Some(RequestId::Number(id.into()))))
+    }
+    fn visit_str<E: de::Error>(self, id: &str) -> Result<IdMember, E> {
+        Ok(IdMember(Some(RequestId::String(id.to_owned()))))
+    }
+    fn visit_string<E: de::Error>(self, id: String) -> Result<IdMember, E> {
+        Ok(IdMember(Some(RequestId::String(id))))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<IdMember, E> {
+        Ok(IdMember(None))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<IdMember, E> {
+        Ok(IdMember(None))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<IdMember, E> {
+        Ok(IdMember(None))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<IdMember, A::Error> {
+        IgnoredAny.visit_seq(seq).map(|_| IdMember(None))
+    }
+    /// An object is no id, but it is read through `Value` where it may be built: serde_json's
+    /// `arbitrary_precision` (which another crate of the program may turn on) hands every
+    /// number over as a map, which `Value` turns back into an exact `Number`.
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<IdMember, A::Error> {
+        if !self.read_objects {
+            return IgnoredAny.visit_map(map).map(|_| IdMember(None));
         }
-        deserializer.deserialize_any(IdVisitor)
+        Value::deserialize(de::value::MapAccessDeserializer::new(map))
+            .map(|value| IdMember(RequestId::from_value(value)))
     }
 }
 
