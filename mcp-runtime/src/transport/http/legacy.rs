@@ -54,13 +54,13 @@ use crate::store::{Replay, StoreError};
 /// Not an `async fn`: nearly every legacy POST is a call answered in its dispatch, in a
 /// session this instance holds, and such a POST is served here without a future of its own,
 /// where an `async fn` would cost each one a boxed future of some 500 bytes.
-pub(crate) fn post(
+pub(crate) fn post<'h>(
     inner: &Arc<Inner>,
     parts: &Parts,
-    known: &headers::Known<'_>,
+    known: &headers::Known<'h>,
     header_version: Option<&str>,
     incoming: Incoming,
-) -> Result<Response<ResponseBody>, Later> {
+) -> Result<Response<ResponseBody>, Later<'h>> {
     // `MCP-Protocol-Version` (sent from 2025-06-18 on; absent means 2025-03-26) must name a
     // legacy revision we speak.
     let header_version = match header_version.map(str::parse::<ProtocolVersion>) {
@@ -91,21 +91,22 @@ pub(crate) fn post(
         Some(entry) => dispatch(inner, parts, known, entry, header_version, incoming)
             .map_err(Later::Dispatched),
         // Adopted from the store, if there is one and it has the session.
-        None => Err(Later::Adopt(session_id.into(), header_version, incoming)),
+        None => Err(Later::Adopt(session_id, header_version, incoming)),
     }
 }
 
 /// What is left of a legacy POST once it must wait: see [`post`].
-pub(crate) enum Later {
+pub(crate) enum Later<'h> {
     /// `initialize`: the new session is written to the store before its id is given out.
     Initialize(Incoming),
-    /// A session this instance does not hold, looked up in the store.
-    Adopt(Box<str>, Option<ProtocolVersion>, Incoming),
+    /// A session this instance does not hold (its id, from the request's headers), looked up
+    /// in the store.
+    Adopt(&'h str, Option<ProtocolVersion>, Incoming),
     /// Dispatched, not settled.
     Dispatched(Unsettled),
 }
 
-impl Later {
+impl Later<'_> {
     /// The POST's response, once what it waits for is done.
     pub(crate) async fn finish(
         self,
@@ -125,7 +126,7 @@ impl Later {
                 .await;
             }
             Later::Adopt(session_id, header_version, incoming) => {
-                let entry = match adopt(inner, parts, address, &session_id).await {
+                let entry = match adopt(inner, parts, address, session_id).await {
                     Ok(Some(entry)) => entry,
                     Ok(None) => return unknown_session(request_id(&incoming)),
                     Err(error) => return store_unavailable(request_id(&incoming), &error),

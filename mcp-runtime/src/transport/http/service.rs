@@ -448,13 +448,13 @@ impl HttpService {
 /// A POST's body, decoded and sent on its way.
 // Not boxed: one per POST, in its future, where a box would cost an allocation per call.
 #[allow(clippy::large_enum_variant)]
-enum Posted {
+enum Posted<'h> {
     /// Answered at once.
     Answered(Response<ResponseBody>),
     /// A 2026-07-28 call, running.
     Modern(super::modern::Waiting),
     /// For a legacy session, waiting on something (see [`super::legacy::post`]).
-    Legacy(super::legacy::Later),
+    Legacy(super::legacy::Later<'h>),
 }
 
 /// `response`, its headers moved into the request's map (`request`, emptied) when that map is
@@ -495,12 +495,12 @@ fn note_request(method: &Method, status: StatusCode) {
 
 /// Decode a POST's body and serve what it asks for, as far as it goes without waiting:
 /// 2026-07-28 requests on their own, the others in their legacy session.
-fn route_post(
+fn route_post<'h>(
     inner: &Arc<Inner>,
     parts: &Parts,
-    known: &headers::Known<'_>,
+    known: &headers::Known<'h>,
     bytes: &[u8],
-) -> Posted {
+) -> Posted<'h> {
     let incoming = match inner.dispatcher.decode(bytes) {
         Ok(incoming) => incoming,
         Err(InvalidMessage { id, error, .. }) => {
