@@ -310,6 +310,7 @@ where
 
 /// What a request body may take: at most `limit` bytes, and what fits of `memory` for a body
 /// from `address`.
+#[derive(Clone, Copy)]
 pub(crate) struct BodyLimits<'m> {
     pub(crate) limit: usize,
     pub(crate) memory: &'m BodyMemory,
@@ -333,22 +334,24 @@ struct SoFar {
     buffer: Vec<u8>,
 }
 
-impl BodyLimits<'_> {
+impl<'m> BodyLimits<'m> {
     /// The whole of `body`, which declares `declared` bytes (its `Content-Length`): a body
     /// that declares more than fits is refused before a byte of it is read, and one that has
     /// not arrived whole within `timeout` of its first look is [`ReadError::TimedOut`].
     ///
     /// The body is pinned where its caller keeps it, and the future is a few words: a future
     /// is copied whole into the one that awaits it, and a request's future, which holds this
-    /// one, is in memory the connection has not touched since its previous request.
+    /// one, is in memory the connection has not touched since its previous request. The
+    /// limits are taken by value (a few words), so that the read is a future of its own.
     #[allow(clippy::manual_async_fn)]
     pub(crate) fn read_pinned<'a, B>(
-        &'a self,
+        self,
         mut body: Pin<&'a mut B>,
         declared: Option<u64>,
         timeout: Duration,
     ) -> impl Future<Output = Result<RequestBody, ReadError>> + 'a
     where
+        'm: 'a,
         B: http_body::Body,
         B::Error: std::fmt::Display,
     {

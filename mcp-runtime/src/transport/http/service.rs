@@ -372,13 +372,7 @@ impl HttpService {
             // In a block: the body's memory is free before the call runs.
             let mut posted = {
                 let body = std::pin::pin!(body);
-                let limits = body_limits(inner, self.address);
-                let read = limits.read_pinned(
-                    body,
-                    known.content_length(),
-                    inner.config.body_read_timeout,
-                );
-                let bytes = match read.await {
+                let bytes = match read_body(inner, known, body, self.address).await {
                     Ok(bytes) => bytes,
                     Err(error) => return refused_body(inner, error),
                 };
@@ -573,36 +567,30 @@ where
     if let Some(refused) = not_json(known) {
         return Err(refused);
     }
-    read_body(inner, known, std::pin::pin!(body), address).await
-}
-
-/// The body of a POST from `address`, pinned where its caller keeps it, within the size limit
-/// (else 413).
-#[allow(clippy::result_large_err)]
-async fn read_body<B>(
-    inner: &Inner,
-    known: &headers::Known<'_>,
-    body: Pin<&mut B>,
-    address: Option<std::net::IpAddr>,
-) -> Result<body::RequestBody, Response<ResponseBody>>
-where
-    B: http_body::Body,
-    B::Error: std::fmt::Display,
-{
-    let limits = body_limits(inner, address);
-    limits
-        .read_pinned(body, known.content_length(), inner.config.body_read_timeout)
+    read_body(inner, known, std::pin::pin!(body), address)
         .await
         .map_err(|error| refused_body(inner, error))
 }
 
-/// What a request body from `address` may take.
-fn body_limits(inner: &Inner, address: Option<std::net::IpAddr>) -> body::BodyLimits<'_> {
-    body::BodyLimits {
+/// Reading the body of a POST from `address`, pinned where its caller keeps it, within the
+/// size limit ([`refused_body`] answers what it refuses). A plain function: the read is the
+/// one future its caller awaits, with no layer of its own around it in every POST's future.
+fn read_body<'a, B>(
+    inner: &'a Inner,
+    known: &headers::Known<'_>,
+    body: Pin<&'a mut B>,
+    address: Option<std::net::IpAddr>,
+) -> impl Future<Output = Result<body::RequestBody, ReadError>> + 'a
+where
+    B: http_body::Body + 'a,
+    B::Error: std::fmt::Display,
+{
+    let limits = body::BodyLimits {
         limit: inner.max_body_size,
         memory: &inner.body_memory,
         address,
-    }
+    };
+    limits.read_pinned(body, known.content_length(), inner.config.body_read_timeout)
 }
 
 /// The answer to a body that could not be read.
